@@ -1,0 +1,7 @@
+"""``python -m solvers`` is the ``flipgame`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,237 @@
+"""The ``flipgame`` command line: ``solve`` and ``verify``.
+
+``flipgame solve`` reads POJ 1753 cases (from a file or standard input) and
+prints, per case, exactly what POJ expects: the minimum number of presses or
+``Impossible``.  ``flipgame verify`` runs the agreement check.  Exit statuses
+are the named codes of :class:`ExitCode`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+
+from . import BACKENDS, GOALS, Game, get_backend, read_cases
+from .board import BoardFormatError, format_cells
+from .result import Status
+
+
+class ExitCode(enum.IntEnum):
+    """Exit statuses of ``flipgame`` (also listed in the README)."""
+
+    OK = 0
+    DISAGREEMENT = 1  # verify: two backends gave different answers on some board
+    USAGE = 2  # bad option or malformed input (argparse also uses 2)
+    WITNESS_FAILURE = 3  # a backend's press set did not reach the goal it claimed
+    INCOMPLETE = 4  # some answer was UNKNOWN (time-out) or ERROR (backend fault)
+    INTERRUPTED = 130  # Ctrl-C; what was finished has been written
+
+
+def board_size(text: str) -> tuple[int, int]:
+    """Parse ``RxC`` (positive integers) for ``--size``."""
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not m or int(m[1]) < 1 or int(m[2]) < 1:
+        raise argparse.ArgumentTypeError(f"expected RxC with positive integers, e.g. 4x4; got {text!r}")
+    return int(m[1]), int(m[2])
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def backend_list(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [n for n in names if n not in BACKENDS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown backend {', '.join(map(repr, unknown)) or '(none given)'}; valid backends: {', '.join(BACKENDS)}"
+        )
+    return names
+
+
+def _rules(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--size", type=board_size, default=(4, 4), metavar="RxC",
+                        help="board shape, rows x cols (default 4x4)")
+    parser.add_argument("--goal", choices=GOALS, default="any",
+                        help="any: all white or all black (POJ 1753, default); white/black: that colour")
+    parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
+    parser.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
+                        help="per-board limit for solvers that take one (cpsat); a time-out answers Unknown")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flipgame",
+        description="Flip Game (POJ 1753) and Lights Out solver with cross-checked backends.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify}")
+
+    p = sub.add_parser("solve", help="answer POJ 1753 cases from FILE or standard input",
+                       description="Print, per case, the minimum number of presses or Impossible.")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file (default: standard input)")
+    p.add_argument("--backend", choices=list(BACKENDS), default="gauss", help="solver backend (default gauss)")
+    p.add_argument("--presses", action="store_true",
+                   help="after each answer, print the press set as a board of x (press) and . (no press)")
+    _rules(p)
+
+    v = sub.add_parser("verify", help="run every backend on every board and compare",
+                       description="Exhaustive agreement check: every backend on every board, witnesses re-applied.")
+    v.add_argument("--backends", type=backend_list, metavar="LIST",
+                   help=f"comma-separated backends (default: all that fit the size: {','.join(BACKENDS)})")
+    v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
+                   help="JSON report with the table and every disagreement (default flipgame-verify.json)")
+    v.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help="worker processes for per-board solvers (default: all cores)")
+    _rules(v)
+    return parser
+
+
+def _fail(code: ExitCode, message: str) -> ExitCode:
+    print(f"flipgame: {message}", file=sys.stderr)
+    return code
+
+
+def _backend_options(backend_name: str, args) -> dict:
+    options = {}
+    if args.time_limit is not None:
+        options["time_limit"] = args.time_limit
+    return {k: v for k, v in options.items() if k in get_backend(backend_name).options}
+
+
+def cmd_solve(args) -> ExitCode:
+    from verify.witness import check_solution
+
+    rows, cols = args.size
+    game = Game(rows, cols, args.goal, args.wrap)
+    backend = get_backend(args.backend)
+    if args.time_limit is not None and "time_limit" not in backend.options:
+        return _fail(ExitCode.USAGE, f"--time-limit does not apply to backend {backend.name!r}")
+    if not backend.supports(game):
+        return _fail(ExitCode.USAGE, f"backend {backend.name!r} allows at most {backend.max_cells} cells; "
+                                     f"{game.size} has {game.n}")
+    options = _backend_options(backend.name, args)
+    worst = ExitCode.OK
+    try:
+        stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return _fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror}")
+    with stream:
+        try:
+            for case, board in enumerate(read_cases(stream, rows, cols), start=1):
+                sol = backend.solve(game, board.cells, **options)
+                problem = check_solution(game, board.cells, sol)
+                if problem:
+                    print("Error", flush=True)
+                    _fail(ExitCode.WITNESS_FAILURE, f"case {case}: {backend.name} witness rejected: {problem}")
+                    worst = max(worst, ExitCode.WITNESS_FAILURE)
+                    continue
+                print(sol.answer())
+                if sol.status in (Status.UNKNOWN, Status.ERROR):
+                    worst = max(worst, ExitCode.INCOMPLETE)
+                    _fail(ExitCode.INCOMPLETE, f"case {case}: {backend.name} gave no proven answer "
+                                               f"({sol.status.name}, {sol.seconds:.1f} s)")
+                if args.presses and sol.success:
+                    print(format_cells(sol.presses, rows, cols, "x", "."))
+                sys.stdout.flush()
+        except BoardFormatError as exc:
+            name = "standard input" if args.file == "-" else args.file
+            return _fail(ExitCode.USAGE, f"{name}: {exc}")
+    return worst
+
+
+def cmd_verify(args) -> ExitCode:
+    from tqdm import tqdm
+
+    from verify.harness import run_agreement
+
+    rows, cols = args.size
+    game = Game(rows, cols, args.goal, args.wrap)
+    if args.backends:
+        names = args.backends
+        too_small = [n for n in names if not BACKENDS[n].supports(game)]
+        if too_small:
+            return _fail(ExitCode.USAGE, f"{', '.join(too_small)} cannot take {game.size} "
+                                         f"({game.n} cells); choose other backends")
+    else:
+        names = [n for n, b in BACKENDS.items() if b.supports(game)]
+        for n in BACKENDS.keys() - set(names):
+            print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
+    if game.n > 24:
+        return _fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards, too many for an exhaustive check "
+                                     f"(at most 24 cells)")
+    if args.time_limit is not None and not any("time_limit" in BACKENDS[n].options for n in names):
+        return _fail(ExitCode.USAGE, "--time-limit applies to none of the chosen backends")
+    options = {n: _backend_options(n, args) for n in names}
+    total = 1 << game.n
+    print(f"Checking {', '.join(names)} on all {total} {game.size} boards "
+          f"(goal {game.goal}{', toroidal' if game.wrap else ''}) ...", file=sys.stderr)
+    bars: dict[str, tqdm] = {}
+
+    def progress(name: str, done: int) -> None:
+        if name not in bars:
+            bars[name] = tqdm(total=total, desc=f"{name:>6}", unit="board", file=sys.stderr,
+                              disable=None, leave=False, mininterval=0.5)
+        bars[name].update(done)
+
+    def finished(summary) -> None:
+        if summary.backend in bars:
+            bars.pop(summary.backend).close()
+        print(f"  {summary.backend}: {summary.boards} boards in {summary.seconds:.2f} s", file=sys.stderr)
+
+    report = run_agreement(game, names, jobs=args.jobs, options=options, progress=progress,
+                           on_backend_done=finished)
+    for bar in bars.values():
+        bar.close()
+    print(report.table())
+    for s in report.summaries:
+        for msg in s.error_messages:
+            print(f"flipgame: {s.backend} error: {msg}", file=sys.stderr)
+    with open(args.report, "w", encoding="utf-8") as fh:
+        json.dump(report.to_json(), fh, indent=1)
+    n_dis, n_wit = len(report.disagreements), len(report.witness_failures)
+    print(f"\n{report.boards} boards, {len(names)} backends: {n_dis} disagreements, "
+          f"{n_wit} witness failures, {sum(s.unknown for s in report.summaries)} unknown, "
+          f"{sum(s.errors for s in report.summaries)} errors; {report.seconds:.1f} s. Report: {args.report}")
+    if not report.completed:
+        return _fail(ExitCode.INTERRUPTED, "interrupted; the report holds the backends that finished")
+    if n_dis:
+        return ExitCode.DISAGREEMENT
+    if n_wit:
+        return ExitCode.WITNESS_FAILURE
+    if report.incomplete:
+        return ExitCode.INCOMPLETE
+    print("All backends agree on every board; every witness checks out.")
+    return ExitCode.OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``flipgame`` console script; returns an :class:`ExitCode`."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int({"solve": cmd_solve, "verify": cmd_verify}[args.command](args))
+    except KeyboardInterrupt:
+        return int(_fail(ExitCode.INTERRUPTED, "interrupted"))
+    except BrokenPipeError:
+        sys.stderr.close()
+        return int(ExitCode.OK)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""Independent witness checks: no backend is trusted on its own word.
+
+A backend's OPTIMAL answer is accepted only if re-applying its press set with
+the board model's plain simulation (:meth:`solvers.board.Game.apply`, or its
+vectorised twin ``apply_many``) reaches the goal board it names, that board is
+a goal of the game, and the press set has exactly the claimed number of
+presses.  A non-OPTIMAL answer must carry no number.  Minimality and
+``Impossible`` are not checkable from one answer; they are checked by
+agreement between independent backends (:mod:`verify.harness`).
+
+Source: the same idea as scipy's ``_check_result`` and networkx's
+``validate_flows``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvers.board import Game
+from solvers.result import NO_MOVES, BatchSolution, Solution, Status
+
+
+def check_solution(game: Game, board: int, solution: Solution) -> str | None:
+    """Why ``solution`` is not a valid answer for ``board``, or ``None`` if it is. O(n)."""
+    if solution.status is not Status.OPTIMAL:
+        return None
+    presses, moves, target = solution.presses, solution.moves, solution.target
+    if not 0 <= presses <= game.full:
+        return f"press set {presses} is not a {game.size} bitmask"
+    if presses.bit_count() != moves:
+        return f"claims {moves} presses but the press set has {presses.bit_count()}"
+    if target not in game.targets:
+        return f"target {target} is not a goal board of goal {game.goal!r}"
+    after = game.apply(board, presses)
+    if after != target:
+        return f"pressing the witness gives board {after}, not the claimed target {target}"
+    return None
+
+
+def check_batch(game: Game, batch: BatchSolution) -> np.ndarray:
+    """Vectorised :func:`check_solution`.
+
+    Returns
+    -------
+    ndarray of bool, shape (k,)
+        True where the answer fails a check.  O(k n).
+    """
+    ok_status = batch.status == Status.OPTIMAL
+    presses = batch.presses.astype(np.uint64)
+    after = game.apply_many(batch.boards, presses)
+    is_goal = np.isin(batch.target, np.array(game.targets, dtype=np.uint64))
+    fits = presses <= np.uint64(game.full) if game.n < 64 else np.ones(len(presses), dtype=bool)
+    good_optimal = fits & is_goal & (after == batch.target) & (
+        np.bitwise_count(presses).astype(np.int16) == batch.moves
+    )
+    good_other = batch.moves == NO_MOVES
+    return np.where(ok_status, ~good_optimal, ~good_other)
