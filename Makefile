@@ -1,0 +1,26 @@
+# flipgame: `make verify` (main job) and `make test` each create .venv and
+# install the package with its dependencies first, when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: verify test lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+verify: $(STAMP)  ## every backend on all 65536 4x4 boards; non-zero exit on any disagreement
+	$(BIN)/flipgame verify --size 4x4 --report flipgame-verify.json
+
+test: $(STAMP)  ## the test suite
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check solvers verify tests
+
+clean:
+	rm -rf $(VENV) flipgame-verify.json .pytest_cache
