@@ -9,6 +9,7 @@ are the named codes of :class:`ExitCode`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import json
 import os
@@ -129,10 +130,12 @@ def cmd_solve(args) -> ExitCode:
     options = _backend_options(backend.name, args)
     worst = ExitCode.OK
     try:
-        stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8", errors="replace")
+        # Undecodable bytes become U+FFFD and are then reported with their line.
+        stream = (contextlib.nullcontext(sys.stdin) if args.file == "-"
+                  else open(args.file, encoding="utf-8", errors="replace"))  # noqa: SIM115 - closed by `with` below
     except OSError as exc:
         return _fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror}")
-    with stream:
+    with stream as stream:
         try:
             for case, board in enumerate(read_cases(stream, rows, cols), start=1):
                 sol = backend.solve(game, board.cells, **options)

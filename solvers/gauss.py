@@ -95,7 +95,7 @@ class Elimination:
     def particular(self, d: int) -> int:
         """A solution of ``A x = d`` with every free variable 0 (assumes :meth:`consistent`)."""
         x = 0
-        for p, comb in zip(self.pivots, self.combos):
+        for p, comb in zip(self.pivots, self.combos, strict=True):
             if (comb & d).bit_count() & 1:
                 x |= 1 << p
         return x
@@ -103,7 +103,7 @@ class Elimination:
     def particular_columns(self) -> tuple[int, ...]:
         """``cols[j]`` = particular solution for ``d = 1 << j`` (the map is linear in d)."""
         cols = [0] * self.n
-        for p, comb in zip(self.pivots, self.combos):
+        for p, comb in zip(self.pivots, self.combos, strict=True):
             for j in range(self.n):
                 if comb >> j & 1:
                     cols[j] |= 1 << p

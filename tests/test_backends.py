@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import POJ_SAMPLE, REFERENCE_TRAP_BOARDS, board
+
 from solvers import BACKENDS, Game, Status, UnknownBackendError, get_backend, solve
 from solvers.bfs import BoardTooLargeError
 from solvers.gauss import NullityTooLargeError

@@ -45,7 +45,7 @@ def test_apply_many_matches_apply():
     boards = rng.integers(0, 1 << 15, 200, dtype=np.uint64)
     presses = rng.integers(0, 1 << 15, 200, dtype=np.uint64)
     got = g.apply_many(boards, presses)
-    assert [int(v) for v in got] == [g.apply(int(b), int(p)) for b, p in zip(boards, presses)]
+    assert [int(v) for v in got] == [g.apply(int(b), int(p)) for b, p in zip(boards, presses, strict=True)]
 
 
 def test_targets_by_goal():

@@ -86,7 +86,7 @@ class AgreementReport:
         ]
         widths = [max(len(str(r[i])) for r in rows) for i in range(len(head))]
         lines = ["  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                           for i, (v, w) in enumerate(zip(r, widths))) for r in rows]
+                           for i, (v, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
         lines.insert(1, "-" * len(lines[0]))
         return "\n".join(lines)
 
@@ -282,7 +282,7 @@ def _compare(game: Game, results: dict[str, BatchSolution], summaries: list[Back
     records = []
     boards = results[names[0]].boards
     for i in bad:
-        row = {n: int(k) for n, k, d in zip(names, keys[i], definite[i]) if d}
+        row = {n: int(k) for n, k, d in zip(names, keys[i], definite[i], strict=True) if d}
         counts = Counter(row.values()).most_common()
         top = counts[0][0] if len(counts) == 1 or counts[0][1] > counts[1][1] else None
         charged.update(n for n, k in row.items() if top is None or k != top)

@@ -1,0 +1,116 @@
+"""The flipgame command as a user meets it: POJ answers, errors, exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from solvers import BACKENDS
+from solvers.cli import ExitCode, main
+
+SAMPLE = "bwwb\nbbwb\nbwwb\nbwww\n"
+TRAP = "wbbb\nwwww\nwwww\nwwww\n"
+
+
+def flipgame(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solvers", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_poj_sample_prints_exactly_4(backend):
+    r = flipgame("solve", "--backend", backend, stdin=SAMPLE)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "4\n", "")
+
+
+def test_multi_case_file_answers_every_case_in_order(tmp_path):
+    f = tmp_path / "cases.txt"
+    f.write_text(SAMPLE + "\n" + TRAP + "wwww\n" * 4 + "bbbb\n" * 4 + "bbww\nbwww\nwwww\nwwww\n")
+    r = flipgame("solve", str(f))
+    assert r.returncode == 0
+    assert r.stdout.splitlines() == ["4", "Impossible", "0", "0", "1"]
+
+
+def test_presses_prints_the_witness_board():
+    r = flipgame("solve", "--presses", stdin="bbww\nbwww\nwwww\nwwww\n" + TRAP)
+    assert r.stdout.splitlines() == ["1", "x...", "....", "....", "....", "Impossible"]
+
+
+def test_goal_and_size_options():
+    r = flipgame("solve", "--size", "3x3", "--goal", "white", "--backend", "bfs", stdin="bbw\nbww\nwww\n")
+    assert r.stdout == "1\n"
+    r = flipgame("solve", "--size", "3x3", "--goal", "black", stdin="bbw\nbww\nwww\n")
+    assert r.returncode == 0 and int(r.stdout) > 1
+
+
+def test_empty_input_prints_nothing():
+    r = flipgame("solve", stdin="")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    "text, where, expected",
+    [
+        ("bwwb\nbbwb\nbww\nbwww\n", "case 1, line 3", "row of 4 cells"),
+        ("bwwb\nbbwb\nbwxb\nbwww\n", "case 1, line 3", "'x'"),
+        (SAMPLE + "bwwb\nbbwb\n", "case 2, line 6", "incomplete case"),
+    ],
+)
+def test_malformed_input_names_case_and_line_and_keeps_earlier_answers(text, where, expected):
+    r = flipgame("solve", stdin=text)
+    assert r.returncode == ExitCode.USAGE
+    assert where in r.stderr and expected in r.stderr
+    assert "Traceback" not in r.stderr
+    if text.startswith(SAMPLE):
+        assert r.stdout == "4\n"  # the finished case stays printed
+
+
+def test_unknown_backend_lists_the_valid_names():
+    r = flipgame("solve", "--backend", "ekki-ekki-ekki", stdin=SAMPLE)
+    assert r.returncode == 2
+    for name in BACKENDS:
+        assert name in r.stderr
+    r = flipgame("verify", "--backends", "gauss,nope")
+    assert r.returncode == 2 and "'nope'" in r.stderr and "gauss, bfs, cpsat" in r.stderr
+
+
+@pytest.mark.parametrize("size", ["4", "0x4", "4x-1", "axb", "4x4x4"])
+def test_bad_size_is_a_usage_error(size):
+    r = flipgame("solve", "--size", size, stdin=SAMPLE)
+    assert r.returncode == 2 and "RxC" in r.stderr
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    r = flipgame("solve", str(tmp_path / "nope.txt"))
+    assert r.returncode == ExitCode.USAGE and "cannot read" in r.stderr
+
+
+def test_time_limit_rejected_for_backends_without_one():
+    r = flipgame("solve", "--time-limit", "1", stdin=SAMPLE)
+    assert r.returncode == ExitCode.USAGE and "gauss" in r.stderr
+
+
+def test_bfs_refuses_large_boards_with_the_limit():
+    r = flipgame("solve", "--backend", "bfs", "--size", "5x5", stdin="wwwww\n" * 5)
+    assert r.returncode == ExitCode.USAGE and "24 cells" in r.stderr
+
+
+def test_gauss_never_loads_ortools():
+    code = ("import sys; from solvers.cli import main; main(['solve', '--backend', 'gauss', '-']); "
+            "sys.stderr.write(str(any(m.startswith('ortools') for m in sys.modules)))")
+    r = subprocess.run([sys.executable, "-c", code], input=SAMPLE, capture_output=True, text=True)
+    assert r.stdout == "4\n" and r.stderr == "False"
+
+
+def test_verify_small_size_exits_zero_with_table(tmp_path, capsys):
+    rc = main(["verify", "--size", "3x3", "--backends", "gauss,bfs", "--report", str(tmp_path / "r.json")])
+    out = capsys.readouterr().out
+    assert rc == ExitCode.OK
+    assert "0 disagreements" in out and "512" in out
+
+
+def test_verify_refuses_bfs_beyond_its_limit(tmp_path):
+    r = flipgame("verify", "--size", "5x5", "--backends", "bfs", "--report", str(tmp_path / "r.json"))
+    assert r.returncode == ExitCode.USAGE and "bfs" in r.stderr

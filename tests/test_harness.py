@@ -1,0 +1,122 @@
+"""Test the tester: planted faulty backends must make `flipgame verify` fail, replayably."""
+
+from __future__ import annotations
+
+import json
+import types
+
+import numpy as np
+import pytest
+
+from solvers import BACKENDS, Backend, BatchSolution, Game, Solution, Status, gauss
+from solvers.cli import ExitCode, main
+from verify import run_agreement
+
+POJ_SAMPLE_CELLS = 0b0001100110111001  # bwwb / bbwb / bwwb / bwww
+
+
+def planted(name: str, corrupt) -> Backend:
+    """A backend that answers like gauss, then lets ``corrupt(board, solution)`` lie."""
+
+    def solve(game, board):
+        s = corrupt(board, gauss.solve(game, board))
+        return Solution(name, s.status, s.moves, s.presses, s.target, s.seconds)
+
+    def solve_batch(game, boards):
+        return BatchSolution.from_solutions(name, boards, [solve(game, int(b)) for b in boards], 0.0)
+
+    module = types.ModuleType(f"planted_{name}")
+    module.solve, module.solve_batch = solve, solve_batch
+    return Backend(name, module, "planted fault", parallel=False)
+
+
+def zero_for_sample(board, s):
+    """Answers 0 presses (with an empty witness) for the POJ sample: wrong count and witness."""
+    return Solution(s.backend, Status.OPTIMAL, 0, 0, 0) if board == POJ_SAMPLE_CELLS else s
+
+
+def impossible_for_sample(board, s):
+    """Claims Impossible for the POJ sample: a disagreement only the other backends can catch."""
+    return Solution(s.backend, Status.INFEASIBLE) if board == POJ_SAMPLE_CELLS else s
+
+
+def bad_witness_for_sample(board, s):
+    """Right count, wrong press set: only the witness check can catch it."""
+    if board == POJ_SAMPLE_CELLS:
+        return Solution(s.backend, Status.OPTIMAL, 4, 0b1111, s.target)
+    return s
+
+
+def timeout_for_sample(board, s):
+    return Solution(s.backend, Status.UNKNOWN) if board == POJ_SAMPLE_CELLS else s
+
+
+@pytest.mark.parametrize(
+    "corrupt, code, disagreements, witness_failures",
+    [
+        (zero_for_sample, ExitCode.DISAGREEMENT, 1, 1),
+        (impossible_for_sample, ExitCode.DISAGREEMENT, 1, 0),
+        (bad_witness_for_sample, ExitCode.WITNESS_FAILURE, 0, 1),
+        (timeout_for_sample, ExitCode.INCOMPLETE, 0, 0),
+    ],
+)
+def test_verify_catches_planted_fault(monkeypatch, tmp_path, capsys, corrupt, code, disagreements, witness_failures):
+    monkeypatch.setitem(BACKENDS, "liar", planted("liar", corrupt))
+    report_path = tmp_path / "report.json"
+    rc = main(["verify", "--backends", "gauss,bfs,liar", "--report", str(report_path), "--jobs", "1"])
+    assert rc == code != ExitCode.OK
+    report = json.loads(report_path.read_text())
+    assert report["ok"] is False
+    assert len(report["disagreements"]) == disagreements
+    assert len(report["witness_failures"]) == witness_failures
+    rows = {b["backend"]: b for b in report["backends"]}
+    assert rows["liar"]["disagreements"] == disagreements
+    assert rows["gauss"]["disagreements"] == rows["bfs"]["disagreements"] == 0
+    assert rows["liar"]["witness_failures"] == witness_failures
+    for record in report["disagreements"] + report["witness_failures"]:
+        # Replayable: the board as text, and every backend's answer.
+        assert record["board"] == POJ_SAMPLE_CELLS
+        assert record["text"] == ["bwwb", "bbwb", "bwwb", "bwww"]
+    if disagreements:
+        answers = report["disagreements"][0]["answers"]
+        assert answers["gauss"]["answer"] == answers["bfs"]["answer"] == "4"
+        assert answers["liar"]["answer"] != "4"
+    assert "liar" in capsys.readouterr().out
+
+
+def test_two_backends_tied_are_both_charged(monkeypatch):
+    monkeypatch.setitem(BACKENDS, "liar", planted("liar", impossible_for_sample))
+    report = run_agreement(Game(), ["gauss", "liar"], np.array([0, POJ_SAMPLE_CELLS], dtype=np.uint64))
+    assert [s.disagreements for s in report.summaries] == [1, 1]
+    assert report.disagreements[0]["board"] == POJ_SAMPLE_CELLS
+
+
+def test_backend_exception_becomes_error_and_the_run_goes_on(monkeypatch):
+    def explode(board, s):
+        if board == 7:
+            raise RuntimeError("solver crashed")
+        return s
+
+    monkeypatch.setitem(BACKENDS, "crashy", planted("crashy", explode))
+    boards = np.arange(16, dtype=np.uint64)
+    report = run_agreement(Game(2, 2), ["gauss", "crashy"], boards, chunk_size=4)
+    crashy = report.summaries[1]
+    assert crashy.errors == 4  # the chunk holding board 7
+    assert crashy.solvable + crashy.impossible == 12
+    assert "solver crashed" in crashy.error_messages[0]
+    assert report.incomplete and not report.ok and not report.disagreements
+
+
+def test_honest_backends_agree_and_report_counts(tmp_path):
+    report = run_agreement(Game(3, 3, goal="white"), ["gauss", "bfs"])
+    assert report.ok
+    assert [(s.boards, s.solvable, s.impossible) for s in report.summaries] == [(512, 512, 0)] * 2
+    assert "gauss" in report.table() and "boards/s" in report.table()
+
+
+def test_parallel_workers_give_the_same_answers():
+    boards = np.arange(0, 1 << 12, 7, dtype=np.uint64)
+    game = Game(3, 4)
+    report = run_agreement(game, ["gauss", "cpsat"], boards, jobs=2, chunk_size=128)
+    assert report.ok
+    assert report.summaries[1].boards == len(boards)
