@@ -6,7 +6,7 @@ harness and the tests all read it.  Every backend module has the signature
 ``solve(game, board, **options) -> Solution`` and a batch entry point
 ``solve_batch(game, boards, **options) -> BatchSolution``.
 
-Heavy solver libraries (OR-Tools) are imported inside their backend's model
+Heavy solver libraries (OR-Tools, python-sat) are imported inside their backend's model
 code only, so ``import solvers`` and the ``gauss``/``bfs`` backends stay light.
 """
 
@@ -18,7 +18,7 @@ from types import ModuleType
 
 import numpy as np
 
-from . import bfs, cpsat, gauss
+from . import bfs, cpsat, gauss, ilp, sat
 from .board import GOALS, Board, BoardFormatError, Game, format_cells, read_cases
 from .result import BatchSolution, Solution, Status
 
@@ -91,6 +91,8 @@ BACKENDS: dict[str, Backend] = {
         Backend("bfs", bfs, "breadth-first distance table over all 2^n states", parallel=False,
                 max_cells=bfs.MAX_CELLS),
         Backend("cpsat", cpsat, "OR-Tools CP-SAT: XOR constraints, minimise presses", parallel=True),
+        Backend("sat", sat, "python-sat: CNF parity + totalizer, incremental minimisation", parallel=True),
+        Backend("ilp", ilp, "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t", parallel=True),
     )
 }
 

@@ -74,7 +74,11 @@ def _rules(parser: argparse.ArgumentParser) -> None:
                         help="any: all white or all black (POJ 1753, default); white/black: that colour")
     parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
     parser.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
-                        help="per-board limit for solvers that take one (cpsat); a time-out answers Unknown")
+                        help="per-board limit for solvers that take one (cpsat, ilp); a time-out answers Unknown")
+    parser.add_argument("--sat-solver", metavar="NAME",
+                        help="python-sat solver for the sat backend (default cadical195; e.g. minisat22, glucose4)")
+    parser.add_argument("--mip-solver", metavar="NAME", type=str.upper,
+                        help="MIP solver for the ilp backend: SCIP (default) or HIGHS")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,11 +113,31 @@ def _fail(code: ExitCode, message: str) -> ExitCode:
     return code
 
 
-def _backend_options(backend_name: str, args) -> dict:
-    options = {}
-    if args.time_limit is not None:
-        options["time_limit"] = args.time_limit
-    return {k: v for k, v in options.items() if k in get_backend(backend_name).options}
+# Command-line option -> (backends it applies to, keyword option of their solve()).
+SOLVER_OPTIONS = {
+    "time_limit": (("cpsat", "ilp"), "time_limit"),
+    "sat_solver": (("sat",), "solver"),
+    "mip_solver": (("ilp",), "solver"),
+}
+
+
+def _backend_options(names: Sequence[str], args) -> dict[str, dict]:
+    """Per-backend keyword options from the command line.
+
+    Raises ValueError when an option given applies to none of ``names``.
+    """
+    options: dict[str, dict] = {n: {} for n in names}
+    for attr, (targets, keyword) in SOLVER_OPTIONS.items():
+        value = getattr(args, attr)
+        if value is None:
+            continue
+        chosen = [n for n in names if n in targets]
+        if not chosen:
+            flag = "--" + attr.replace("_", "-")
+            raise ValueError(f"{flag} applies to backend {' or '.join(targets)}, not to {', '.join(names)}")
+        for n in chosen:
+            options[n][keyword] = value
+    return options
 
 
 def cmd_solve(args) -> ExitCode:
@@ -122,12 +146,14 @@ def cmd_solve(args) -> ExitCode:
     rows, cols = args.size
     game = Game(rows, cols, args.goal, args.wrap)
     backend = get_backend(args.backend)
-    if args.time_limit is not None and "time_limit" not in backend.options:
-        return _fail(ExitCode.USAGE, f"--time-limit does not apply to backend {backend.name!r}")
     if not backend.supports(game):
         return _fail(ExitCode.USAGE, f"backend {backend.name!r} allows at most {backend.max_cells} cells; "
                                      f"{game.size} has {game.n}")
-    options = _backend_options(backend.name, args)
+    try:
+        options = _backend_options([backend.name], args)[backend.name]
+        backend.solve(game, 0, **options)  # fail on a bad solver name before reading input
+    except ValueError as exc:
+        return _fail(ExitCode.USAGE, str(exc))
     worst = ExitCode.OK
     try:
         # Undecodable bytes become U+FFFD and are then reported with their line.
@@ -135,6 +161,7 @@ def cmd_solve(args) -> ExitCode:
                   else open(args.file, encoding="utf-8", errors="replace"))  # noqa: SIM115 - closed by `with` below
     except OSError as exc:
         return _fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror}")
+    case = 0
     with stream as stream:
         try:
             for case, board in enumerate(read_cases(stream, rows, cols), start=1):
@@ -156,6 +183,8 @@ def cmd_solve(args) -> ExitCode:
         except BoardFormatError as exc:
             name = "standard input" if args.file == "-" else args.file
             return _fail(ExitCode.USAGE, f"{name}: {exc}")
+        except ValueError as exc:  # e.g. a nullity too large for gauss
+            return _fail(ExitCode.USAGE, f"case {case}: {exc}")
     return worst
 
 
@@ -179,9 +208,12 @@ def cmd_verify(args) -> ExitCode:
     if game.n > 24:
         return _fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards, too many for an exhaustive check "
                                      f"(at most 24 cells)")
-    if args.time_limit is not None and not any("time_limit" in BACKENDS[n].options for n in names):
-        return _fail(ExitCode.USAGE, "--time-limit applies to none of the chosen backends")
-    options = {n: _backend_options(n, args) for n in names}
+    try:
+        options = _backend_options(names, args)
+        for n in names:  # fail on a bad solver name before the long run
+            BACKENDS[n].solve(game, 0, **options[n])
+    except ValueError as exc:
+        return _fail(ExitCode.USAGE, str(exc))
     total = 1 << game.n
     print(f"Checking {', '.join(names)} on all {total} {game.size} boards "
           f"(goal {game.goal}{', toroidal' if game.wrap else ''}) ...", file=sys.stderr)

@@ -95,7 +95,7 @@ def test_batch_equals_single(backend):
     for i, b in enumerate(boards):
         single = BACKENDS[backend].solve(g, int(b))
         assert (batch[i].status, batch[i].moves) == (single.status, single.moves)
-        if backend != "cpsat":  # CP-SAT may return any of several optimal press sets
+        if backend in ("gauss", "bfs"):  # the solvers may return any of several optimal press sets
             assert batch[i].presses == single.presses
 
 

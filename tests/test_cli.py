@@ -114,3 +114,21 @@ def test_verify_small_size_exits_zero_with_table(tmp_path, capsys):
 def test_verify_refuses_bfs_beyond_its_limit(tmp_path):
     r = flipgame("verify", "--size", "5x5", "--backends", "bfs", "--report", str(tmp_path / "r.json"))
     assert r.returncode == ExitCode.USAGE and "bfs" in r.stderr
+
+
+@pytest.mark.parametrize("args", [["--backend", "sat", "--sat-solver", "minisat22"],
+                                  ["--backend", "ilp", "--mip-solver", "highs", "--time-limit", "5"]])
+def test_solver_name_options(args):
+    r = flipgame("solve", *args, stdin=SAMPLE + TRAP)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "4\nImpossible\n", "")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--backend", "sat", "--sat-solver", "nope"], "python-sat offers"),
+    (["--backend", "ilp", "--mip-solver", "nope"], "SCIP, HIGHS"),
+    (["--backend", "gauss", "--sat-solver", "minisat22"], "--sat-solver applies to backend sat"),
+    (["--time-limit", "1"], "--time-limit applies to backend cpsat or ilp"),
+])
+def test_bad_solver_options_are_usage_errors(args, words):
+    r = flipgame("solve", *args, stdin=SAMPLE)
+    assert r.returncode == ExitCode.USAGE and words in r.stderr and r.stdout == ""
