@@ -14,7 +14,8 @@ game; between boards only the right-hand sides ``-b_i`` change.
 A number is returned only when the MIP solver proves it OPTIMAL; a time-out
 (FEASIBLE or NOT_SOLVED) gives ``UNKNOWN``.  OR-Tools is imported only here.
 
-Running time: NP-hard in general; about 2.5 ms per 4x4 board with SCIP.
+Running time: NP-hard in general; about 1.5 ms per 4x4 board with SCIP (7 ms when
+solvable, 1 ms when not), about 50 ms with HiGHS.
 Source: OR-Tools linear solver documentation (``pywraplp``: ``CreateSolver``,
 ``Constraint.SetBounds``, ``SetTimeLimit``, ``nodes``); the parity-as-slack
 formulation is standard (e.g. Wolsey, "Integer Programming", 1998, ch. 1).
@@ -68,6 +69,10 @@ class Model:
         s.SuppressOutput()
         if solver.upper() == "HIGHS":
             s.SetSolverSpecificParametersAsString("output_flag=false\n")
+        else:
+            # Measured on 4x4: no probing rounds in SCIP's presolve takes a board
+            # from about 2.2 to 1.4 ms; probing finds nothing in these small models.
+            s.SetSolverSpecificParametersAsString("propagating/probing/maxprerounds = 0\n")
         s.SetTimeLimit(max(1, round(time_limit * 1000)))
         n = game.n
         self.press = [s.BoolVar(f"press_{j}") for j in range(n)]
