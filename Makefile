@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: verify test lint clean
+.PHONY: verify test bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,11 @@ verify: $(STAMP)  ## every backend on all 65536 4x4 boards; non-zero exit on any
 test: $(STAMP)  ## the test suite
 	$(BIN)/python -m pytest -q
 
+bench: $(STAMP)  ## every backend on all 4x4 boards side by side; saves flipgame-bench.json
+	$(BIN)/flipgame bench --size 4x4 --json flipgame-bench.json
+
 lint: $(STAMP)
 	$(BIN)/ruff check solvers verify tests
 
 clean:
-	rm -rf $(VENV) flipgame-verify.json .pytest_cache
+	rm -rf $(VENV) flipgame-verify.json flipgame-bench.json .pytest_cache

@@ -1,8 +1,9 @@
-"""The ``flipgame`` command line: ``solve`` and ``verify``.
+"""The ``flipgame`` command line: ``solve``, ``verify`` and ``bench``.
 
 ``flipgame solve`` reads POJ 1753 cases (from a file or standard input) and
 prints, per case, exactly what POJ expects: the minimum number of presses or
-``Impossible``.  ``flipgame verify`` runs the agreement check.  Exit statuses
+``Impossible``.  ``flipgame verify`` runs the agreement check; ``flipgame
+bench`` times the backends side by side.  Exit statuses
 are the named codes of :class:`ExitCode`.
 """
 
@@ -86,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flipgame",
         description="Flip Game (POJ 1753) and Lights Out solver with cross-checked backends.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,bench}")
 
     p = sub.add_parser("solve", help="answer POJ 1753 cases from FILE or standard input",
                        description="Print, per case, the minimum number of presses or Impossible.")
@@ -105,6 +106,18 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                    help="worker processes for per-board solvers (default: all cores)")
     _rules(v)
+    bp = sub.add_parser("bench", help="time every backend on all boards and the start-up of `flipgame solve`",
+                        description="Benchmark: every backend over all boards of the size in this process "
+                                    "(per-board solvers in --jobs workers), boards/s, speed ratios, and the "
+                                    "start-up time of `flipgame solve` on one board per backend.")
+    bp.add_argument("--backends", type=backend_list, metavar="LIST", help="comma-separated backends (default all)")
+    bp.add_argument("--size", type=board_size, default=(4, 4), metavar="RxC", help="board shape (default 4x4)")
+    bp.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                    help="worker processes for per-board solvers (default: all cores)")
+    bp.add_argument("--startup-runs", type=positive_int, default=3, metavar="N",
+                    help="process starts timed per backend; the median is reported (default 3)")
+    bp.add_argument("--json", default="flipgame-bench.json", metavar="FILE",
+                    help="where to save the table as JSON (default flipgame-bench.json)")
     return parser
 
 
@@ -256,11 +269,77 @@ def cmd_verify(args) -> ExitCode:
     return ExitCode.OK
 
 
+def _startup_seconds(backend: str, game: Game, runs: int) -> float:
+    """Median wall time of `python -m solvers solve --backend NAME` on one all-white board."""
+    import statistics
+    import subprocess
+    import time
+
+    board = "\n".join(["w" * game.cols] * game.rows) + "\n"
+    cmd = [sys.executable, "-m", "solvers", "solve", "--backend", backend, "--size", game.size]
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, input=board, capture_output=True, text=True, check=True)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def cmd_bench(args) -> ExitCode:
+    import platform
+
+    from verify.harness import run_agreement
+
+    game = Game(*args.size)
+    names = args.backends or [n for n, b in BACKENDS.items() if b.supports(game)]
+    if game.n > 24 or any(not BACKENDS[n].supports(game) for n in names):
+        return _fail(ExitCode.USAGE, f"bench solves all 2**n boards; {game.size} is too large for "
+                                     f"{', '.join(names)}")
+    print(f"Benchmark: {', '.join(names)} on all {1 << game.n} {game.size} boards, "
+          f"{args.jobs} worker(s) for per-board solvers ...", file=sys.stderr)
+    report = run_agreement(game, names, jobs=args.jobs,
+                           on_backend_done=lambda s: print(f"  {s.backend}: {s.seconds:.3f} s", file=sys.stderr))
+    fastest = min(s.seconds for s in report.summaries)
+    rows = []
+    for s in report.summaries:
+        rows.append({
+            "backend": s.backend,
+            "boards": s.boards,
+            "seconds": round(s.seconds, 4),
+            "boards_per_second": round(s.boards_per_second, 1),
+            "times_fastest": round(s.seconds / fastest, 1),
+            "workers": args.jobs if BACKENDS[s.backend].parallel else 1,
+            "startup_seconds": round(_startup_seconds(s.backend, game, args.startup_runs), 3),
+        })
+    head = ("backend", "boards", "seconds", "boards/s", "x fastest", "workers", "solve start-up s")
+    table = [head] + [(r["backend"], r["boards"], f"{r['seconds']:.3f}", f"{r['boards_per_second']:,.0f}",
+                       f"{r['times_fastest']:.1f}", r["workers"], f"{r['startup_seconds']:.3f}") for r in rows]
+    widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
+    for k, r in enumerate(table):
+        print("  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
+                        for i, (v, w) in enumerate(zip(r, widths, strict=True))))
+        if k == 0:
+            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    result = {
+        "game": game.size,
+        "jobs": args.jobs,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "agree": report.ok,
+        "backends": rows,
+    }
+    with open(args.json, "w", encoding="utf-8") as fh:
+        json.dump(result, fh, indent=1)
+    print(f"\nSaved {args.json}. All answers agree: {'yes' if report.ok else 'NO'}.")
+    return ExitCode.OK if report.ok else ExitCode.DISAGREEMENT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flipgame`` console script; returns an :class:`ExitCode`."""
     args = build_parser().parse_args(argv)
     try:
-        return int({"solve": cmd_solve, "verify": cmd_verify}[args.command](args))
+        return int({"solve": cmd_solve, "verify": cmd_verify, "bench": cmd_bench}[args.command](args))
     except KeyboardInterrupt:
         return int(_fail(ExitCode.INTERRUPTED, "interrupted"))
     except BrokenPipeError:

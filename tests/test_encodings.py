@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-
 from conftest import POJ_SAMPLE, board
+
 from solvers import BACKENDS, Game, Status, solve
 from solvers.sat import Model, xor_chain, xor_clauses
 

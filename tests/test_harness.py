@@ -10,7 +10,7 @@ import pytest
 
 from solvers import BACKENDS, Backend, BatchSolution, Game, Solution, Status, gauss
 from solvers.cli import ExitCode, main
-from verify import run_agreement
+from verify.harness import run_agreement
 
 POJ_SAMPLE_CELLS = 0b0001100110111001  # bwwb / bbwb / bwwb / bwww
 

@@ -1,6 +1,3 @@
-"""Verification: independent witness checks and the all-backends agreement run."""
-
-from .harness import AgreementReport, BackendSummary, run_agreement
-from .witness import check_batch, check_solution
-
-__all__ = ["AgreementReport", "BackendSummary", "check_batch", "check_solution", "run_agreement"]
+"""Verification: independent witness checks (:mod:`verify.witness`) and the
+all-backends agreement run (:mod:`verify.harness`, imported on use so that
+``flipgame solve`` does not load multiprocessing)."""
