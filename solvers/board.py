@@ -183,8 +183,9 @@ def format_cells(cells: int, rows: int, cols: int, on: str = "b", off: str = "w"
 def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
     """Stream the boards of a POJ 1753 input, one case per ``rows`` lines, until end of input.
 
-    Tolerates CRLF line ends, leading and trailing white space and blank lines
-    (between cases or anywhere else, as the reference's ``scanf("%s")`` does).
+    Tolerates CRLF line ends, leading and trailing white space, blank lines
+    (between cases or anywhere else, as the reference's ``scanf("%s")`` does),
+    and cells separated by spaces or tabs (``b w w b``).
     Runs in constant memory: each board is yielded as soon as its last row is read.
 
     Raises
@@ -196,7 +197,7 @@ def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[B
     case, current, first_line = 1, [], None
     line_no = 0
     for line_no, raw in enumerate(lines, start=1):
-        row = raw.strip()
+        row = "".join(raw.split())  # drop CR, tabs, spaces around and between cells
         if not row:
             continue
         if len(row) != cols:

@@ -95,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=list(BACKENDS), default="gauss", help="solver backend (default gauss)")
     p.add_argument("--presses", action="store_true",
                    help="after each answer, print the press set as a board of x (press) and . (no press)")
+    p.add_argument("--explain", action="store_true",
+                   help="also print the press set, or for Impossible a certificate per goal colour")
     _rules(p)
 
     v = sub.add_parser("verify", help="run every backend on every board and compare",
@@ -153,6 +155,30 @@ def _backend_options(names: Sequence[str], args) -> dict[str, dict]:
     return options
 
 
+def explain_impossible(game: Game, board: int) -> str:
+    """Text of an Impossible certificate per goal board, each re-checked by the board model.
+
+    Raises RuntimeError if no valid certificate exists (the board is solvable).
+    """
+    from verify.witness import check_certificate
+
+    from .gauss import certificates
+
+    found = certificates(game, board)
+    if found is None:
+        raise RuntimeError("no certificate: some goal board is reachable")
+    out = []
+    for target, cert in found.items():
+        problem = check_certificate(game, board, target, cert)
+        if problem:
+            raise RuntimeError(f"certificate rejected by the board model: {problem}")
+        overlap = ((board ^ target) & cert).bit_count()
+        out.append(f"certificate for all {game.target_name(target)}: every press flips an even number of the "
+                   f"cells marked x, but {overlap} of them (odd) must change")
+        out.append(format_cells(cert, game.rows, game.cols, "x", "."))
+    return "\n".join(out)
+
+
 def cmd_solve(args) -> ExitCode:
     from verify.witness import check_solution
 
@@ -170,6 +196,8 @@ def cmd_solve(args) -> ExitCode:
     worst = ExitCode.OK
     try:
         # Undecodable bytes become U+FFFD and are then reported with their line.
+        if args.file == "-":
+            sys.stdin.reconfigure(errors="replace")
         stream = (contextlib.nullcontext(sys.stdin) if args.file == "-"
                   else open(args.file, encoding="utf-8", errors="replace"))  # noqa: SIM115 - closed by `with` below
     except OSError as exc:
@@ -190,8 +218,10 @@ def cmd_solve(args) -> ExitCode:
                     worst = max(worst, ExitCode.INCOMPLETE)
                     _fail(ExitCode.INCOMPLETE, f"case {case}: {backend.name} gave no proven answer "
                                                f"({sol.status.name}, {sol.seconds:.1f} s)")
-                if args.presses and sol.success:
+                if (args.presses or args.explain) and sol.success:
                     print(format_cells(sol.presses, rows, cols, "x", "."))
+                if args.explain and sol.status is Status.INFEASIBLE:
+                    print(explain_impossible(game, board.cells))
                 sys.stdout.flush()
         except BoardFormatError as exc:
             name = "standard input" if args.file == "-" else args.file

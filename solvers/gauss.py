@@ -92,6 +92,17 @@ class Elimination:
         """True if ``A x = d`` has a solution (every zero row's parity check holds)."""
         return all((c & d).bit_count() % 2 == 0 for c in self.checks)
 
+    def certificate(self, d: int) -> int | None:
+        """A proof that ``A x = d`` has no solution, or ``None`` if it has one.
+
+        Returns a consistency row ``c`` (a vector with ``c^T A = 0``: every press
+        flips an even number of its cells; for the symmetric plus neighbourhood
+        it is a quiet pattern, ``A c = 0``) whose overlap with ``d`` is odd.
+        Since ``(A x) . c = x . (A^T c) = 0`` for every press set ``x``, no press
+        set can change exactly the cells of ``d``.
+        """
+        return next((c for c in self.checks if (c & d).bit_count() & 1), None)
+
     def particular(self, d: int) -> int:
         """A solution of ``A x = d`` with every free variable 0 (assumes :meth:`consistent`)."""
         x = 0
@@ -147,6 +158,18 @@ def eliminate(game: Game) -> Elimination:
                 v |= 1 << p
         null_basis.append(v)
     return Elimination(n, tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null_basis), tuple(free))
+
+
+def certificates(game: Game, board: int) -> dict[int, int] | None:
+    """Certificates that ``board`` is Impossible: goal board -> odd-overlap consistency row.
+
+    Returns ``None`` if some goal board is reachable.  See
+    :meth:`Elimination.certificate`; check one with
+    :func:`verify.witness.check_certificate`.  O(n^2 / w) per goal board.
+    """
+    elim = eliminate(game)
+    found = {t: elim.certificate(board ^ t) for t in game.targets}
+    return None if any(c is None for c in found.values()) else found
 
 
 def _check_nullity(elim: Elimination, max_nullity: int) -> None:

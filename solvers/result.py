@@ -154,7 +154,7 @@ class BatchSolution:
             out.status[i] = s.status
             if s.status is Status.OPTIMAL:
                 out.moves[i], out.presses[i], out.target[i] = s.moves, s.presses, s.target
-        errors = [s.stats["error"] for s in solutions if s.status is Status.ERROR]
+        errors = [s.stats.get("error", "no message") for s in solutions if s.status is Status.ERROR]
         stats = {"errors": errors[:10]} if errors else {}
         return out.with_time(seconds, **stats)
 

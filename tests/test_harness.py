@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import types
 
 import numpy as np
 import pytest
+from faulty_backends import FAULTY
 
 from solvers import BACKENDS, Backend, BatchSolution, Game, Solution, Status, gauss
 from solvers.cli import ExitCode, main
@@ -55,7 +58,7 @@ def timeout_for_sample(board, s):
     "corrupt, code, disagreements, witness_failures",
     [
         (zero_for_sample, ExitCode.DISAGREEMENT, 1, 1),
-        (impossible_for_sample, ExitCode.DISAGREEMENT, 1, 0),
+        (impossible_for_sample, ExitCode.DISAGREEMENT, 1, 1),  # and it has no certificate
         (bad_witness_for_sample, ExitCode.WITNESS_FAILURE, 0, 1),
         (timeout_for_sample, ExitCode.INCOMPLETE, 0, 0),
     ],
@@ -84,6 +87,14 @@ def test_verify_catches_planted_fault(monkeypatch, tmp_path, capsys, corrupt, co
     assert "liar" in capsys.readouterr().out
 
 
+def test_uncertified_impossible_is_caught_even_without_other_backends(monkeypatch):
+    monkeypatch.setitem(BACKENDS, "liar", planted("liar", impossible_for_sample))
+    report = run_agreement(Game(), ["liar"], np.array([14, POJ_SAMPLE_CELLS], dtype=np.uint64))
+    assert report.summaries[0].witness_failures == 1
+    failure = report.witness_failures[0]
+    assert failure["board"] == POJ_SAMPLE_CELLS and "no certificate" in failure["reason"]
+
+
 def test_two_backends_tied_are_both_charged(monkeypatch):
     monkeypatch.setitem(BACKENDS, "liar", planted("liar", impossible_for_sample))
     report = run_agreement(Game(), ["gauss", "liar"], np.array([0, POJ_SAMPLE_CELLS], dtype=np.uint64))
@@ -101,9 +112,9 @@ def test_backend_exception_becomes_error_and_the_run_goes_on(monkeypatch):
     boards = np.arange(16, dtype=np.uint64)
     report = run_agreement(Game(2, 2), ["gauss", "crashy"], boards, chunk_size=4)
     crashy = report.summaries[1]
-    assert crashy.errors == 4  # the chunk holding board 7
-    assert crashy.solvable + crashy.impossible == 12
-    assert "solver crashed" in crashy.error_messages[0]
+    assert crashy.errors == 1  # only board 7: the chunk is re-solved board by board
+    assert crashy.solvable + crashy.impossible == 15
+    assert "board 7: RuntimeError: solver crashed" in crashy.error_messages[0]
     assert report.incomplete and not report.ok and not report.disagreements
 
 
@@ -120,3 +131,25 @@ def test_parallel_workers_give_the_same_answers():
     report = run_agreement(game, ["gauss", "cpsat"], boards, jobs=2, chunk_size=128)
     assert report.ok
     assert report.summaries[1].boards == len(boards)
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTY))
+def test_verify_reports_every_known_kind_of_fault(monkeypatch, tmp_path, fault):
+    """Each faulty backend makes `flipgame verify` exit non-zero with a replayable report."""
+    monkeypatch.setitem(BACKENDS, fault, FAULTY[fault])
+    report_path = tmp_path / "report.json"
+    rc = main(["verify", "--backends", f"gauss,bfs,{fault}", "--report", str(report_path), "--jobs", "1"])
+    assert rc in (ExitCode.DISAGREEMENT, ExitCode.WITNESS_FAILURE)
+    report = json.loads(report_path.read_text())
+    rows = {b["backend"]: b for b in report["backends"]}
+    assert rows[fault]["disagreements"] + rows[fault]["witness_failures"] > 0
+    assert rows["gauss"]["disagreements"] == rows["bfs"]["disagreements"] == 0
+    assert rows["gauss"]["witness_failures"] == rows["bfs"]["witness_failures"] == 0
+    # Replay the first reported board with the CLI: it gives gauss's recorded answer.
+    record = (report["disagreements"] or report["witness_failures"])[0]
+    replay = subprocess.run([sys.executable, "-m", "solvers", "solve"], input="\n".join(record["text"]) + "\n",
+                            capture_output=True, text=True, check=True)
+    expected = record["answers"]["gauss"]["answer"] if "answers" in record else None
+    if expected is not None:
+        assert replay.stdout.strip() == expected
+    assert replay.stdout.strip() != (record["answers"][fault]["answer"] if "answers" in record else None)

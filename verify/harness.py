@@ -26,7 +26,7 @@ import numpy as np
 
 from solvers import BACKENDS, get_backend
 from solvers.board import Game, format_cells
-from solvers.result import BatchSolution, Status
+from solvers.result import BatchSolution, Solution, Status
 
 from .witness import check_batch, check_solution
 
@@ -125,12 +125,20 @@ def board_record(game: Game, board: int) -> dict:
 def _solve_chunk(name: str, game: Game, boards: np.ndarray, options: dict) -> BatchSolution:
     """Solve one chunk; an exception becomes ERROR answers for the chunk, and the run goes on."""
     start = time.perf_counter()
+    backend = get_backend(name)
     try:
-        return get_backend(name).solve_batch(game, boards, **options)
-    except Exception as exc:  # noqa: BLE001 - a backend fault must not stop the run
-        out = BatchSolution.empty(name, boards)
-        out.status[:] = Status.ERROR
-        return out.with_time(time.perf_counter() - start, errors=[f"{type(exc).__name__}: {exc}"])
+        return backend.solve_batch(game, boards, **options)
+    except Exception:  # noqa: BLE001 - a backend fault must not stop the run
+        pass
+    # Isolate the fault: solve the chunk board by board, each failure an ERROR of its own.
+    solutions = []
+    for b in boards:
+        try:
+            solutions.append(backend.solve(game, int(b), **options))
+        except Exception as exc:  # noqa: BLE001
+            solutions.append(Solution(name, Status.ERROR, stats={"error": f"board {int(b)}: "
+                                                                          f"{type(exc).__name__}: {exc}"}))
+    return BatchSolution.from_solutions(name, boards, solutions, time.perf_counter() - start)
 
 
 def _answer_keys(batch: BatchSolution) -> np.ndarray:
@@ -245,9 +253,46 @@ def run_agreement(
             witness_failures.append(board_record(game, b) | {
                 "backend": name, "answer": answer_record(game, batch, i), "reason": reason})
 
+    infeasible_sets = {name: np.flatnonzero(b.status == Status.INFEASIBLE) for name, b in results.items()}
+    uncertified = _uncertified(game, boards, infeasible_sets)
+    for name, idx in uncertified.items():
+        next(s for s in summaries if s.backend == name).witness_failures += len(idx)
+        for i in idx:
+            witness_failures.append(board_record(game, int(boards[i])) | {
+                "backend": name, "answer": answer_record(game, results[name], i),
+                "reason": "claims Impossible, but no certificate exists: a goal board is reachable"})
+
     disagreements = _compare(game, results, summaries)
     return AgreementReport(game, len(boards), summaries, disagreements, witness_failures,
                            time.perf_counter() - start, completed)
+
+
+def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per backend, the indices of its Impossible answers that have no certificate.
+
+    Certificates are the consistency rows of the elimination (vectors ``c``
+    with ``c^T A = 0``); each is first re-checked against the board model's
+    press masks, so the elimination is not trusted either.  A board is
+    certified Impossible iff, for every goal board ``t``, some ``c`` has odd
+    overlap with ``board ^ t``.  O(k * nullity) per goal board.
+    """
+    if not any(len(v) for v in infeasible.values()):
+        return {}
+    from solvers.gauss import eliminate
+
+    checks = eliminate(game).checks
+    for c in checks:
+        bad = [j for j, m in enumerate(game.press_masks) if (m & c).bit_count() & 1]
+        if bad:
+            raise RuntimeError(f"consistency row {c} is not orthogonal to press {bad[0]}: elimination bug")
+    certified = np.ones(len(boards), dtype=bool)
+    for t in game.targets:
+        d = boards ^ np.uint64(t)
+        odd = np.zeros(len(boards), dtype=bool)
+        for c in checks:
+            odd |= (np.bitwise_count(d & np.uint64(c)) & 1).astype(bool)
+        certified &= odd
+    return {name: idx[~certified[idx]] for name, idx in infeasible.items() if np.any(~certified[idx])}
 
 
 def _summarise(game: Game, name: str, batch: BatchSolution, parts, seconds: float) -> BackendSummary:

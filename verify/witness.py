@@ -37,6 +37,25 @@ def check_solution(game: Game, board: int, solution: Solution) -> str | None:
     return None
 
 
+def check_certificate(game: Game, board: int, target: int, certificate: int) -> str | None:
+    """Why ``certificate`` does not prove ``target`` unreachable from ``board``, or ``None``.
+
+    A valid certificate is a set of cells ``c`` such that every press flips an
+    even number of cells of ``c`` (checked against each press mask of the board
+    model), while ``board ^ target`` has an odd number of cells in ``c``: every
+    press set then changes an even number of ``c``'s cells, never an odd number.
+    O(n^2 / w).
+    """
+    if not 0 < certificate <= game.full:
+        return f"certificate {certificate} is not a non-empty {game.size} bitmask"
+    odd = [j for j, m in enumerate(game.press_masks) if (m & certificate).bit_count() & 1]
+    if odd:
+        return f"press {odd[0]} flips an odd number of the certificate's cells"
+    if not ((board ^ target) & certificate).bit_count() & 1:
+        return "the certificate overlaps the cells to change in an even number"
+    return None
+
+
 def check_batch(game: Game, batch: BatchSolution) -> np.ndarray:
     """Vectorised :func:`check_solution`.
 
