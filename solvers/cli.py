@@ -107,6 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON report with the table and every disagreement (default flipgame-verify.json)")
     v.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                    help="worker processes for per-board solvers (default: all cores)")
+    v.add_argument("--checkpoint", metavar="FILE",
+                   help="JSON-lines file of finished chunks; rerun the same command to resume after an interruption")
+    v.add_argument("--chunk-size", type=positive_int, default=2048, metavar="N",
+                   help="boards per unit of work and per checkpoint line (default 2048)")
     _rules(v)
     bp = sub.add_parser("bench", help="time every backend on all boards and the start-up of `flipgame solve`",
                         description="Benchmark: every backend over all boards of the size in this process "
@@ -273,8 +277,12 @@ def cmd_verify(args) -> ExitCode:
             bars.pop(summary.backend).close()
         print(f"  {summary.backend}: {summary.boards} boards in {summary.seconds:.2f} s", file=sys.stderr)
 
-    report = run_agreement(game, names, jobs=args.jobs, options=options, progress=progress,
-                           on_backend_done=finished)
+    try:
+        report = run_agreement(game, names, jobs=args.jobs, options=options, progress=progress,
+                               on_backend_done=finished, checkpoint=args.checkpoint,
+                               chunk_size=args.chunk_size)
+    except ValueError as exc:  # e.g. a checkpoint of another run
+        return _fail(ExitCode.USAGE, str(exc))
     for bar in bars.values():
         bar.close()
     print(report.table())

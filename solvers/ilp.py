@@ -72,7 +72,9 @@ class Model:
         else:
             # Measured on 4x4: no probing rounds in SCIP's presolve takes a board
             # from about 2.2 to 1.4 ms; probing finds nothing in these small models.
-            s.SetSolverSpecificParametersAsString("propagating/probing/maxprerounds = 0\n")
+            # SCIP must not swallow Ctrl-C (it would stop one board's solve as a
+            # time-out and the run would go on); Python raises KeyboardInterrupt instead.
+            s.SetSolverSpecificParametersAsString("propagating/probing/maxprerounds = 0\nmisc/catchctrlc = FALSE\n")
         s.SetTimeLimit(max(1, round(time_limit * 1000)))
         n = game.n
         self.press = [s.BoolVar(f"press_{j}") for j in range(n)]

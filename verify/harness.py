@@ -141,6 +141,13 @@ def _solve_chunk(name: str, game: Game, boards: np.ndarray, options: dict) -> Ba
     return BatchSolution.from_solutions(name, boards, solutions, time.perf_counter() - start)
 
 
+def _ignore_sigint() -> None:
+    """Worker initialiser: Ctrl-C is handled by the parent, which writes what finished."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _answer_keys(batch: BatchSolution) -> np.ndarray:
     keys = np.full(len(batch), NO_ANSWER_KEY, dtype=np.int16)
     keys[batch.status == Status.OPTIMAL] = batch.moves[batch.status == Status.OPTIMAL]
@@ -158,6 +165,7 @@ def run_agreement(
     chunk_size: int = 2048,
     progress: Callable[[str, int], None] | None = None,
     on_backend_done: Callable[[BackendSummary], None] | None = None,
+    checkpoint: str | None = None,
 ) -> AgreementReport:
     """Run every backend on every board, check every witness, compare every answer.
 
@@ -179,6 +187,10 @@ def run_agreement(
         Called after each finished chunk.
     on_backend_done : callable(BackendSummary), optional
         Called when a backend has finished every board (before comparison).
+    checkpoint : str, optional
+        JSON-lines file of finished chunks (:mod:`verify.checkpoint`): chunks
+        already in it are not solved again, new ones are appended as they
+        finish, so an interrupted run resumes where it stopped.
 
     Returns
     -------
@@ -212,25 +224,37 @@ def run_agreement(
     summaries: list[BackendSummary] = []
     pool = None
     completed = True
+    store = None
+    if checkpoint:
+        from .checkpoint import Checkpoint, run_header
+
+        store = Checkpoint(checkpoint, run_header(game, names, options, chunk_size, boards))
     try:
         for name in names:
             t0 = time.perf_counter()
             opts = options.get(name, {})
-            if BACKENDS[name].parallel and jobs > 1 and len(chunks) > 1:
+            parts: list[BatchSolution | None] = [store.get(name, i) if store else None for i in range(len(chunks))]
+            todo = [i for i, p in enumerate(parts) if p is None]
+            if progress and len(todo) < len(chunks):
+                progress(name, sum(len(chunks[i]) for i in range(len(chunks)) if parts[i] is not None))
+
+            def finish(i: int, batch: BatchSolution, name=name, parts=parts) -> None:
+                parts[i] = batch
+                if store:
+                    store.add(i, batch)
+                if progress:
+                    progress(name, len(chunks[i]))
+
+            if BACKENDS[name].parallel and jobs > 1 and len(todo) > 1:
                 if pool is None:
-                    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
-                futures = {pool.submit(_solve_chunk, name, game, c, opts): i for i, c in enumerate(chunks)}
-                parts: list[BatchSolution | None] = [None] * len(chunks)
+                    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                                               initializer=_ignore_sigint)
+                futures = {pool.submit(_solve_chunk, name, game, chunks[i], opts): i for i in todo}
                 for fut in as_completed(futures):
-                    parts[futures[fut]] = fut.result()
-                    if progress:
-                        progress(name, len(chunks[futures[fut]]))
+                    finish(futures[fut], fut.result())
             else:
-                parts = []
-                for c in chunks:
-                    parts.append(_solve_chunk(name, game, c, opts))
-                    if progress:
-                        progress(name, len(c))
+                for i in todo:
+                    finish(i, _solve_chunk(name, game, chunks[i], opts))
             batch = BatchSolution.concat(parts)
             summary = _summarise(game, name, batch, parts, time.perf_counter() - t0)
             results[name] = batch
@@ -242,6 +266,8 @@ def run_agreement(
     finally:
         if pool is not None:
             pool.shutdown(wait=completed, cancel_futures=True)
+        if store:
+            store.close()
 
     witness_failures = []
     for name, batch in results.items():

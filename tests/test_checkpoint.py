@@ -1,0 +1,90 @@
+"""Resumable checks: kill -9 in the middle, rerun, and get the uninterrupted report."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from solvers.cli import ExitCode
+
+# 3x3: 512 boards, 32 chunks of 16 per backend.
+ARGS = ["verify", "--size", "3x3", "--backends", "gauss,sat,ilp", "--jobs", "1", "--chunk-size", "16"]
+CHUNKS = 32
+
+
+def verify(*extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solvers", *ARGS, *extra],
+                          capture_output=True, text=True, timeout=300)
+
+
+def comparable(report_path) -> dict:
+    """The report without wall times, which differ between runs."""
+    report = json.loads(report_path.read_text())
+    report.pop("seconds")
+    for row in report["backends"]:
+        row.pop("seconds")
+        row.pop("boards_per_second")
+    return report
+
+
+def start_and_kill(tmp_path, checkpoint, min_lines: int, sig=signal.SIGKILL) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "solvers", *ARGS, "--checkpoint", str(checkpoint),
+                             "--report", str(tmp_path / "partial.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if checkpoint.exists() and checkpoint.read_text().count("\n") >= min_lines:
+            break
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    return proc
+
+
+def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path):
+    whole = verify("--report", str(tmp_path / "whole.json"))
+    assert whole.returncode == ExitCode.OK
+
+    checkpoint = tmp_path / "run.jsonl"
+    proc = start_and_kill(tmp_path, checkpoint, min_lines=1 + 2 * CHUNKS + 2)  # ilp under way
+    assert proc.returncode == -signal.SIGKILL
+    lines_before = checkpoint.read_text().count("\n")
+    assert 1 + 2 * CHUNKS + 2 <= lines_before < 1 + 3 * CHUNKS
+    with checkpoint.open("a") as fh:
+        fh.write('{"backend":"ilp","chunk":')  # a line torn by the kill
+
+    resumed = verify("--checkpoint", str(checkpoint), "--report", str(tmp_path / "resumed.json"))
+    assert resumed.returncode == ExitCode.OK, resumed.stderr
+    assert comparable(tmp_path / "resumed.json") == comparable(tmp_path / "whole.json")
+    assert checkpoint.read_text().count("\n") == 1 + 3 * CHUNKS
+
+
+def test_ctrl_c_writes_the_partial_report_and_exits_130(tmp_path):
+    checkpoint = tmp_path / "run.jsonl"
+    proc = start_and_kill(tmp_path, checkpoint, min_lines=1 + 2 * CHUNKS + 2, sig=signal.SIGINT)
+    assert proc.returncode == ExitCode.INTERRUPTED
+    partial = json.loads((tmp_path / "partial.json").read_text())
+    assert partial["completed"] is False and partial["ok"] is False
+    assert [b["backend"] for b in partial["backends"]] == ["gauss", "sat"]
+
+
+def test_checkpoint_of_another_run_is_refused(tmp_path):
+    checkpoint = tmp_path / "run.jsonl"
+    assert verify("--checkpoint", str(checkpoint), "--report", str(tmp_path / "a.json")).returncode == 0
+    other = subprocess.run([sys.executable, "-m", "solvers", "verify", "--size", "2x3", "--backends", "gauss",
+                            "--checkpoint", str(checkpoint), "--report", str(tmp_path / "b.json")],
+                           capture_output=True, text=True)
+    assert other.returncode == ExitCode.USAGE and "another run" in other.stderr
+
+
+@pytest.mark.parametrize("garbage", ["not json at all\n", ""])
+def test_unreadable_or_empty_checkpoint(tmp_path, garbage):
+    checkpoint = tmp_path / "run.jsonl"
+    checkpoint.write_text(garbage)
+    r = verify("--checkpoint", str(checkpoint), "--report", str(tmp_path / "a.json"))
+    assert r.returncode == (ExitCode.USAGE if garbage else ExitCode.OK)
