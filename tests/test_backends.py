@@ -173,3 +173,18 @@ def test_cpsat_rejects_bad_time_limit():
 def test_gauss_reports_rank_and_nullity():
     s = solve(board(POJ_SAMPLE), "gauss")
     assert (s.stats["rank"], s.stats["nullity"]) == (12, 4)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_independent_state_per_case(backend, game4, exhaustive):
+    """One model over a mixed sequence (solvable, Impossible, repeats, 0 presses) answers
+    each board exactly as a fresh solve does: nothing carries from board to board."""
+    ref = exhaustive["gauss"]
+    solvable = np.flatnonzero(ref.status == Status.OPTIMAL)[[5, 900, 4000, 17]]
+    impossible = np.flatnonzero(ref.status == Status.INFEASIBLE)[[3, 30000]]
+    sequence = np.array([solvable[0], impossible[0], 0, solvable[1], solvable[0], 0xFFFF, impossible[1],
+                         solvable[2], impossible[0], solvable[3]], dtype=np.uint64)
+    batch = BACKENDS[backend].solve_batch(game4, sequence)
+    for i, b in enumerate(sequence):
+        fresh = BACKENDS[backend].solve(game4, int(b))
+        assert batch[i].answer() == fresh.answer() == ref[int(b)].answer()
