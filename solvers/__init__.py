@@ -12,6 +12,7 @@ code only, so ``import solvers`` and the ``gauss``/``bfs`` backends stay light.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from dataclasses import dataclass
 from types import ModuleType
@@ -70,18 +71,35 @@ class Backend:
         return tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY)
 
     def solve(self, game: Game, board: int, **options) -> Solution:
+        """``module.solve`` with options checked; an explicit goal board ``T`` is
+        solved as the all-white goal from ``board ^ T`` (same presses)."""
         self._check_options(options)
-        return self.module.solve(game, board, **options)
+        if game.goal != "board":
+            return self.module.solve(game, board, **options)
+        game.check_fits(board)
+        s = self.module.solve(_as_white(game), board ^ game.target, **options)
+        return dataclasses.replace(s, target=game.target if s.success else None)
 
     def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+        """``module.solve_batch`` with options checked (explicit goal boards as in :meth:`solve`)."""
         self._check_options(options)
-        return self.module.solve_batch(game, boards, **options)
+        if game.goal != "board":
+            return self.module.solve_batch(game, boards, **options)
+        boards = np.asarray(boards, dtype=np.uint64)
+        out = self.module.solve_batch(_as_white(game), boards ^ np.uint64(game.target), **options)
+        solved = out.status == Status.OPTIMAL
+        target = np.where(solved, np.uint64(game.target), np.uint64(0))
+        return dataclasses.replace(out, boards=boards, target=target)
 
     def _check_options(self, options: dict) -> None:
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             valid = ", ".join(self.options) or "none"
             raise TypeError(f"backend {self.name!r} has no option {', '.join(unknown)} (its options: {valid})")
+
+
+def _as_white(game: Game) -> Game:
+    return dataclasses.replace(game, goal="white", target=None)
 
 
 BACKENDS: dict[str, Backend] = {

@@ -23,10 +23,20 @@ from functools import cached_property
 
 import numpy as np
 
-GOALS = ("any", "white", "black")
-"""``any``: all white or all black (POJ 1753); ``white`` / ``black``: one fixed colour."""
+GOALS = ("any", "white", "black", "board")
+"""``any``: all white or all black (POJ 1753); ``white`` / ``black``: one fixed colour;
+``board``: an explicit target board (``Game.target``)."""
+
+NEIGHBOURHOODS: dict[str, tuple[tuple[int, int], ...]] = {
+    "plus": ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)),
+    "cross": ((0, 0), (-1, -1), (-1, 1), (1, -1), (1, 1)),
+    "king": tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)),
+}
+"""Offsets (row, col) flipped by a press: ``plus`` (Lights Out), ``cross`` (the
+diagonals), ``king`` (the 3x3 block).  ``stencil`` takes ``Game.stencil``."""
 
 CELL_CHARS = {"w": 0, "b": 1}
+_TO_BITS = str.maketrans("wb", "01")
 
 
 class BoardFormatError(ValueError):
@@ -50,29 +60,65 @@ class Game:
     ----------
     rows, cols : int
         Board shape, each at least 1.
-    goal : {"any", "white", "black"}
+    goal : {"any", "white", "black", "board"}
         ``any`` accepts an all-white or all-black board (Flip Game, POJ 1753);
-        ``white`` / ``black`` fix the colour (Lights Out, Painter's Problem).
+        ``white`` / ``black`` fix the colour (Lights Out, Painter's Problem);
+        ``board`` asks for the board ``target``.
     wrap : bool
         Toroidal board: neighbours wrap around both edges.  A press never
         toggles a cell twice, even on boards one or two cells wide.
+    neighbourhood : {"plus", "cross", "king", "stencil"}
+        Cells a press flips, as offsets from the pressed cell (see
+        :data:`NEIGHBOURHOODS`); ``stencil`` uses ``stencil``.
+    stencil : tuple of (int, int), optional
+        Offsets (row, col) for ``neighbourhood="stencil"``.
+    target : int, optional
+        Goal board bitmask for ``goal="board"``.
 
     Raises
     ------
     ValueError
-        On a non-positive size or an unknown goal.
+        On a non-positive size, an unknown goal or neighbourhood, a stencil
+        without ``neighbourhood="stencil"`` (or the reverse), or a target
+        that does not fit.
     """
 
     rows: int = 4
     cols: int = 4
     goal: str = "any"
     wrap: bool = False
+    neighbourhood: str = "plus"
+    stencil: tuple[tuple[int, int], ...] | None = None
+    target: int | None = None
 
     def __post_init__(self):
         if not (isinstance(self.rows, int) and isinstance(self.cols, int)) or self.rows < 1 or self.cols < 1:
             raise ValueError(f"board size must be positive integers, got {self.rows}x{self.cols}")
         if self.goal not in GOALS:
             raise ValueError(f"unknown goal {self.goal!r}; expected one of {', '.join(GOALS)}")
+        if (self.goal == "board") != (self.target is not None):
+            raise ValueError("goal 'board' needs a target board, and only it takes one")
+        if self.target is not None and not 0 <= self.target <= self.full:
+            raise ValueError(f"target board does not fit {self.size}")
+        names = (*NEIGHBOURHOODS, "stencil")
+        if self.neighbourhood not in names:
+            raise ValueError(f"unknown neighbourhood {self.neighbourhood!r}; expected one of {', '.join(names)}")
+        if (self.neighbourhood == "stencil") != (self.stencil is not None):
+            raise ValueError("neighbourhood 'stencil' needs stencil offsets, and only it takes them")
+        if self.stencil is not None:
+            object.__setattr__(self, "stencil", tuple(sorted({(int(r), int(c)) for r, c in self.stencil})))
+            if not self.stencil:
+                raise ValueError("a stencil needs at least one offset")
+
+    @property
+    def offsets(self) -> tuple[tuple[int, int], ...]:
+        """(row, col) offsets flipped by a press."""
+        return self.stencil if self.stencil is not None else NEIGHBOURHOODS[self.neighbourhood]
+
+    @property
+    def rules(self) -> str:
+        """Short description, e.g. ``4x4 plus, goal any`` or ``5x5 king toroidal, goal board``."""
+        return (f"{self.size} {self.neighbourhood}{' toroidal' if self.wrap else ''}, goal {self.goal}")
 
     @property
     def n(self) -> int:
@@ -88,11 +134,12 @@ class Game:
     def size(self) -> str:
         return f"{self.rows}x{self.cols}"
 
-    def neighbourhood(self, cell: int) -> tuple[int, ...]:
-        """Cells flipped by pressing ``cell``: itself, up, down, left, right (sorted, distinct)."""
+    def flipped_by(self, cell: int) -> tuple[int, ...]:
+        """Cells flipped by pressing ``cell`` (sorted, distinct: on a small torus two
+        offsets may land on one cell, which is still flipped once)."""
         r, c = divmod(cell, self.cols)
-        out = {cell}
-        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        out = set()
+        for dr, dc in self.offsets:
             rr, cc = r + dr, c + dc
             if self.wrap:
                 rr, cc = rr % self.rows, cc % self.cols
@@ -103,23 +150,31 @@ class Game:
     @cached_property
     def press_masks(self) -> tuple[int, ...]:
         """``press_masks[j]`` is the bitmask of cells flipped by press ``j`` (column j of A)."""
-        return tuple(sum(1 << k for k in self.neighbourhood(j)) for j in range(self.n))
+        return tuple(sum(1 << k for k in self.flipped_by(j)) for j in range(self.n))
 
     @cached_property
     def targets(self) -> tuple[int, ...]:
         """Goal boards as bitmasks, in order of preference on ties: white (0) before black."""
+        if self.goal == "board":
+            return (self.target,)
         return {"any": (0, self.full), "white": (0,), "black": (self.full,)}[self.goal]
 
     def target_name(self, target: int) -> str:
-        """``"white"`` for 0, ``"black"`` for the full board, else ``"custom"``."""
-        return "white" if target == 0 else "black" if target == self.full else "custom"
+        """``"white"`` for 0, ``"black"`` for the full board, else ``"the target board"``."""
+        return "white" if target == 0 else "black" if target == self.full else "the target board"
 
     def apply(self, board: int, presses: int) -> int:
-        """The board after pressing every cell in the bitmask ``presses``.  O(n)."""
-        for j in range(self.n):
-            if presses >> j & 1:
-                board ^= self.press_masks[j]
-        return board
+        """The board after pressing every cell in the bitmask ``presses``.
+
+        A plain simulation, row by row, that never builds a press matrix:
+        O(n + presses * |offsets|), fine for 1000x1000 boards.
+        """
+        rows = to_rows(board, self.rows, self.cols)
+        bits = to_bits(presses, self.n)
+        for j in (i for i, ch in enumerate(bits) if ch == "1"):
+            for k in self.flipped_by(j):
+                rows[k // self.cols] ^= 1 << (k % self.cols)
+        return from_rows(rows, self.cols)
 
     def apply_many(self, boards: np.ndarray, presses: np.ndarray) -> np.ndarray:
         """Vectorised :meth:`apply`: uint64 arrays of shape (k,) in and out.  O(k n), n <= 64."""
@@ -173,11 +228,26 @@ class Board:
         return self.text()
 
 
-def format_cells(cells: int, rows: int, cols: int, on: str = "b", off: str = "w") -> str:
-    """A bitmask as ``rows`` lines of ``cols`` characters; ``on`` for set bits."""
-    return "\n".join(
-        "".join(on if cells >> (r * cols + c) & 1 else off for c in range(cols)) for r in range(rows)
-    )
+def to_bits(cells: int, n: int) -> str:
+    """Cell ``i`` of a bitmask as character ``i`` of a '0'/'1' string of length n.  O(n)."""
+    return format(cells, f"0{n}b")[::-1] if n else ""
+
+
+def to_rows(cells: int, rows: int, cols: int) -> list[int]:
+    """A bitmask as ``rows`` row bitmasks (bit c = cell (r, c)).  O(n)."""
+    bits = to_bits(cells, rows * cols)
+    return [int(bits[r * cols:(r + 1) * cols][::-1], 2) for r in range(rows)]
+
+
+def from_rows(row_masks: list[int], cols: int) -> int:
+    """Inverse of :func:`to_rows`.  O(n)."""
+    return int("".join(format(m, f"0{cols}b") for m in reversed(row_masks)) or "0", 2)
+
+
+def format_cells(cells: int, rows: int, cols: int, on: str = "b", off: str = "w", sep: str = "") -> str:
+    """A bitmask as ``rows`` lines of ``cols`` characters; ``on`` for set bits.  O(n)."""
+    bits = to_bits(cells, rows * cols).translate(str.maketrans("10", on + off))
+    return "\n".join(sep.join(bits[r * cols:(r + 1) * cols]) for r in range(rows))
 
 
 def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
@@ -214,7 +284,7 @@ def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[B
             first_line = line_no
         current.append(row)
         if len(current) == rows:
-            cells = sum(CELL_CHARS[ch] << i for i, ch in enumerate("".join(current)))
+            cells = int("".join(current)[::-1].translate(_TO_BITS), 2)
             yield Board(rows, cols, cells)
             case, current = case + 1, []
     if current:
@@ -223,3 +293,24 @@ def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[B
             f"(case starts on line {first_line})",
             case=case, line=line_no,
         )
+
+
+def refine_lexicographic(n: int, presses: int, solve_fixed) -> int:
+    """The lexicographically smallest minimum-weight press set (POJ 3279's rule).
+
+    ``presses`` is one minimum-weight solution; ``solve_fixed(fixed)`` must return a
+    minimum-weight solution (same weight) agreeing with ``fixed`` (cell -> 0/1), or
+    None.  Cells are decided in reading order, preferring 0: a cell already 0 in
+    the current solution needs no call, so at most ``weight`` solver calls are made
+    per 1 met, O(n) calls in all.
+    """
+    fixed: dict[int, int] = {}
+    for i in range(n):
+        fixed[i] = 0
+        if presses >> i & 1:
+            other = solve_fixed(fixed)
+            if other is None:
+                fixed[i] = 1
+            else:
+                presses = other
+    return presses

@@ -40,12 +40,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from .board import Game
+from .board import Game, from_rows, to_bits, to_rows
 from .result import BatchSolution, Solution, Status
 
 NAME = "gauss"
 DEFAULT_MAX_NULLITY = 20
 """2**20 ~ 1e6 null-space combinations: about 0.5 s in the Python loop, 8 MiB in numpy."""
+DENSE_MAX_CELLS = 2500
+"""Dense elimination is O(n^3 / w): 2500 cells (50x50) take about 10 s in Python."""
+AUTO_DENSE_CELLS = 1024
+"""``method="auto"`` uses light chasing above this many cells, when it applies."""
 
 
 class NullityTooLargeError(ValueError):
@@ -180,8 +184,13 @@ def _check_nullity(elim: Elimination, max_nullity: int) -> None:
         )
 
 
-def _min_weight(x: int, basis: tuple[int, ...]) -> int:
-    """Lightest of ``x ^ span(basis)``; ties go to the smallest basis assignment."""
+def _min_weight(x: int, basis: tuple[int, ...], canonical_n: int | None = None) -> int:
+    """Lightest of ``x ^ span(basis)``.
+
+    Ties go to the smallest basis assignment, or with ``canonical_n`` (the
+    number of cells) to the lexicographically smallest press pattern read
+    cell by cell (POJ 3279's rule).
+    """
     best_w, best_a, best_x = x.bit_count(), 0, x
     assign = 0
     for i in range(1, 1 << len(basis)):
@@ -189,12 +198,119 @@ def _min_weight(x: int, basis: tuple[int, ...]) -> int:
         x ^= basis[bit]
         assign ^= 1 << bit
         w = x.bit_count()
-        if w < best_w or (w == best_w and assign < best_a):
+        if w < best_w or (w == best_w and (
+                assign < best_a if canonical_n is None else lex_less(x, best_x, canonical_n))):
             best_w, best_a, best_x = w, assign, x
     return best_x
 
 
-def solve(game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY) -> Solution:
+def lex_less(x: int, y: int, n: int) -> bool:
+    """True if press set ``x`` reads before ``y`` cell by cell (0 before 1).  O(n)."""
+    return to_bits(x, n) < to_bits(y, n)
+
+
+def _better(x: int, best: int | None, n: int, canonical: bool) -> bool:
+    if best is None or x.bit_count() != best.bit_count():
+        return best is None or x.bit_count() < best.bit_count()
+    return canonical and lex_less(x, best, n)
+
+
+def chaseable(game: Game) -> bool:
+    """True if light chasing applies: the plus neighbourhood without wrap-around."""
+    return game.neighbourhood == "plus" and not game.wrap
+
+
+def _chase(game: Game, first_row: int, need: list[int]) -> tuple[list[int], int]:
+    """Light chasing: press rows 1.. so that each row above ends right.
+
+    ``need[r]``: row bitmask of cells that must flip.  Returns the press rows
+    and the residual last row (cells still wrong; 0 iff the presses solve it).
+    The map (first_row, need) -> (presses, residual) is affine over GF(2).
+    """
+    mask = (1 << game.cols) - 1
+    presses = [first_row]
+    above = 0
+    for r in range(game.rows - 1):
+        row = presses[r]
+        flipped = row ^ (row << 1 & mask) ^ (row >> 1) ^ above
+        presses.append(need[r] ^ flipped)
+        above = row
+    row = presses[-1]
+    return presses, need[-1] ^ row ^ (row << 1 & mask) ^ (row >> 1) ^ above
+
+
+@lru_cache(maxsize=8)
+def _last_row_system(game: Game) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Eliminate the cols x cols last-row system M v = residual of light chasing.
+
+    Column k of M is the residual of chasing first row e_k with nothing to
+    flip.  Returns (pivots, combos, checks, null_basis) in the sense of
+    :class:`Elimination`, over the ``cols`` first-row variables.
+    """
+    cols = game.cols
+    zero = [0] * game.rows
+    columns = [_chase(game, 1 << k, zero)[1] for k in range(cols)]
+    rows = [sum(1 << k for k in range(cols) if columns[k] >> i & 1) for i in range(cols)]
+    comb = [1 << i for i in range(cols)]
+    pivots, free, r = [], [], 0
+    for col in range(cols):
+        p = next((i for i in range(r, cols) if rows[i] >> col & 1), None)
+        if p is None:
+            free.append(col)
+            continue
+        rows[r], rows[p], comb[r], comb[p] = rows[p], rows[r], comb[p], comb[r]
+        for i in range(cols):
+            if i != r and rows[i] >> col & 1:
+                rows[i] ^= rows[r]
+                comb[i] ^= comb[r]
+        pivots.append(col)
+        r += 1
+    null = []
+    for f in free:
+        v = 1 << f
+        for k, p in enumerate(pivots):
+            if rows[k] >> f & 1:
+                v |= 1 << p
+        null.append(v)
+    return tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null)
+
+
+def _solve_chase(game: Game, board: int, max_nullity: int,
+                 canonical: bool) -> tuple[tuple[int, int] | None, dict]:
+    """Minimum-weight solution by light chasing; ((presses, target) or None, stats).
+
+    The solutions are the chases of first rows ``v`` with ``M v = residual(0)``:
+    a particular ``v`` plus the null space of M (whose dimension equals the
+    nullity of the press matrix).  Running time O(cols * rows) row operations
+    for M (once per game), then O(rows) per chase and O(2**nullity * n / w)
+    for the minimum.  Memory O(n) bits.
+    """
+    pivots, combos, checks, null = _last_row_system(game)
+    stats = {"rank": game.n - len(null), "nullity": len(null), "method": "chase"}
+    if len(null) > max_nullity:
+        raise NullityTooLargeError(
+            f"nullity {len(null)} means 2**{len(null)} solutions to enumerate "
+            f"(max_nullity={max_nullity}); use --backend cpsat or sat for the minimum")
+    quiet = [from_rows(_chase(game, z, [0] * game.rows)[0], game.cols) for z in null]
+    best = None
+    for t in game.targets:
+        need = to_rows(board ^ t, game.rows, game.cols)
+        _, residual = _chase(game, 0, need)
+        if any((c & residual).bit_count() & 1 for c in checks):
+            continue
+        v = 0
+        for p, comb in zip(pivots, combos, strict=True):
+            if (comb & residual).bit_count() & 1:
+                v |= 1 << p
+        x = _min_weight(from_rows(_chase(game, v, need)[0], game.cols), tuple(quiet),
+                        game.n if canonical else None)
+        if _better(x, best and best[0], game.n, canonical):
+            best = (x, t)
+    return best, stats
+
+
+def solve(game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
+          canonical: bool = False) -> Solution:
     """Minimum number of presses taking ``board`` to a goal board of ``game``.
 
     Parameters
@@ -203,23 +319,52 @@ def solve(game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY) -> 
     board : int
         Bitmask of black cells.
     max_nullity : int
-        Refuse games whose null space has more than ``2**max_nullity`` vectors.
+        Refuse games whose null space has more than ``2**max_nullity``
+        vectors: 2**20 candidates take about a second in this loop.
+    method : {"auto", "dense", "chase"}
+        ``dense``: elimination of the n x n press matrix, for any rules up to
+        :data:`DENSE_MAX_CELLS` cells.  ``chase``: light chasing (press the
+        first row, chase the lights down, solve the ``cols`` last-row
+        conditions), for the plus neighbourhood without wrap, any size
+        (200x200 in well under a second, 1000x1000 in seconds).  ``auto``:
+        dense up to 1024 cells, else chase when it applies.
+    canonical : bool
+        Among minimum-weight solutions return the lexicographically smallest
+        press pattern read cell by cell (POJ 3279); else the one with the
+        smallest free-variable assignment (slightly faster).
 
     Returns
     -------
     Solution
         OPTIMAL with a minimum-weight witness, or INFEASIBLE; stats give
-        ``rank`` and ``nullity``.
+        ``rank``, ``nullity`` and ``method``.
 
     Raises
     ------
     NullityTooLargeError
         If the nullity exceeds ``max_nullity``.
     ValueError
-        If ``board`` is not a bitmask of the game's cells.
+        If ``board`` does not fit, the method is unknown or does not apply,
+        or the board is too large for the dense method.
     """
     start = time.perf_counter()
     game.check_fits(board)
+    if method not in ("auto", "dense", "chase"):
+        raise ValueError(f"unknown method {method!r}; expected auto, dense or chase")
+    if method == "auto":
+        method = "chase" if chaseable(game) and game.n > AUTO_DENSE_CELLS else "dense"
+    if method == "chase":
+        if not chaseable(game):
+            raise ValueError("light chasing needs the plus neighbourhood without wrap; use method='dense'")
+        best, stats = _solve_chase(game, board, max_nullity, canonical)
+        seconds = time.perf_counter() - start
+        if best is None:
+            return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)
+        x, t = best
+        return Solution(NAME, Status.OPTIMAL, x.bit_count(), x, t, seconds, stats)
+    if game.n > DENSE_MAX_CELLS:
+        raise ValueError(f"{game.size} has {game.n} cells; dense elimination allows at most {DENSE_MAX_CELLS} "
+                         f"(light chasing covers large plus boards without wrap; otherwise use sat or cpsat)")
     elim = eliminate(game)
     _check_nullity(elim, max_nullity)
     best = None
@@ -227,10 +372,10 @@ def solve(game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY) -> 
         d = board ^ t
         if not elim.consistent(d):
             continue
-        x = _min_weight(elim.particular(d), elim.null_basis)
-        if best is None or x.bit_count() < best[0].bit_count():
+        x = _min_weight(elim.particular(d), elim.null_basis, game.n if canonical else None)
+        if _better(x, best and best[0], game.n, canonical):
             best = (x, t)
-    stats = {"rank": elim.rank, "nullity": elim.nullity}
+    stats = {"rank": elim.rank, "nullity": elim.nullity, "method": "dense"}
     seconds = time.perf_counter() - start
     if best is None:
         return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)
@@ -238,12 +383,20 @@ def solve(game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY) -> 
     return Solution(NAME, Status.OPTIMAL, x.bit_count(), x, t, seconds, stats)
 
 
+def _reading_key(x: np.ndarray, n: int) -> np.ndarray:
+    """uint64 keys ordering press sets as their cell-by-cell readings (cell 0 most significant)."""
+    key = np.zeros(x.shape, dtype=np.uint64)
+    for j in range(n):
+        key |= ((x >> np.uint64(j)) & np.uint64(1)) << np.uint64(n - 1 - j)
+    return key
+
+
 def _bits(values: np.ndarray) -> np.ndarray:
     return np.bitwise_count(values).astype(np.int16)
 
 
 def solve_batch(game: Game, boards: np.ndarray, *, max_nullity: int = DEFAULT_MAX_NULLITY,
-                chunk_elements: int = 1 << 22) -> BatchSolution:
+                canonical: bool = False, chunk_elements: int = 1 << 22) -> BatchSolution:
     """Vectorised :func:`solve` over many boards of one game; identical answers and witnesses.
 
     Parameters
@@ -280,9 +433,18 @@ def solve_batch(game: Game, boards: np.ndarray, *, max_nullity: int = DEFAULT_MA
         x = np.empty_like(xp)
         for s in range(0, len(boards), rows_per_chunk):
             cand = xp[s:s + rows_per_chunk, None] ^ span[None, :]
-            x[s:s + rows_per_chunk] = cand[np.arange(len(cand)), np.argmin(np.bitwise_count(cand), axis=1)]
+            weight = np.bitwise_count(cand)
+            if canonical:  # lightest first, then the smallest cell-by-cell reading
+                light = weight == weight.min(axis=1, keepdims=True)
+                pick = np.argmin(np.where(light, _reading_key(cand, game.n), np.iinfo(np.uint64).max), axis=1)
+            else:
+                pick = np.argmin(weight, axis=1)
+            x[s:s + rows_per_chunk] = cand[np.arange(len(cand)), pick]
         w = _bits(x)
         better = ok & (w < best_w)
+        if canonical:
+            tie = ok & (w == best_w) & (_reading_key(x, game.n) < _reading_key(out.presses, game.n))
+            better |= tie
         best_w[better] = w[better]
         out.presses[better] = x[better]
         out.target[better] = t

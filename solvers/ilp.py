@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from .board import Game
+from .board import Game, refine_lexicographic
 from .result import BatchSolution, Solution, Status
 
 NAME = "ilp"
@@ -96,7 +96,39 @@ class Model:
             objective.SetCoefficient(v, 1)
         objective.SetMinimization()
 
-    def solve(self, board: int) -> Solution:
+    def _fix_presses(self, fixed: dict[int, int]) -> None:
+        for i, v in enumerate(self.press):
+            v.SetBounds(*((fixed[i], fixed[i]) if i in fixed else (0, 1)))
+
+    def _refine(self, board: int, start: float) -> Solution:
+        """Canonical witness: fix cells in reading order to 0 where a minimum allows it."""
+        lp, s = self._lp, self.mip
+        weight = round(s.Objective().Value())
+        colour = [self.colour.solution_value() > 0.5]
+
+        def current() -> int:
+            return sum(1 << j for j, v in enumerate(self.press) if v.solution_value() > 0.5)
+
+        def solve_fixed(fixed: dict[int, int]) -> int | None:
+            self._fix_presses(fixed)
+            code = s.Solve()
+            if code == lp.Solver.OPTIMAL and round(s.Objective().Value()) == weight:
+                colour[0] = self.colour.solution_value() > 0.5
+                return current()
+            if code in (lp.Solver.OPTIMAL, lp.Solver.INFEASIBLE):
+                return None
+            raise TimeoutError("no proof within the time limit while choosing the canonical witness")
+
+        try:
+            presses = refine_lexicographic(self.game.n, current(), solve_fixed)
+        except TimeoutError:
+            return Solution(NAME, Status.UNKNOWN, seconds=time.perf_counter() - start)
+        finally:
+            self._fix_presses({})
+        target = self.game.full if colour[0] else 0
+        return Solution(NAME, Status.OPTIMAL, weight, presses, target, time.perf_counter() - start)
+
+    def solve(self, board: int, canonical: bool = False) -> Solution:
         """Minimum presses for one board (bitmask); see :func:`solve`."""
         start = time.perf_counter()
         self.game.check_fits(board)
@@ -105,6 +137,8 @@ class Model:
             row.SetBounds(rhs, rhs)
         lp, s = self._lp, self.mip
         code = s.Solve()
+        if canonical and code == lp.Solver.OPTIMAL:
+            return self._refine(board, start)
         stats = {"nodes": s.nodes(), "wall_time": s.wall_time() / 1000}
         seconds = time.perf_counter() - start
         if code == lp.Solver.OPTIMAL:
@@ -119,7 +153,7 @@ class Model:
 
 
 def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER,
-          time_limit: float = DEFAULT_TIME_LIMIT) -> Solution:
+          time_limit: float = DEFAULT_TIME_LIMIT, canonical: bool = False) -> Solution:
     """Minimum presses for one board by MIP.
 
     Parameters
@@ -130,6 +164,9 @@ def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER,
     solver : {"SCIP", "HIGHS"}
     time_limit : float
         Seconds; a time-out gives ``Status.UNKNOWN``, never a number.
+    canonical : bool
+        Return the lexicographically smallest minimum press set (cells fixed to
+        0 in reading order where a minimum remains; at most one solve per press).
 
     Returns
     -------
@@ -142,12 +179,12 @@ def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER,
         See :class:`Model`.
     """
     start = time.perf_counter()
-    s = Model(game, solver=solver, time_limit=time_limit).solve(board)
+    s = Model(game, solver=solver, time_limit=time_limit).solve(board, canonical)
     return Solution(NAME, s.status, s.moves, s.presses, s.target, time.perf_counter() - start, s.stats)
 
 
 def solve_batch(game: Game, boards: np.ndarray, *, solver: str = DEFAULT_SOLVER,
-                time_limit: float = DEFAULT_TIME_LIMIT) -> BatchSolution:
+                time_limit: float = DEFAULT_TIME_LIMIT, canonical: bool = False) -> BatchSolution:
     """:func:`solve` over many boards with one model; only right-hand sides change.
 
     Parameters
@@ -157,6 +194,6 @@ def solve_batch(game: Game, boards: np.ndarray, *, solver: str = DEFAULT_SOLVER,
     start = time.perf_counter()
     model = Model(game, solver=solver, time_limit=time_limit)
     boards = np.asarray(boards, dtype=np.uint64)
-    solutions = [model.solve(int(b)) for b in boards]
+    solutions = [model.solve(int(b), canonical) for b in boards]
     out = BatchSolution.from_solutions(NAME, boards, solutions, time.perf_counter() - start)
-    return out.with_time(out.seconds, nodes=sum(s.stats["nodes"] for s in solutions))
+    return out.with_time(out.seconds, nodes=sum(s.stats.get("nodes", 0) for s in solutions))

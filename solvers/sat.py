@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 
-from .board import Game
+from .board import Game, refine_lexicographic
 from .result import BatchSolution, Solution, Status
 
 NAME = "sat"
@@ -130,7 +130,7 @@ class Model:
         self.solver.delete()
         self.totalizer.delete()
 
-    def solve(self, board: int) -> Solution:
+    def solve(self, board: int, canonical: bool = False) -> Solution:
         """Minimum presses for one board (bitmask); see :func:`solve`."""
         start = time.perf_counter()
         self.game.check_fits(board)
@@ -158,11 +158,25 @@ class Model:
         if best is None:
             return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)
         presses, black = best
+        if canonical:
+            weight = presses.bit_count()
+            bound = [-self.totalizer.rhs[weight]] if weight < len(self.press) else []
+
+            def solve_fixed(fixed: dict[int, int]) -> int | None:
+                nonlocal black
+                lits = [self.press[i] if v else -self.press[i] for i, v in fixed.items()]
+                if not s.solve(assumptions=fix + bound + lits):
+                    return None
+                model = s.get_model()
+                black = model[self.colour - 1] > 0
+                return sum(1 << j for j, v in enumerate(self.press) if model[v - 1] > 0)
+
+            presses = refine_lexicographic(self.game.n, presses, solve_fixed)
         return Solution(NAME, Status.OPTIMAL, presses.bit_count(), presses, self.game.full if black else 0,
                         seconds, stats)
 
 
-def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER) -> Solution:
+def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER, canonical: bool = False) -> Solution:
     """Minimum presses for one board by incremental SAT with a totalizer.
 
     Parameters
@@ -172,6 +186,9 @@ def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER) -> Solution:
         Bitmask of black cells.
     solver : str
         python-sat solver name, e.g. ``cadical195``, ``minisat22``, ``glucose4``.
+    canonical : bool
+        Return the lexicographically smallest minimum press set (at most one
+        more SAT call per press, under assumptions fixing the cells before it).
 
     Returns
     -------
@@ -186,13 +203,14 @@ def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER) -> Solution:
     start = time.perf_counter()
     model = Model(game, solver=solver)
     try:
-        s = model.solve(board)
+        s = model.solve(board, canonical)
     finally:
         model.close()
     return Solution(NAME, s.status, s.moves, s.presses, s.target, time.perf_counter() - start, s.stats)
 
 
-def solve_batch(game: Game, boards: np.ndarray, *, solver: str = DEFAULT_SOLVER) -> BatchSolution:
+def solve_batch(game: Game, boards: np.ndarray, *, solver: str = DEFAULT_SOLVER,
+                canonical: bool = False) -> BatchSolution:
     """:func:`solve` over many boards with one formula; only the assumptions change.
 
     Parameters
@@ -205,8 +223,8 @@ def solve_batch(game: Game, boards: np.ndarray, *, solver: str = DEFAULT_SOLVER)
     model = Model(game, solver=solver)
     try:
         boards = np.asarray(boards, dtype=np.uint64)
-        solutions = [model.solve(int(b)) for b in boards]
+        solutions = [model.solve(int(b), canonical) for b in boards]
     finally:
         model.close()
     out = BatchSolution.from_solutions(NAME, boards, solutions, time.perf_counter() - start)
-    return out.with_time(out.seconds, conflicts=sum(s.stats["conflicts"] for s in solutions))
+    return out.with_time(out.seconds, conflicts=sum(s.stats.get("conflicts", 0) for s in solutions))

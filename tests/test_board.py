@@ -32,11 +32,11 @@ def test_statement_example_press_first_piece_of_third_row():
 
 def test_toroidal_neighbourhoods():
     g = Game(4, 4, wrap=True)
-    assert g.neighbourhood(0) == (0, 1, 3, 4, 12)
+    assert g.flipped_by(0) == (0, 1, 3, 4, 12)
     # 1 and 2 wide: a press never toggles a cell twice.
-    assert Game(1, 2, wrap=True).neighbourhood(0) == (0, 1)
-    assert Game(1, 1, wrap=True).neighbourhood(0) == (0,)
-    assert Game(2, 2, wrap=True).neighbourhood(0) == (0, 1, 2)
+    assert Game(1, 2, wrap=True).flipped_by(0) == (0, 1)
+    assert Game(1, 1, wrap=True).flipped_by(0) == (0,)
+    assert Game(2, 2, wrap=True).flipped_by(0) == (0, 1, 2)
 
 
 def test_apply_many_matches_apply():
