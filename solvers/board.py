@@ -314,3 +314,23 @@ def refine_lexicographic(n: int, presses: int, solve_fixed) -> int:
             else:
                 presses = other
     return presses
+
+
+def parse_stencil(text: str) -> tuple[tuple[int, int], ...]:
+    """Offsets from a stencil drawn as rows separated by ``/``, ``x`` = flipped, ``.`` = not;
+    odd height and width, the centre is the pressed cell.  E.g. ``.x./xxx/.x.`` is ``plus``.
+
+    Raises ValueError naming what is wrong.
+    """
+    rows = [r.strip() for r in text.strip().split("/")]
+    height, width = len(rows), len(rows[0])
+    if any(len(r) != width for r in rows) or height % 2 == 0 or width % 2 == 0:
+        raise ValueError(f"stencil {text!r}: expected rows of one odd length, an odd number of rows, "
+                         f"separated by '/' (e.g. .x./xxx/.x.)")
+    if any(ch not in "x." for r in rows for ch in r):
+        raise ValueError(f"stencil {text!r}: expected only 'x' (flipped) and '.' (not)")
+    offsets = tuple((r - height // 2, c - width // 2) for r in range(height) for c in range(width)
+                    if rows[r][c] == "x")
+    if not offsets:
+        raise ValueError(f"stencil {text!r} flips no cell")
+    return offsets

@@ -18,9 +18,14 @@ import re
 import sys
 from collections.abc import Sequence
 
+import numpy as np
+
 from . import BACKENDS, GOALS, Game, get_backend, read_cases
-from .board import BoardFormatError, format_cells
+from .board import NEIGHBOURHOODS, BoardFormatError, format_cells, parse_stencil
 from .result import Status
+
+EXHAUSTIVE_MAX_CELLS = 20
+"""verify checks every board up to 2**20 boards; above, a --sample (or --exhaustive up to 24 cells)."""
 
 
 class ExitCode(enum.IntEnum):
@@ -69,17 +74,50 @@ def backend_list(text: str) -> list[str]:
 
 
 def _rules(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--size", type=board_size, default=(4, 4), metavar="RxC",
-                        help="board shape, rows x cols (default 4x4)")
-    parser.add_argument("--goal", choices=GOALS, default="any",
+    parser.add_argument("--size", type=board_size, metavar="RxC", help="board shape, rows x cols (default 4x4)")
+    parser.add_argument("--goal", choices=GOALS[:3],
                         help="any: all white or all black (POJ 1753, default); white/black: that colour")
+    parser.add_argument("--target", metavar="FILE",
+                        help="goal: this board (rows of b/w in FILE) instead of a uniform colour")
     parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
+    parser.add_argument("--neighbourhood", choices=[*NEIGHBOURHOODS, "stencil"], default="plus",
+                        help="cells a press flips: plus (default), cross (diagonals), king (3x3), stencil")
+    parser.add_argument("--stencil", metavar="PATTERN",
+                        help="with --neighbourhood stencil: rows of x/. separated by '/', centre = the press, "
+                             "e.g. 'x.x/.x./x.x'")
     parser.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
                         help="per-board limit for solvers that take one (cpsat, ilp); a time-out answers Unknown")
     parser.add_argument("--sat-solver", metavar="NAME",
                         help="python-sat solver for the sat backend (default cadical195; e.g. minisat22, glucose4)")
     parser.add_argument("--mip-solver", metavar="NAME", type=str.upper,
                         help="MIP solver for the ilp backend: SCIP (default) or HIGHS")
+
+
+def game_from_args(args) -> Game:
+    """The rules chosen on the command line.  Raises ValueError naming a bad combination."""
+    rows, cols = args.size or (4, 4)
+    stencil = None
+    if args.stencil is not None:
+        if args.neighbourhood != "stencil":
+            raise ValueError("--stencil needs --neighbourhood stencil")
+        stencil = parse_stencil(args.stencil)
+    elif args.neighbourhood == "stencil":
+        raise ValueError("--neighbourhood stencil needs --stencil PATTERN (e.g. '.x./xxx/.x.')")
+    goal, target = args.goal or "any", None
+    if args.target is not None:
+        if args.goal is not None:
+            raise ValueError("give either --goal or --target, not both")
+        try:
+            with open(args.target, encoding="utf-8", errors="replace") as fh:
+                boards = list(read_cases(fh, rows, cols))
+        except OSError as exc:
+            raise ValueError(f"cannot read --target {args.target}: {exc.strerror}") from None
+        except BoardFormatError as exc:
+            raise ValueError(f"--target {args.target}: {exc}") from None
+        if len(boards) != 1:
+            raise ValueError(f"--target {args.target}: expected one {rows}x{cols} board, found {len(boards)}")
+        goal, target = "board", boards[0].cells
+    return Game(rows, cols, goal, args.wrap, args.neighbourhood, stencil, target)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -97,6 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after each answer, print the press set as a board of x (press) and . (no press)")
     p.add_argument("--explain", action="store_true",
                    help="also print the press set, or for Impossible a certificate per goal colour")
+    p.add_argument("--format", choices=["poj1753", "painter", "fliptile"], default="poj1753",
+                   help="input/output format: poj1753 (Flip Game, default), painter (POJ 1681), "
+                        "fliptile (POJ 3279)")
+    p.add_argument("--canonical", action="store_true",
+                   help="among minimum press sets, the lexicographically smallest (always on for fliptile)")
+    p.add_argument("--stats", action="store_true",
+                   help="per case on stderr: rules, status, presses, nullity, seconds and solver statistics")
     _rules(p)
 
     v = sub.add_parser("verify", help="run every backend on every board and compare",
@@ -111,6 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON-lines file of finished chunks; rerun the same command to resume after an interruption")
     v.add_argument("--chunk-size", type=positive_int, default=2048, metavar="N",
                    help="boards per unit of work and per checkpoint line (default 2048)")
+    v.add_argument("--sample", type=positive_int, metavar="N",
+                   help=f"check N random boards instead of all (default for more than {EXHAUSTIVE_MAX_CELLS} cells)")
+    v.add_argument("--seed", type=int, default=0, metavar="S", help="random seed for --sample (default 0)")
+    v.add_argument("--exhaustive", action="store_true",
+                   help=f"check every board even above {EXHAUSTIVE_MAX_CELLS} cells (at most 24)")
+    v.add_argument("--canonical", action="store_true",
+                   help="ask every backend for the canonical (lexicographically smallest) minimum press set "
+                        "and compare press sets too, not only counts")
     _rules(v)
     bp = sub.add_parser("bench", help="time every backend on all boards and the start-up of `flipgame solve`",
                         description="Benchmark: every backend over all boards of the size in this process "
@@ -186,15 +239,20 @@ def explain_impossible(game: Game, board: int) -> str:
 def cmd_solve(args) -> ExitCode:
     from verify.witness import check_solution
 
-    rows, cols = args.size
-    game = Game(rows, cols, args.goal, args.wrap)
+    from .formats import FORMATS
+
+    reader, writer, size_from_input, canonical = FORMATS[args.format]
+    if size_from_input and (args.size or args.goal or args.target):
+        return _fail(ExitCode.USAGE, f"the {args.format} format gives the size and goal in its input; "
+                                     f"drop --size/--goal/--target")
     backend = get_backend(args.backend)
-    if not backend.supports(game):
-        return _fail(ExitCode.USAGE, f"backend {backend.name!r} allows at most {backend.max_cells} cells; "
-                                     f"{game.size} has {game.n}")
     try:
+        rules = game_from_args(args)
         options = _backend_options([backend.name], args)[backend.name]
-        backend.solve(game, 0, **options)  # fail on a bad solver name before reading input
+        if canonical or args.canonical:
+            options["canonical"] = True
+        if backend.supports(rules):
+            backend.solve(Game(1, 1), 0, **options)  # fail on a bad solver name before reading input
     except ValueError as exc:
         return _fail(ExitCode.USAGE, str(exc))
     worst = ExitCode.OK
@@ -206,33 +264,49 @@ def cmd_solve(args) -> ExitCode:
                   else open(args.file, encoding="utf-8", errors="replace"))  # noqa: SIM115 - closed by `with` below
     except OSError as exc:
         return _fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror}")
-    case = 0
+    name = "standard input" if args.file == "-" else args.file
+    number = 0
     with stream as stream:
         try:
-            for case, board in enumerate(read_cases(stream, rows, cols), start=1):
-                sol = backend.solve(game, board.cells, **options)
-                problem = check_solution(game, board.cells, sol)
+            for case in reader(stream, rules):
+                number, game = case.number, case.game
+                if not backend.supports(game):
+                    return _fail(ExitCode.USAGE, f"case {number}: backend {backend.name!r} allows at most "
+                                                 f"{backend.max_cells} cells; {game.size} has {game.n}")
+                sol = backend.solve(game, case.board, **options)
+                problem = check_solution(game, case.board, sol)
                 if problem:
                     print("Error", flush=True)
-                    _fail(ExitCode.WITNESS_FAILURE, f"case {case}: {backend.name} witness rejected: {problem}")
+                    _fail(ExitCode.WITNESS_FAILURE, f"case {number}: {backend.name} witness rejected: {problem}")
                     worst = max(worst, ExitCode.WITNESS_FAILURE)
                     continue
-                print(sol.answer())
+                print(writer(case, sol))
                 if sol.status in (Status.UNKNOWN, Status.ERROR):
                     worst = max(worst, ExitCode.INCOMPLETE)
-                    _fail(ExitCode.INCOMPLETE, f"case {case}: {backend.name} gave no proven answer "
+                    _fail(ExitCode.INCOMPLETE, f"case {number}: {backend.name} gave no proven answer "
                                                f"({sol.status.name}, {sol.seconds:.1f} s)")
                 if (args.presses or args.explain) and sol.success:
-                    print(format_cells(sol.presses, rows, cols, "x", "."))
+                    print(format_cells(sol.presses, game.rows, game.cols, "x", "."))
                 if args.explain and sol.status is Status.INFEASIBLE:
-                    print(explain_impossible(game, board.cells))
+                    print(explain_impossible(game, case.board))
                 sys.stdout.flush()
+                if args.stats:
+                    print(_stats_line(number, game, sol), file=sys.stderr)
         except BoardFormatError as exc:
-            name = "standard input" if args.file == "-" else args.file
             return _fail(ExitCode.USAGE, f"{name}: {exc}")
         except ValueError as exc:  # e.g. a nullity too large for gauss
-            return _fail(ExitCode.USAGE, f"case {case}: {exc}")
+            return _fail(ExitCode.USAGE, f"{name}: case {number + 1 if number == 0 else number}: {exc}")
     return worst
+
+
+def _stats_line(number: int, game: Game, sol) -> str:
+    from .gauss import nullity
+
+    k = sol.stats.get("nullity", nullity(game))
+    extra = " ".join(f"{key}={value}" for key, value in sol.stats.items() if key not in ("nullity",))
+    moves = "-" if sol.moves is None else sol.moves
+    return (f"case {number}: {game.rules}; {sol.status.name} presses={moves} "
+            f"nullity={'?' if k is None else k} seconds={sol.seconds:.4f} {extra}").rstrip()
 
 
 def cmd_verify(args) -> ExitCode:
@@ -240,8 +314,10 @@ def cmd_verify(args) -> ExitCode:
 
     from verify.harness import run_agreement
 
-    rows, cols = args.size
-    game = Game(rows, cols, args.goal, args.wrap)
+    try:
+        game = game_from_args(args)
+    except ValueError as exc:
+        return _fail(ExitCode.USAGE, str(exc))
     if args.backends:
         names = args.backends
         too_small = [n for n in names if not BACKENDS[n].supports(game)]
@@ -252,18 +328,33 @@ def cmd_verify(args) -> ExitCode:
         names = [n for n, b in BACKENDS.items() if b.supports(game)]
         for n in BACKENDS.keys() - set(names):
             print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
-    if game.n > 24:
-        return _fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards, too many for an exhaustive check "
-                                     f"(at most 24 cells)")
+    if game.n > 64:
+        return _fail(ExitCode.USAGE, f"the agreement check takes boards of at most 64 cells; {game.size} has {game.n}")
+    exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_MAX_CELLS or args.exhaustive)
+    if args.sample is None and not exhaustive:
+        return _fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards; check a random sample with "
+                                     f"--sample N [--seed S], or all of them with --exhaustive")
+    if exhaustive and game.n > 24:
+        return _fail(ExitCode.USAGE, "--exhaustive allows at most 24 cells (2**24 boards); use --sample N")
     try:
         options = _backend_options(names, args)
         for n in names:  # fail on a bad solver name before the long run
+            if args.canonical:
+                options[n]["canonical"] = True
             BACKENDS[n].solve(game, 0, **options[n])
     except ValueError as exc:
         return _fail(ExitCode.USAGE, str(exc))
-    total = 1 << game.n
-    print(f"Checking {', '.join(names)} on all {total} {game.size} boards "
-          f"(goal {game.goal}{', toroidal' if game.wrap else ''}) ...", file=sys.stderr)
+    if exhaustive:
+        boards = np.arange(1 << game.n, dtype=np.uint64)
+        what = f"all {len(boards)}"
+    else:
+        rng = np.random.default_rng(args.seed)
+        boards = rng.integers(0, 1 << game.n, size=args.sample, dtype=np.uint64, endpoint=False) \
+            if game.n < 64 else rng.integers(0, 2**64 - 1, size=args.sample, dtype=np.uint64, endpoint=True)
+        what = f"a sample (seed {args.seed}) of {len(boards)}"
+    total = len(boards)
+    print(f"Checking {', '.join(names)} on {what} {game.rules} boards"
+          f"{', comparing canonical witnesses' if args.canonical else ''} ...", file=sys.stderr)
     bars: dict[str, tqdm] = {}
 
     def progress(name: str, done: int) -> None:
@@ -278,9 +369,9 @@ def cmd_verify(args) -> ExitCode:
         print(f"  {summary.backend}: {summary.boards} boards in {summary.seconds:.2f} s", file=sys.stderr)
 
     try:
-        report = run_agreement(game, names, jobs=args.jobs, options=options, progress=progress,
+        report = run_agreement(game, names, boards, jobs=args.jobs, options=options, progress=progress,
                                on_backend_done=finished, checkpoint=args.checkpoint,
-                               chunk_size=args.chunk_size)
+                               chunk_size=args.chunk_size, compare_presses=args.canonical)
     except ValueError as exc:  # e.g. a checkpoint of another run
         return _fail(ExitCode.USAGE, str(exc))
     for bar in bars.values():

@@ -309,6 +309,16 @@ def _solve_chase(game: Game, board: int, max_nullity: int,
     return best, stats
 
 
+def nullity(game: Game) -> int | None:
+    """Dimension of the press matrix's null space (the quiet patterns), or None if the
+    board is too large for either method.  Cached per game through the eliminations."""
+    if chaseable(game) and game.n > AUTO_DENSE_CELLS:
+        return len(_last_row_system(game)[3])
+    if game.n <= DENSE_MAX_CELLS:
+        return eliminate(game).nullity
+    return None
+
+
 def solve(game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
           canonical: bool = False) -> Solution:
     """Minimum number of presses taking ``board`` to a goal board of ``game``.

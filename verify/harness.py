@@ -166,6 +166,7 @@ def run_agreement(
     progress: Callable[[str, int], None] | None = None,
     on_backend_done: Callable[[BackendSummary], None] | None = None,
     checkpoint: str | None = None,
+    compare_presses: bool = False,
 ) -> AgreementReport:
     """Run every backend on every board, check every witness, compare every answer.
 
@@ -191,6 +192,8 @@ def run_agreement(
         JSON-lines file of finished chunks (:mod:`verify.checkpoint`): chunks
         already in it are not solved again, new ones are appended as they
         finish, so an interrupted run resumes where it stopped.
+    compare_presses : bool
+        Also require equal press sets (for canonical witnesses, e.g. POJ 3279).
 
     Returns
     -------
@@ -288,7 +291,7 @@ def run_agreement(
                 "backend": name, "answer": answer_record(game, results[name], i),
                 "reason": "claims Impossible, but no certificate exists: a goal board is reachable"})
 
-    disagreements = _compare(game, results, summaries)
+    disagreements = _compare(game, results, summaries, compare_presses)
     return AgreementReport(game, len(boards), summaries, disagreements, witness_failures,
                            time.perf_counter() - start, completed)
 
@@ -336,24 +339,34 @@ def _summarise(game: Game, name: str, batch: BatchSolution, parts, seconds: floa
     )
 
 
-def _compare(game: Game, results: dict[str, BatchSolution], summaries: list[BackendSummary]) -> list[dict]:
+def _compare(game: Game, results: dict[str, BatchSolution], summaries: list[BackendSummary],
+             compare_presses: bool = False) -> list[dict]:
     """Boards whose definite answers differ; each backend off the plurality answer is charged one.
 
     On a tie for the plurality (e.g. two backends, two answers) every backend is charged.
+    With ``compare_presses`` an answer is the count and the press set.
     """
     if len(results) < 2:
         return []
     names = list(results)
     keys = np.stack([_answer_keys(results[n]) for n in names], axis=1)
+    presses = np.stack([results[n].presses for n in names], axis=1)
     definite = keys != NO_ANSWER_KEY
     hi = np.where(definite, keys, np.iinfo(np.int16).min).max(axis=1)
     lo = np.where(definite, keys, np.iinfo(np.int16).max).min(axis=1)
-    bad = np.flatnonzero((definite.sum(axis=1) >= 2) & (hi != lo))
+    differ = hi != lo
+    if compare_presses:
+        optimal = keys >= 0
+        p_hi = np.where(optimal, presses, np.uint64(0)).max(axis=1)
+        p_lo = np.where(optimal, presses, np.iinfo(np.uint64).max).min(axis=1)
+        differ |= optimal.any(axis=1) & (p_hi != p_lo)
+    bad = np.flatnonzero((definite.sum(axis=1) >= 2) & differ)
     charged = Counter()
     records = []
     boards = results[names[0]].boards
     for i in bad:
-        row = {n: int(k) for n, k, d in zip(names, keys[i], definite[i], strict=True) if d}
+        row = {n: (int(k), int(p) if compare_presses else 0)
+               for n, k, p, d in zip(names, keys[i], presses[i], definite[i], strict=True) if d}
         counts = Counter(row.values()).most_common()
         top = counts[0][0] if len(counts) == 1 or counts[0][1] > counts[1][1] else None
         charged.update(n for n, k in row.items() if top is None or k != top)

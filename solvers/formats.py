@@ -1,0 +1,125 @@
+"""Input and output formats of the Lights Out family's judge problems.
+
+* ``poj1753`` (Flip Game): cases of ``rows`` lines of ``b``/``w`` until end of
+  input; answer the minimum number of presses or ``Impossible``.
+* ``painter`` (POJ 1681, Painter's Problem): a count of cases, then per case
+  ``n`` and ``n`` lines of ``y``/``w``; every cell must become ``y``; answer
+  the minimum or ``inf``.  (``w`` is stored as 1, the goal is all 0.)
+* ``fliptile`` (POJ 3279, Fliptile): ``M N``, then M lines of N numbers 0/1
+  (1 = black), until end of input; every cell must become 0; answer the press
+  pattern as M lines of N numbers, the fewest presses and among those the
+  lexicographically smallest reading, or ``IMPOSSIBLE``.
+
+Every reader streams: a case is yielded as soon as its last line is read.
+Errors are :class:`~solvers.board.BoardFormatError` naming case and line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .board import BoardFormatError, Game, format_cells, read_cases
+from .result import Solution, Status
+
+
+@dataclass(frozen=True)
+class Case:
+    """One problem instance read from the input: its rules and its board (bitmask)."""
+
+    number: int
+    game: Game
+    board: int
+
+
+def _lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """Non-blank lines with their 1-based numbers, white space trimmed."""
+    for number, raw in enumerate(lines, start=1):
+        text = raw.strip()
+        if text:
+            yield number, text
+
+
+def read_poj1753(lines: Iterable[str], rules: Game) -> Iterator[Case]:
+    for number, board in enumerate(read_cases(lines, rules.rows, rules.cols), start=1):
+        yield Case(number, rules, board.cells)
+
+
+def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], what: str) -> int:
+    """Read ``rows`` lines of ``cols`` cells from ``source`` as a bitmask."""
+    bits = []
+    last = None
+    for _ in range(rows):
+        try:
+            last, text = next(source)
+        except StopIteration:
+            raise BoardFormatError(f"incomplete case at end of input: expected {rows} rows of {what}",
+                                   case=case, line=last) from None
+        cells = "".join(text.split())
+        bad = next((ch for ch in cells if ch not in alphabet), None)
+        if bad is not None:
+            raise BoardFormatError(f"expected only {what}, got {bad!r}", case=case, line=last)
+        if len(cells) != cols:
+            raise BoardFormatError(f"expected a row of {cols} cells of {what}, got {len(cells)}",
+                                   case=case, line=last)
+        bits.append(cells.translate(str.maketrans(alphabet)))
+    return int("".join(bits)[::-1], 2)
+
+
+def _positive_ints(text: str, count: int, case: int, line: int, what: str) -> list[int]:
+    parts = text.split()
+    if len(parts) != count or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise BoardFormatError(f"expected {what}, got {text[:40]!r}", case=case, line=line)
+    return [int(p) for p in parts]
+
+
+def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
+    source = _lines(lines)
+    try:
+        line, text = next(source)
+    except StopIteration:
+        return
+    (count,) = _positive_ints(text, 1, 1, line, "the number of cases (a positive integer)")
+    for case in range(1, count + 1):
+        try:
+            line, text = next(source)
+        except StopIteration:
+            raise BoardFormatError(f"expected {count} cases, input ended after {case - 1}", case=case) from None
+        (n,) = _positive_ints(text, 1, case, line, "the board size n (a positive integer)")
+        game = dataclasses.replace(rules, rows=n, cols=n, goal="white", target=None)
+        yield Case(case, game, _grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'"))
+
+
+def read_fliptile(lines: Iterable[str], rules: Game) -> Iterator[Case]:
+    source = _lines(lines)
+    case = 0
+    for line, text in source:
+        case += 1
+        rows, cols = _positive_ints(text, 2, case, line, "'M N', two positive integers")
+        game = dataclasses.replace(rules, rows=rows, cols=cols, goal="white", target=None)
+        yield Case(case, game, _grid(source, case, rows, cols, {"0": "0", "1": "1"}, "0 or 1"))
+
+
+def answer_poj1753(case: Case, s: Solution) -> str:
+    return s.answer()
+
+
+def answer_painter(case: Case, s: Solution) -> str:
+    return "inf" if s.status is Status.INFEASIBLE else s.answer()
+
+
+def answer_fliptile(case: Case, s: Solution) -> str:
+    if s.status is Status.INFEASIBLE:
+        return "IMPOSSIBLE"
+    if s.status is not Status.OPTIMAL:
+        return s.answer()
+    return format_cells(s.presses, case.game.rows, case.game.cols, "1", "0", sep=" ")
+
+
+FORMATS = {
+    # name: (reader, answer writer, size comes from the input, backend needs the canonical witness)
+    "poj1753": (read_poj1753, answer_poj1753, False, False),
+    "painter": (read_painter, answer_painter, True, False),
+    "fliptile": (read_fliptile, answer_fliptile, True, True),
+}
