@@ -93,9 +93,7 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
 
 def read_fliptile(lines: Iterable[str], rules: Game) -> Iterator[Case]:
     source = _lines(lines)
-    case = 0
-    for line, text in source:
-        case += 1
+    for case, (line, text) in enumerate(source, start=1):
         rows, cols = _positive_ints(text, 2, case, line, "'M N', two positive integers")
         game = dataclasses.replace(rules, rows=rows, cols=cols, goal="white", target=None)
         yield Case(case, game, _grid(source, case, rows, cols, {"0": "0", "1": "1"}, "0 or 1"))
