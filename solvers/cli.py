@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flipgame",
         description="Flip Game (POJ 1753) and Lights Out solver with cross-checked backends.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,bench}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,study,bench}")
 
     p = sub.add_parser("solve", help="answer POJ 1753 cases from FILE or standard input",
                        description="Print, per case, the minimum number of presses or Impossible.")
@@ -165,6 +165,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ask every backend for the canonical (lexicographically smallest) minimum press set "
                         "and compare press sets too, not only counts")
     _rules(v)
+    sp = sub.add_parser("study", help="nullity, quiet patterns, solvable boards, distribution, backend times",
+                        description="Study one rule set: rank and nullity, quiet patterns, solvable boards, the "
+                                    "distribution of minimum presses (exhaustively up to 24 cells) and each "
+                                    "backend's time per board on a random sample.")
+    sp.add_argument("--backends", type=backend_list, metavar="LIST", help="backends to time (default all that fit)")
+    sp.add_argument("--sample", type=positive_int, default=200, metavar="N",
+                    help="random boards per backend for the timings (default 200)")
+    sp.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    sp.add_argument("--plot", metavar="FILE.png", help="draw the distribution and the timings (matplotlib)")
+    sp.add_argument("--json", action="store_true", help="print everything as JSON instead of text")
+    _rules(sp)
+
     bp = sub.add_parser("bench", help="time every backend on all boards and the start-up of `flipgame solve`",
                         description="Benchmark: every backend over all boards of the size in this process "
                                     "(per-board solvers in --jobs workers), boards/s, speed ratios, and the "
@@ -342,7 +354,7 @@ def cmd_verify(args) -> ExitCode:
             if args.canonical:
                 options[n]["canonical"] = True
             BACKENDS[n].solve(game, 0, **options[n])
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         return _fail(ExitCode.USAGE, str(exc))
     if exhaustive:
         boards = np.arange(1 << game.n, dtype=np.uint64)
@@ -414,6 +426,28 @@ def _startup_seconds(backend: str, game: Game, runs: int) -> float:
     return statistics.median(times)
 
 
+def cmd_study(args) -> ExitCode:
+    from .study import plot, study
+
+    try:
+        game = game_from_args(args)
+        options = _backend_options(args.backends or list(BACKENDS), args)
+        if any(options.values()):
+            raise ValueError("study times every backend with its default options; drop the solver options")
+        st = study(game, args.backends, args.sample, args.seed)
+    except ValueError as exc:
+        return _fail(ExitCode.USAGE, str(exc))
+    if args.plot:
+        try:
+            plot(st, args.plot)
+        except OSError as exc:
+            return _fail(ExitCode.USAGE, f"cannot write {args.plot}: {exc.strerror}")
+    print(json.dumps(st.to_json(), indent=1) if args.json else st.text())
+    if args.plot and not args.json:
+        print(f"Plot: {args.plot}")
+    return ExitCode.OK
+
+
 def cmd_bench(args) -> ExitCode:
     import platform
 
@@ -468,7 +502,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flipgame`` console script; returns an :class:`ExitCode`."""
     args = build_parser().parse_args(argv)
     try:
-        return int({"solve": cmd_solve, "verify": cmd_verify, "bench": cmd_bench}[args.command](args))
+        return int({"solve": cmd_solve, "verify": cmd_verify, "study": cmd_study, "bench": cmd_bench}[args.command](args))
     except KeyboardInterrupt:
         return int(_fail(ExitCode.INTERRUPTED, "interrupted"))
     except BrokenPipeError:
