@@ -502,7 +502,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flipgame`` console script; returns an :class:`ExitCode`."""
     args = build_parser().parse_args(argv)
     try:
-        return int({"solve": cmd_solve, "verify": cmd_verify, "study": cmd_study, "bench": cmd_bench}[args.command](args))
+        command = {"solve": cmd_solve, "verify": cmd_verify, "study": cmd_study, "bench": cmd_bench}[args.command]
+        return int(command(args))
     except KeyboardInterrupt:
         return int(_fail(ExitCode.INTERRUPTED, "interrupted"))
     except BrokenPipeError:

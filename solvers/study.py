@@ -110,7 +110,8 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
     the bfs table (n <= 24); then ``sample`` solves per backend.
     """
     if game.n > DENSE_MAX_CELLS:
-        raise ValueError(f"study needs the dense elimination: at most {DENSE_MAX_CELLS} cells, {game.size} has {game.n}")
+        raise ValueError(f"study needs the dense elimination: at most {DENSE_MAX_CELLS} cells, "
+                         f"{game.size} has {game.n}")
     elim = eliminate(game)
     reachable_goals = {t for t in game.targets}
     # Goal boards in one coset of the column space count once.
