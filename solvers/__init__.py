@@ -98,6 +98,11 @@ class Backend:
             raise TypeError(f"backend {self.name!r} has no option {', '.join(unknown)} (its options: {valid})")
 
 
+MODEL_MAX_CELLS = 40_000
+"""Largest board (200x200) the solver backends build a model for; beyond it the model
+alone (and the totalizer's O(n^2) clauses for sat) outgrows the machine."""
+
+
 def _as_white(game: Game) -> Game:
     return dataclasses.replace(game, goal="white", target=None)
 
@@ -105,12 +110,16 @@ def _as_white(game: Game) -> Game:
 BACKENDS: dict[str, Backend] = {
     b.name: b
     for b in (
-        Backend("gauss", gauss, "GF(2) Gauss-Jordan elimination + null-space enumeration", parallel=False),
+        Backend("gauss", gauss, "GF(2) Gauss-Jordan elimination + null-space enumeration", parallel=False,
+                max_cells=gauss.MAX_CELLS),
         Backend("bfs", bfs, "breadth-first distance table over all 2^n states", parallel=False,
                 max_cells=bfs.MAX_CELLS),
-        Backend("cpsat", cpsat, "OR-Tools CP-SAT: XOR constraints, minimise presses", parallel=True),
-        Backend("sat", sat, "python-sat: CNF parity + totalizer, incremental minimisation", parallel=True),
-        Backend("ilp", ilp, "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t", parallel=True),
+        Backend("cpsat", cpsat, "OR-Tools CP-SAT: XOR constraints, minimise presses", parallel=True,
+                max_cells=MODEL_MAX_CELLS),
+        Backend("sat", sat, "python-sat: CNF parity + totalizer, incremental minimisation", parallel=True,
+                max_cells=MODEL_MAX_CELLS),
+        Backend("ilp", ilp, "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t", parallel=True,
+                max_cells=MODEL_MAX_CELLS),
     )
 }
 

@@ -250,6 +250,12 @@ def format_cells(cells: int, rows: int, cols: int, on: str = "b", off: str = "w"
     return "\n".join(sep.join(bits[r * cols:(r + 1) * cols]) for r in range(rows))
 
 
+def _shown(line: str, limit: int = 40) -> str:
+    """A line for an error message: trimmed, quoted, cut with an ellipsis."""
+    text = line.strip()
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
     """Stream the boards of a POJ 1753 input, one case per ``rows`` lines, until end of input.
 
@@ -270,16 +276,15 @@ def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[B
         row = "".join(raw.split())  # drop CR, tabs, spaces around and between cells
         if not row:
             continue
-        if len(row) != cols:
-            raise BoardFormatError(
-                f"expected a row of {cols} cells 'b'/'w', got {len(row)} characters {row[:40]!r}",
-                case=case, line=line_no,
-            )
         bad = next((ch for ch in row if ch not in CELL_CHARS), None)
         if bad is not None:
+            hint = " (the input is not UTF-8 text)" if bad == "\ufffd" else ""
+            raise BoardFormatError(f"expected only 'b' or 'w', got {bad!r} in {_shown(raw)}{hint}",
+                                   case=case, line=line_no)
+        if len(row) != cols:
             raise BoardFormatError(
-                f"expected only 'b' or 'w', got {bad!r} in {row[:40]!r}", case=case, line=line_no
-            )
+                f"expected a row of {cols} cells 'b'/'w', got {len(row)} cell{'s' if len(row) != 1 else ''} "
+                f"in {_shown(raw)}", case=case, line=line_no)
         if not current:
             first_line = line_no
         current.append(row)

@@ -24,6 +24,8 @@ from . import BACKENDS, GOALS, Game, get_backend, read_cases
 from .board import NEIGHBOURHOODS, BoardFormatError, format_cells, parse_stencil
 from .result import Status
 
+MAX_CELLS = 4_000_000
+"""Largest board the command line accepts (gauss by light chasing; the other backends less)."""
 EXHAUSTIVE_MAX_CELLS = 20
 """verify checks every board up to 2**20 boards; above, a --sample (or --exhaustive up to 24 cells)."""
 
@@ -41,10 +43,13 @@ class ExitCode(enum.IntEnum):
 
 def board_size(text: str) -> tuple[int, int]:
     """Parse ``RxC`` (positive integers) for ``--size``."""
-    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    m = re.fullmatch(r"\s*([0-9]{1,9})\s*[xX]\s*([0-9]{1,9})\s*", text, flags=re.ASCII)
     if not m or int(m[1]) < 1 or int(m[2]) < 1:
         raise argparse.ArgumentTypeError(f"expected RxC with positive integers, e.g. 4x4; got {text!r}")
-    return int(m[1]), int(m[2])
+    rows, cols = int(m[1]), int(m[2])
+    if rows * cols > MAX_CELLS:
+        raise argparse.ArgumentTypeError(f"{rows}x{cols} has {rows * cols} cells; flipgame takes at most {MAX_CELLS}")
+    return rows, cols
 
 
 def positive_float(text: str) -> float:
@@ -65,6 +70,8 @@ def positive_int(text: str) -> int:
 
 def backend_list(text: str) -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a backend is named twice in {text!r}")
     unknown = [n for n in names if n not in BACKENDS]
     if unknown or not names:
         raise argparse.ArgumentTypeError(
@@ -89,7 +96,7 @@ def _rules(parser: argparse.ArgumentParser) -> None:
                         help="per-board limit for solvers that take one (cpsat, ilp); a time-out answers Unknown")
     parser.add_argument("--sat-solver", metavar="NAME",
                         help="python-sat solver for the sat backend (default cadical195; e.g. minisat22, glucose4)")
-    parser.add_argument("--mip-solver", metavar="NAME", type=str.upper,
+    parser.add_argument("--mip-solver", metavar="NAME",
                         help="MIP solver for the ilp backend: SCIP (default) or HIGHS")
 
 
@@ -120,11 +127,21 @@ def game_from_args(args) -> Game:
     return Game(rows, cols, goal, args.wrap, args.neighbourhood, stencil, target)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("flipgame")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flipgame",
         description="Flip Game (POJ 1753) and Lights Out solver with cross-checked backends.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,study,bench}")
 
     p = sub.add_parser("solve", help="answer POJ 1753 cases from FILE or standard input",
@@ -190,6 +207,34 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--json", default="flipgame-bench.json", metavar="FILE",
                     help="where to save the table as JSON (default flipgame-bench.json)")
     return parser
+
+
+def writable_path(path: str, what: str) -> str:
+    """Check up front that ``path`` can be written (so a long run is not lost at the end).
+
+    Raises ValueError naming the option and the problem.
+    """
+    if not path:
+        raise ValueError(f"{what}: empty file name")
+    if os.path.isdir(path):
+        raise ValueError(f"{what} {path}: is a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ValueError(f"{what} {path}: folder {parent} does not exist")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise ValueError(f"{what} {path}: not a regular file")
+    if not os.access(path if os.path.exists(path) else parent, os.W_OK):
+        raise ValueError(f"{what} {path}: not writable")
+    return path
+
+
+def write_json(path: str, data: dict, what: str) -> ExitCode:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+    except OSError as exc:
+        return _fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror}")
+    return ExitCode.OK
 
 
 def _fail(code: ExitCode, message: str) -> ExitCode:
@@ -263,17 +308,22 @@ def cmd_solve(args) -> ExitCode:
         options = _backend_options([backend.name], args)[backend.name]
         if canonical or args.canonical:
             options["canonical"] = True
-        if backend.supports(rules):
-            backend.solve(Game(1, 1), 0, **options)  # fail on a bad solver name before reading input
+        if not size_from_input and not backend.supports(rules):
+            raise ValueError(f"backend {backend.name!r} allows at most {backend.max_cells} cells; "
+                             f"{rules.size} has {rules.n}")
+        backend.solve(Game(1, 1), 0, **options)  # fail on a bad solver name before reading input
     except ValueError as exc:
         return _fail(ExitCode.USAGE, str(exc))
     worst = ExitCode.OK
     try:
         # Undecodable bytes become U+FFFD and are then reported with their line.
+        # utf-8-sig drops a byte-order mark (files saved by Windows Notepad).
         if args.file == "-":
-            sys.stdin.reconfigure(errors="replace")
+            if sys.stdin is None:
+                return _fail(ExitCode.USAGE, "standard input is closed")
+            sys.stdin.reconfigure(encoding="utf-8-sig", errors="replace")
         stream = (contextlib.nullcontext(sys.stdin) if args.file == "-"
-                  else open(args.file, encoding="utf-8", errors="replace"))  # noqa: SIM115 - closed by `with` below
+                  else open(args.file, encoding="utf-8-sig", errors="replace"))  # noqa: SIM115 - closed by `with`
     except OSError as exc:
         return _fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror}")
     name = "standard input" if args.file == "-" else args.file
@@ -295,7 +345,7 @@ def cmd_solve(args) -> ExitCode:
                 print(writer(case, sol))
                 if sol.status in (Status.UNKNOWN, Status.ERROR):
                     worst = max(worst, ExitCode.INCOMPLETE)
-                    _fail(ExitCode.INCOMPLETE, f"case {number}: {backend.name} gave no proven answer "
+                    _fail(ExitCode.INCOMPLETE, f"{name}: case {number}: {backend.name} gave no proven answer "
                                                f"({sol.status.name}, {sol.seconds:.1f} s)")
                 if (args.presses or args.explain) and sol.success:
                     print(format_cells(sol.presses, game.rows, game.cols, "x", "."))
@@ -328,6 +378,11 @@ def cmd_verify(args) -> ExitCode:
 
     try:
         game = game_from_args(args)
+        writable_path(args.report, "--report")
+        if args.checkpoint is not None:
+            writable_path(args.checkpoint, "--checkpoint")
+            if os.path.abspath(args.checkpoint) == os.path.abspath(args.report):
+                raise ValueError("--checkpoint and --report must be different files")
     except ValueError as exc:
         return _fail(ExitCode.USAGE, str(exc))
     if args.backends:
@@ -392,10 +447,10 @@ def cmd_verify(args) -> ExitCode:
     for s in report.summaries:
         for msg in s.error_messages:
             print(f"flipgame: {s.backend} error: {msg}", file=sys.stderr)
-    with open(args.report, "w", encoding="utf-8") as fh:
-        json.dump(report.to_json(), fh, indent=1)
+    if write_json(args.report, report.to_json(), "report"):
+        return ExitCode.USAGE
     n_dis, n_wit = len(report.disagreements), len(report.witness_failures)
-    print(f"\n{report.boards} boards, {len(names)} backends: {n_dis} disagreements, "
+    print(f"\n{report.boards} boards, {len(names)} backend{'s' if len(names) != 1 else ''}: {n_dis} disagreements, "
           f"{n_wit} witness failures, {sum(s.unknown for s in report.summaries)} unknown, "
           f"{sum(s.errors for s in report.summaries)} errors; {report.seconds:.1f} s. Report: {args.report}")
     if not report.completed:
@@ -434,6 +489,8 @@ def cmd_study(args) -> ExitCode:
         options = _backend_options(args.backends or list(BACKENDS), args)
         if any(options.values()):
             raise ValueError("study times every backend with its default options; drop the solver options")
+        if args.plot:
+            writable_path(args.plot, "--plot")
         st = study(game, args.backends, args.sample, args.seed)
     except ValueError as exc:
         return _fail(ExitCode.USAGE, str(exc))
@@ -454,6 +511,10 @@ def cmd_bench(args) -> ExitCode:
     from verify.harness import run_agreement
 
     game = Game(*args.size)
+    try:
+        writable_path(args.json, "--json")
+    except ValueError as exc:
+        return _fail(ExitCode.USAGE, str(exc))
     names = args.backends or [n for n, b in BACKENDS.items() if b.supports(game)]
     if game.n > 24 or any(not BACKENDS[n].supports(game) for n in names):
         return _fail(ExitCode.USAGE, f"bench solves all 2**n boards; {game.size} is too large for "
@@ -492,14 +553,17 @@ def cmd_bench(args) -> ExitCode:
         "agree": report.ok,
         "backends": rows,
     }
-    with open(args.json, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, indent=1)
+    if write_json(args.json, result, "benchmark"):
+        return ExitCode.USAGE
     print(f"\nSaved {args.json}. All answers agree: {'yes' if report.ok else 'NO'}.")
     return ExitCode.OK if report.ok else ExitCode.DISAGREEMENT
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flipgame`` console script; returns an :class:`ExitCode`."""
+    if sys.stdout is None:
+        print("flipgame: standard output is closed", file=sys.stderr)
+        return int(ExitCode.USAGE)
     args = build_parser().parse_args(argv)
     try:
         command = {"solve": cmd_solve, "verify": cmd_verify, "study": cmd_study, "bench": cmd_bench}[args.command]
@@ -507,8 +571,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return int(_fail(ExitCode.INTERRUPTED, "interrupted"))
     except BrokenPipeError:
-        sys.stderr.close()
+        # The reader went away (e.g. `| head -1`): stop quietly, as other Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return int(ExitCode.OK)
+    except OSError as exc:  # e.g. standard output on a full disk
+        return int(_fail(ExitCode.USAGE, f"cannot write output: {exc.strerror or exc}"))
 
 
 if __name__ == "__main__":

@@ -48,6 +48,10 @@ DEFAULT_MAX_NULLITY = 20
 """2**20 ~ 1e6 null-space combinations: about 0.5 s in the Python loop, 8 MiB in numpy."""
 DENSE_MAX_CELLS = 2500
 """Dense elimination is O(n^3 / w): 2500 cells (50x50) take about 10 s in Python."""
+MAX_CELLS = 4_000_000
+"""Largest board gauss takes (2000x2000 by light chasing, about 15 s); the chased
+side is the shorter one, whose last-row system must be at most :data:`CHASE_MAX_SIDE`."""
+CHASE_MAX_SIDE = 2048
 AUTO_DENSE_CELLS = 1024
 """``method="auto"`` uses light chasing above this many cells, when it applies."""
 
@@ -215,6 +219,12 @@ def _better(x: int, best: int | None, n: int, canonical: bool) -> bool:
     return canonical and lex_less(x, best, n)
 
 
+def transpose(cells: int, rows: int, cols: int) -> int:
+    """The bitmask of a rows x cols board as its cols x rows transpose.  O(n)."""
+    bits = to_bits(cells, rows * cols)
+    return int("".join(bits[c::cols] for c in range(cols))[::-1] or "0", 2)
+
+
 def chaseable(game: Game) -> bool:
     """True if light chasing applies: the plus neighbourhood without wrap-around."""
     return game.neighbourhood == "plus" and not game.wrap
@@ -363,10 +373,22 @@ def solve(game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, met
         raise ValueError(f"unknown method {method!r}; expected auto, dense or chase")
     if method == "auto":
         method = "chase" if chaseable(game) and game.n > AUTO_DENSE_CELLS else "dense"
+    if game.n > MAX_CELLS:
+        raise ValueError(f"{game.size} has {game.n} cells; gauss allows at most {MAX_CELLS}")
     if method == "chase":
         if not chaseable(game):
             raise ValueError("light chasing needs the plus neighbourhood without wrap; use method='dense'")
-        best, stats = _solve_chase(game, board, max_nullity, canonical)
+        if min(game.rows, game.cols) > CHASE_MAX_SIDE:
+            raise ValueError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} square "
+                             f"system; at most {CHASE_MAX_SIDE}")
+        if game.cols > game.rows and not canonical:  # chase along the long side: a cols x cols system
+            flipped = Game(game.cols, game.rows, game.goal, target=None if game.target is None
+                           else transpose(game.target, game.rows, game.cols))
+            best, stats = _solve_chase(flipped, transpose(board, game.rows, game.cols), max_nullity, canonical)
+            if best is not None:
+                best = (transpose(best[0], game.cols, game.rows), transpose(best[1], game.cols, game.rows))
+        else:
+            best, stats = _solve_chase(game, board, max_nullity, canonical)
         seconds = time.perf_counter() - start
         if best is None:
             return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)

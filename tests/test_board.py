@@ -74,8 +74,8 @@ def test_read_cases_empty_input_gives_no_case():
 @pytest.mark.parametrize(
     "lines, case, line, words",
     [
-        (["bwwb", "bbwb", "bww", "bwww"], 1, 3, "3 characters"),
-        (["bwwb", "bbwb", "bwwbb", "bwww"], 1, 3, "5 characters"),
+        (["bwwb", "bbwb", "bww", "bwww"], 1, 3, "got 3 cells in 'bww'"),
+        (["bwwb", "bbwb", "bwwbb", "bwww"], 1, 3, "got 5 cells"),
         (["bwwb", "bbwb", "bwxb", "bwww"], 1, 3, "'x'"),
         (["wwww"] * 4 + ["", "bwwb", "bbwb"], 2, 7, "incomplete case"),
     ],

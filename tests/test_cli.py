@@ -124,7 +124,7 @@ def test_solver_name_options(args):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--backend", "sat", "--sat-solver", "nope"], "python-sat offers"),
+    (["--backend", "sat", "--sat-solver", "nope"], "incremental assumptions"),
     (["--backend", "ilp", "--mip-solver", "nope"], "SCIP, HIGHS"),
     (["--backend", "gauss", "--sat-solver", "minisat22"], "--sat-solver applies to backend sat"),
     (["--time-limit", "1"], "--time-limit applies to backend cpsat or ilp"),
@@ -132,3 +132,58 @@ def test_solver_name_options(args):
 def test_bad_solver_options_are_usage_errors(args, words):
     r = flipgame("solve", *args, stdin=SAMPLE)
     assert r.returncode == ExitCode.USAGE and words in r.stderr and r.stdout == ""
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--report", "/nonexistent-dir/r.json"], "does not exist"),
+    (["--report", "/tmp"], "is a directory"),
+    (["--report", ""], "empty file name"),
+    (["--checkpoint", "/dev/null"], "not a regular file"),
+    (["--checkpoint", "same.json", "--report", "same.json"], "different files"),
+])
+def test_verify_output_paths_checked_before_the_run(args, words, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "solvers", "verify", "--size", "2x2", "--backends", "gauss", *args],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
+    assert r.stdout == ""  # nothing was solved
+
+
+def test_output_errors_are_one_line():
+    full = subprocess.run(f"{sys.executable} -m solvers solve > /dev/full", shell=True, input=SAMPLE,
+                          capture_output=True, text=True)
+    assert full.returncode == ExitCode.USAGE and "cannot write output" in full.stderr
+    assert "Traceback" not in full.stderr
+    closed = subprocess.run(f"{sys.executable} -m solvers solve >&-", shell=True, input=SAMPLE,
+                            capture_output=True, text=True)
+    assert closed.returncode == ExitCode.USAGE and "standard output is closed" in closed.stderr
+
+
+def test_bom_and_not_utf8_input():
+    r = flipgame("solve", stdin="\ufeff" + SAMPLE)
+    assert r.stdout == "4\n"
+    r = subprocess.run([sys.executable, "-m", "solvers", "solve"], input=b"bw\xffb\nbbwb\nbwwb\nbwww\n",
+                       capture_output=True)
+    assert r.returncode == ExitCode.USAGE and b"not UTF-8" in r.stderr
+
+
+@pytest.mark.parametrize("size", ["99999999999999999999x1", "3000x3000"])
+def test_absurd_sizes_are_refused(size):
+    r = flipgame("solve", "--size", size, stdin="")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_solver_backends_refuse_boards_beyond_their_model_limit():
+    r = flipgame("solve", "--backend", "sat", "--size", "300x300", stdin="")
+    assert r.returncode == ExitCode.USAGE and "at most 40000 cells" in r.stderr
+
+
+def test_one_million_cells_in_a_row_by_chasing_the_short_side():
+    r = flipgame("solve", "--size", "1x100000", "--goal", "white", stdin="b" * 100000 + "\n")
+    assert r.returncode == 0 and r.stdout == "33334\n"  # press cells 1, 4, 7, ...; 100000 = 3*33333 + 1
+
+
+def test_duplicate_backends_and_version():
+    r = flipgame("verify", "--backends", "gauss,gauss")
+    assert r.returncode == 2 and "twice" in r.stderr
+    r = flipgame("--version")
+    assert r.returncode == 0 and r.stdout.startswith("flipgame ")

@@ -54,8 +54,11 @@ class Checkpoint:
         self.done: dict[tuple[str, int], BatchSolution] = {}
         good_lines = []
         if self.path.exists() and self.path.stat().st_size:
-            with self.path.open(encoding="utf-8") as fh:
-                lines = fh.read().split("\n")
+            try:
+                with self.path.open(encoding="utf-8") as fh:
+                    lines = fh.read().split("\n")
+            except UnicodeDecodeError:
+                raise ValueError(f"checkpoint {self.path} is not a flipgame checkpoint (not UTF-8 text)") from None
             try:
                 first = json.loads(lines[0])
             except json.JSONDecodeError:

@@ -16,6 +16,7 @@ Source: differential testing as in the yinyang SMT-solver fuzzer
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -250,7 +251,8 @@ def run_agreement(
 
             if BACKENDS[name].parallel and jobs > 1 and len(todo) > 1:
                 if pool is None:
-                    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                    workers = min(jobs, len(todo), 4 * (os.cpu_count() or 1))
+                    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                                initializer=_ignore_sigint)
                 futures = {pool.submit(_solve_chunk, name, game, chunks[i], opts): i for i in todo}
                 for fut in as_completed(futures):
