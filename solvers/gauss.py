@@ -129,18 +129,13 @@ class Elimination:
         return tuple(cols)
 
 
-@lru_cache(maxsize=64)
-def eliminate(game: Game) -> Elimination:
-    """Gauss-Jordan elimination of the press matrix of ``game`` over GF(2).
+def gauss_jordan(rows: list[int], n: int) -> Elimination:
+    """Gauss-Jordan elimination over GF(2) of the square system whose row ``i`` is ``rows[i]``
+    (bit j = coefficient of variable j), tracking which equations make up each row.
 
-    Rows are Python ints (bit j = coefficient of press j), so a row operation
-    is one XOR.  Running time O(n^3 / w).  Cached per game.
+    Rows are Python ints, so a row operation is one XOR.  Running time O(n^3 / w).
     """
-    n = game.n
-    masks = game.press_masks
-    # Row i of A: the presses that flip cell i.  (Symmetric for the plus
-    # neighbourhood, but nothing below relies on it.)
-    rows = [sum(1 << j for j in range(n) if masks[j] >> i & 1) for i in range(n)]
+    rows = list(rows)
     comb = [1 << i for i in range(n)]
     pivots, free = [], []
     r = 0
@@ -166,6 +161,16 @@ def eliminate(game: Game) -> Elimination:
                 v |= 1 << p
         null_basis.append(v)
     return Elimination(n, tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null_basis), tuple(free))
+
+
+@lru_cache(maxsize=64)
+def eliminate(game: Game) -> Elimination:
+    """Gauss-Jordan elimination of the press matrix of ``game`` over GF(2).  Cached per game."""
+    n = game.n
+    masks = game.press_masks
+    # Row i of A: the presses that flip cell i.  (Symmetric for the plus
+    # neighbourhood, but nothing relies on it: stencils may be lopsided.)
+    return gauss_jordan([sum(1 << j for j in range(n) if masks[j] >> i & 1) for i in range(n)], n)
 
 
 def certificates(game: Game, board: int) -> dict[int, int] | None:
@@ -250,39 +255,17 @@ def _chase(game: Game, first_row: int, need: list[int]) -> tuple[list[int], int]
 
 
 @lru_cache(maxsize=8)
-def _last_row_system(game: Game) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+def _last_row_system(game: Game) -> Elimination:
     """Eliminate the cols x cols last-row system M v = residual of light chasing.
 
     Column k of M is the residual of chasing first row e_k with nothing to
-    flip.  Returns (pivots, combos, checks, null_basis) in the sense of
-    :class:`Elimination`, over the ``cols`` first-row variables.
+    flip; the result is an :class:`Elimination` over the ``cols`` first-row
+    variables.
     """
     cols = game.cols
     zero = [0] * game.rows
     columns = [_chase(game, 1 << k, zero)[1] for k in range(cols)]
-    rows = [sum(1 << k for k in range(cols) if columns[k] >> i & 1) for i in range(cols)]
-    comb = [1 << i for i in range(cols)]
-    pivots, free, r = [], [], 0
-    for col in range(cols):
-        p = next((i for i in range(r, cols) if rows[i] >> col & 1), None)
-        if p is None:
-            free.append(col)
-            continue
-        rows[r], rows[p], comb[r], comb[p] = rows[p], rows[r], comb[p], comb[r]
-        for i in range(cols):
-            if i != r and rows[i] >> col & 1:
-                rows[i] ^= rows[r]
-                comb[i] ^= comb[r]
-        pivots.append(col)
-        r += 1
-    null = []
-    for f in free:
-        v = 1 << f
-        for k, p in enumerate(pivots):
-            if rows[k] >> f & 1:
-                v |= 1 << p
-        null.append(v)
-    return tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null)
+    return gauss_jordan([sum(1 << k for k in range(cols) if columns[k] >> i & 1) for i in range(cols)], cols)
 
 
 def _solve_chase(game: Game, board: int, max_nullity: int,
@@ -295,7 +278,8 @@ def _solve_chase(game: Game, board: int, max_nullity: int,
     for M (once per game), then O(rows) per chase and O(2**nullity * n / w)
     for the minimum.  Memory O(n) bits.
     """
-    pivots, combos, checks, null = _last_row_system(game)
+    system = _last_row_system(game)
+    null = system.null_basis
     stats = {"rank": game.n - len(null), "nullity": len(null), "method": "chase"}
     if len(null) > max_nullity:
         raise NullityTooLargeError(
@@ -306,12 +290,9 @@ def _solve_chase(game: Game, board: int, max_nullity: int,
     for t in game.targets:
         need = to_rows(board ^ t, game.rows, game.cols)
         _, residual = _chase(game, 0, need)
-        if any((c & residual).bit_count() & 1 for c in checks):
+        if not system.consistent(residual):
             continue
-        v = 0
-        for p, comb in zip(pivots, combos, strict=True):
-            if (comb & residual).bit_count() & 1:
-                v |= 1 << p
+        v = system.particular(residual)
         x = _min_weight(from_rows(_chase(game, v, need)[0], game.cols), tuple(quiet),
                         game.n if canonical else None)
         if _better(x, best and best[0], game.n, canonical):
@@ -323,7 +304,7 @@ def nullity(game: Game) -> int | None:
     """Dimension of the press matrix's null space (the quiet patterns), or None if the
     board is too large for either method.  Cached per game through the eliminations."""
     if chaseable(game) and game.n > AUTO_DENSE_CELLS:
-        return len(_last_row_system(game)[3])
+        return _last_row_system(game).nullity
     if game.n <= DENSE_MAX_CELLS:
         return eliminate(game).nullity
     return None
