@@ -147,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="answer POJ 1753 cases from FILE or standard input",
                        description="Print, per case, the minimum number of presses or Impossible.")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file (default: standard input)")
-    p.add_argument("--backend", choices=list(BACKENDS), default="gauss", help="solver backend (default gauss)")
+    p.add_argument("--backend", choices=list(BACKENDS), default="gauss",
+                   help="solver backend (default gauss): "
+                        + "; ".join(f"{n}: {b.summary}" for n, b in BACKENDS.items()))
     p.add_argument("--presses", action="store_true",
                    help="after each answer, print the press set as a board of x (press) and . (no press)")
     p.add_argument("--explain", action="store_true",
