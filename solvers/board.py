@@ -153,6 +153,27 @@ class Game:
         return tuple(sum(1 << k for k in self.flipped_by(j)) for j in range(self.n))
 
     @cached_property
+    def flippers(self) -> tuple[tuple[int, ...], ...]:
+        """``flippers[i]``: the presses that flip cell ``i`` (row i of the press matrix).  O(n)."""
+        out: list[list[int]] = [[] for _ in range(self.n)]
+        for j in range(self.n):
+            for k in self.flipped_by(j):
+                out[k].append(j)
+        return tuple(tuple(p) for p in out)
+
+    def to_json(self) -> dict:
+        """The rules as JSON-ready data (enough to rebuild the game)."""
+        return {"rows": self.rows, "cols": self.cols, "goal": self.goal, "wrap": self.wrap,
+                "neighbourhood": self.neighbourhood,
+                "stencil": [list(o) for o in self.stencil] if self.stencil else None,
+                "target": self.target}
+
+    def describe_target(self, target: int) -> str:
+        """``all white``, ``all black`` or ``the target board``."""
+        name = self.target_name(target)
+        return name if name == "the target board" else f"all {name}"
+
+    @cached_property
     def targets(self) -> tuple[int, ...]:
         """Goal boards as bitmasks, in order of preference on ties: white (0) before black."""
         if self.goal == "board":

@@ -62,8 +62,20 @@ def positive_float(text: str) -> float:
     return value
 
 
+def seed_int(text: str) -> int:
+    if not (text.isascii() and text.strip().isdigit()):
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}")
+    return int(text)
+
+
+def png_path(text: str) -> str:
+    if not text.lower().endswith(".png"):
+        raise argparse.ArgumentTypeError(f"expected a file name ending in .png, got {text!r}")
+    return text
+
+
 def positive_int(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
+    if not (text.isascii() and text.strip().isdigit()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return int(text)
 
@@ -115,7 +127,7 @@ def game_from_args(args) -> Game:
         if args.goal is not None:
             raise ValueError("give either --goal or --target, not both")
         try:
-            with open(args.target, encoding="utf-8", errors="replace") as fh:
+            with open(args.target, encoding="utf-8-sig", errors="replace") as fh:
                 boards = list(read_cases(fh, rows, cols))
         except OSError as exc:
             raise ValueError(f"cannot read --target {args.target}: {exc.strerror}") from None
@@ -177,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="boards per unit of work and per checkpoint line (default 2048)")
     v.add_argument("--sample", type=positive_int, metavar="N",
                    help=f"check N random boards instead of all (default for more than {EXHAUSTIVE_MAX_CELLS} cells)")
-    v.add_argument("--seed", type=int, default=0, metavar="S", help="random seed for --sample (default 0)")
+    v.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed for --sample (default 0)")
     v.add_argument("--exhaustive", action="store_true",
                    help=f"check every board even above {EXHAUSTIVE_MAX_CELLS} cells (at most 24)")
     v.add_argument("--canonical", action="store_true",
@@ -191,8 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--backends", type=backend_list, metavar="LIST", help="backends to time (default all that fit)")
     sp.add_argument("--sample", type=positive_int, default=200, metavar="N",
                     help="random boards per backend for the timings (default 200)")
-    sp.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    sp.add_argument("--plot", metavar="FILE.png", help="draw the distribution and the timings (matplotlib)")
+    sp.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed (default 0)")
+    sp.add_argument("--plot", type=png_path, metavar="FILE.png", help="draw the distribution and the timings (PNG)")
     sp.add_argument("--json", action="store_true", help="print everything as JSON instead of text")
     _rules(sp)
 
@@ -278,8 +290,10 @@ def explain_impossible(game: Game, board: int) -> str:
     """
     from verify.witness import check_certificate
 
-    from .gauss import certificates
+    from .gauss import DENSE_MAX_CELLS, certificates
 
+    if game.n > DENSE_MAX_CELLS:
+        return f"(no certificate: it needs the dense elimination, at most {DENSE_MAX_CELLS} cells)"
     found = certificates(game, board)
     if found is None:
         raise RuntimeError("no certificate: some goal board is reachable")
@@ -289,7 +303,7 @@ def explain_impossible(game: Game, board: int) -> str:
         if problem:
             raise RuntimeError(f"certificate rejected by the board model: {problem}")
         overlap = ((board ^ target) & cert).bit_count()
-        out.append(f"certificate for all {game.target_name(target)}: every press flips an even number of the "
+        out.append(f"certificate for {game.describe_target(target)}: every press flips an even number of the "
                    f"cells marked x, but {overlap} of them (odd) must change")
         out.append(format_cells(cert, game.rows, game.cols, "x", "."))
     return "\n".join(out)
@@ -335,7 +349,7 @@ def cmd_solve(args) -> ExitCode:
             for case in reader(stream, rules):
                 number, game = case.number, case.game
                 if not backend.supports(game):
-                    return _fail(ExitCode.USAGE, f"case {number}: backend {backend.name!r} allows at most "
+                    return _fail(ExitCode.USAGE, f"{name}: case {number}: backend {backend.name!r} allows at most "
                                                  f"{backend.max_cells} cells; {game.size} has {game.n}")
                 sol = backend.solve(game, case.board, **options)
                 problem = check_solution(game, case.board, sol)
@@ -366,7 +380,7 @@ def cmd_solve(args) -> ExitCode:
 def _stats_line(number: int, game: Game, sol) -> str:
     from .gauss import nullity
 
-    k = sol.stats.get("nullity", nullity(game))
+    k = sol.stats["nullity"] if "nullity" in sol.stats else nullity(game)
     extra = " ".join(f"{key}={value}" for key, value in sol.stats.items() if key not in ("nullity",))
     moves = "-" if sol.moves is None else sol.moves
     return (f"case {number}: {game.rules}; {sol.status.name} presses={moves} "
@@ -399,6 +413,8 @@ def cmd_verify(args) -> ExitCode:
             print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
     if game.n > 64:
         return _fail(ExitCode.USAGE, f"the agreement check takes boards of at most 64 cells; {game.size} has {game.n}")
+    if args.sample is not None and args.exhaustive:
+        return _fail(ExitCode.USAGE, "give either --sample or --exhaustive, not both")
     exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_MAX_CELLS or args.exhaustive)
     if args.sample is None and not exhaustive:
         return _fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards; check a random sample with "
@@ -452,7 +468,8 @@ def cmd_verify(args) -> ExitCode:
     if write_json(args.report, report.to_json(), "report"):
         return ExitCode.USAGE
     n_dis, n_wit = len(report.disagreements), len(report.witness_failures)
-    print(f"\n{report.boards} boards, {len(names)} backend{'s' if len(names) != 1 else ''}: {n_dis} disagreements, "
+    done = len(report.summaries)
+    print(f"\n{report.boards} boards, {done} backend{'s' if done != 1 else ''}: {n_dis} disagreements, "
           f"{n_wit} witness failures, {sum(s.unknown for s in report.summaries)} unknown, "
           f"{sum(s.errors for s in report.summaries)} errors; {report.seconds:.1f} s. Report: {args.report}")
     if not report.completed:

@@ -70,7 +70,7 @@ class Model:
         if game.goal != "any":
             m.add(self.colour == (game.goal == "black"))
         for i in range(n):
-            flips_i = [self.press[j] for j, mask in enumerate(game.press_masks) if mask >> i & 1]
+            flips_i = [self.press[j] for j in game.flippers[i]]
             m.add_bool_xor([*flips_i, self.cell[i], ~self.colour])
         m.minimize(sum(self.press))
         self._domains = [m.proto.variables[v.index].domain for v in self.cell]
@@ -116,7 +116,7 @@ class Model:
             return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)
         if code in (cp.FEASIBLE, cp.UNKNOWN):
             return Solution(NAME, Status.UNKNOWN, seconds=seconds, stats=stats)
-        raise RuntimeError(f"CP-SAT returned {s.status_name(code)} for board {board}")
+        raise RuntimeError(f"CP-SAT returned {s.status_name(code)}")
 
 
     def _refine(self, board: int, start: float) -> Solution:

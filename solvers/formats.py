@@ -59,7 +59,8 @@ def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], wha
         cells = "".join(text.split())
         bad = next((ch for ch in cells if ch not in alphabet), None)
         if bad is not None:
-            raise BoardFormatError(f"expected only {what}, got {bad!r}", case=case, line=last)
+            hint = " (the input is not UTF-8 text)" if bad == "\ufffd" else ""
+            raise BoardFormatError(f"expected only {what}, got {bad!r}{hint}", case=case, line=last)
         if len(cells) != cols:
             raise BoardFormatError(f"expected a row of {cols} cells of {what}, got {len(cells)}",
                                    case=case, line=last)
@@ -69,7 +70,7 @@ def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], wha
 
 def _positive_ints(text: str, count: int, case: int, line: int, what: str) -> list[int]:
     parts = text.split()
-    if len(parts) != count or not all(p.isdigit() and int(p) > 0 for p in parts):
+    if len(parts) != count or not all(p.isascii() and p.isdigit() and int(p) > 0 for p in parts):
         raise BoardFormatError(f"expected {what}, got {text[:40]!r}", case=case, line=line)
     return [int(p) for p in parts]
 
@@ -89,6 +90,10 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
         (n,) = _positive_ints(text, 1, case, line, "the board size n (a positive integer)")
         game = dataclasses.replace(rules, rows=n, cols=n, goal="white", target=None)
         yield Case(case, game, _grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'"))
+    extra = next(source, None)
+    if extra is not None:
+        raise BoardFormatError(f"the file declares {count} cases but goes on: {extra[1][:40]!r}",
+                               case=count + 1, line=extra[0])
 
 
 def read_fliptile(lines: Iterable[str], rules: Game) -> Iterator[Case]:

@@ -167,10 +167,9 @@ def gauss_jordan(rows: list[int], n: int) -> Elimination:
 def eliminate(game: Game) -> Elimination:
     """Gauss-Jordan elimination of the press matrix of ``game`` over GF(2).  Cached per game."""
     n = game.n
-    masks = game.press_masks
     # Row i of A: the presses that flip cell i.  (Symmetric for the plus
     # neighbourhood, but nothing relies on it: stencils may be lopsided.)
-    return gauss_jordan([sum(1 << j for j in range(n) if masks[j] >> i & 1) for i in range(n)], n)
+    return gauss_jordan([sum(1 << j for j in game.flippers[i]) for i in range(n)], n)
 
 
 def certificates(game: Game, board: int) -> dict[int, int] | None:
@@ -268,33 +267,57 @@ def _last_row_system(game: Game) -> Elimination:
     return gauss_jordan([sum(1 << k for k in range(cols) if columns[k] >> i & 1) for i in range(cols)], cols)
 
 
-def _solve_chase(game: Game, board: int, max_nullity: int,
-                 canonical: bool) -> tuple[tuple[int, int] | None, dict]:
-    """Minimum-weight solution by light chasing; ((presses, target) or None, stats).
+def _upright(game: Game) -> Game:
+    """The game turned on its side if it is wider than tall, so chasing solves the short side."""
+    if game.cols <= game.rows:
+        return game
+    target = None if game.target is None else transpose(game.target, game.rows, game.cols)
+    return Game(game.cols, game.rows, game.goal, target=target)
 
-    The solutions are the chases of first rows ``v`` with ``M v = residual(0)``:
-    a particular ``v`` plus the null space of M (whose dimension equals the
-    nullity of the press matrix).  Running time O(cols * rows) row operations
-    for M (once per game), then O(rows) per chase and O(2**nullity * n / w)
-    for the minimum.  Memory O(n) bits.
+
+def _chase_solutions(game: Game, board: int) -> tuple[list[tuple[int, int]], list[int], int]:
+    """By light chasing: a particular press set per reachable goal board, the quiet
+    patterns, and the nullity, all in ``game``'s own layout.
+
+    A wide board is chased on its side (a min(rows, cols) square last-row
+    system) and the results are turned back.  The solutions for a goal are
+    the chases of first rows ``v`` with ``M v = residual(0)``: a particular
+    ``v`` plus the null space of M, whose dimension is the nullity of the
+    press matrix.  Running time O(side * n) bit operations for M (once per
+    game), O(rows) row operations per chase.  Memory O(n) bits.
     """
+    upright = _upright(game)
+    if upright is not game:
+        parts, quiet, k = _chase_solutions(upright, transpose(board, game.rows, game.cols))
+        back = lambda x: transpose(x, game.cols, game.rows)  # noqa: E731
+        return [(back(x), back(t)) for x, t in parts], [back(q) for q in quiet], k
     system = _last_row_system(game)
-    null = system.null_basis
-    stats = {"rank": game.n - len(null), "nullity": len(null), "method": "chase"}
-    if len(null) > max_nullity:
-        raise NullityTooLargeError(
-            f"nullity {len(null)} means 2**{len(null)} solutions to enumerate "
-            f"(max_nullity={max_nullity}); use --backend cpsat or sat for the minimum")
-    quiet = [from_rows(_chase(game, z, [0] * game.rows)[0], game.cols) for z in null]
-    best = None
+    quiet = [from_rows(_chase(game, z, [0] * game.rows)[0], game.cols) for z in system.null_basis]
+    parts = []
     for t in game.targets:
         need = to_rows(board ^ t, game.rows, game.cols)
         _, residual = _chase(game, 0, need)
-        if not system.consistent(residual):
-            continue
-        v = system.particular(residual)
-        x = _min_weight(from_rows(_chase(game, v, need)[0], game.cols), tuple(quiet),
-                        game.n if canonical else None)
+        if system.consistent(residual):
+            parts.append((from_rows(_chase(game, system.particular(residual), need)[0], game.cols), t))
+    return parts, quiet, system.nullity
+
+
+def _solve_chase(game: Game, board: int, max_nullity: int,
+                 canonical: bool) -> tuple[tuple[int, int] | None, dict]:
+    """Minimum-weight solution by light chasing; ((presses, target) or None, stats)."""
+    if min(game.rows, game.cols) > CHASE_MAX_SIDE:
+        raise ValueError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} square "
+                         f"system; at most {CHASE_MAX_SIDE}")
+    k = _last_row_system(_upright(game)).nullity
+    stats = {"rank": game.n - k, "nullity": k, "method": "chase"}
+    if k > max_nullity:
+        raise NullityTooLargeError(
+            f"nullity {k} means 2**{k} solutions to enumerate "
+            f"(max_nullity={max_nullity}); use --backend cpsat or sat for the minimum")
+    parts, quiet, _ = _chase_solutions(game, board)
+    best = None
+    for x, t in parts:
+        x = _min_weight(x, tuple(quiet), game.n if canonical else None)
         if _better(x, best and best[0], game.n, canonical):
             best = (x, t)
     return best, stats
@@ -304,7 +327,7 @@ def nullity(game: Game) -> int | None:
     """Dimension of the press matrix's null space (the quiet patterns), or None if the
     board is too large for either method.  Cached per game through the eliminations."""
     if chaseable(game) and game.n > AUTO_DENSE_CELLS:
-        return _last_row_system(game).nullity
+        return _last_row_system(_upright(game)).nullity if min(game.rows, game.cols) <= CHASE_MAX_SIDE else None
     if game.n <= DENSE_MAX_CELLS:
         return eliminate(game).nullity
     return None
@@ -359,17 +382,7 @@ def solve(game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, met
     if method == "chase":
         if not chaseable(game):
             raise ValueError("light chasing needs the plus neighbourhood without wrap; use method='dense'")
-        if min(game.rows, game.cols) > CHASE_MAX_SIDE:
-            raise ValueError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} square "
-                             f"system; at most {CHASE_MAX_SIDE}")
-        if game.cols > game.rows and not canonical:  # chase along the long side: a cols x cols system
-            flipped = Game(game.cols, game.rows, game.goal, target=None if game.target is None
-                           else transpose(game.target, game.rows, game.cols))
-            best, stats = _solve_chase(flipped, transpose(board, game.rows, game.cols), max_nullity, canonical)
-            if best is not None:
-                best = (transpose(best[0], game.cols, game.rows), transpose(best[1], game.cols, game.rows))
-        else:
-            best, stats = _solve_chase(game, board, max_nullity, canonical)
+        best, stats = _solve_chase(game, board, max_nullity, canonical)
         seconds = time.perf_counter() - start
         if best is None:
             return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)

@@ -89,7 +89,7 @@ class Model:
             self.colour.SetBounds(*(2 * [float(game.goal == "black")]))
         self.rows = []
         for i in range(n):
-            flips_i = [j for j, mask in enumerate(game.press_masks) if mask >> i & 1]
+            flips_i = game.flippers[i]
             k = s.IntVar(0, (len(flips_i) + 1) // 2, f"slack_{i}")
             row = s.Constraint(0, 0, f"parity_{i}")
             for j in flips_i:
@@ -153,9 +153,10 @@ class Model:
             return Solution(NAME, Status.OPTIMAL, presses.bit_count(), presses, target, seconds, stats)
         if code == lp.Solver.INFEASIBLE:
             return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)
-        if code in (lp.Solver.FEASIBLE, lp.Solver.NOT_SOLVED):
-            return Solution(NAME, Status.UNKNOWN, seconds=seconds, stats=stats)
-        raise RuntimeError(f"MIP solver returned status {code} for board {board}")
+        if code in (lp.Solver.ABNORMAL, lp.Solver.MODEL_INVALID, lp.Solver.UNBOUNDED):
+            raise RuntimeError(f"MIP solver returned status {code} (abnormal, invalid or unbounded)")
+        # FEASIBLE, NOT_SOLVED, and HiGHS's time-out code: no proof either way.
+        return Solution(NAME, Status.UNKNOWN, seconds=seconds, stats=stats)
 
 
 def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER,

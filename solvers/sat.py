@@ -122,7 +122,7 @@ class Model:
 
         clauses = []
         for i in range(n):
-            flips_i = [self.press[j] for j, mask in enumerate(game.press_masks) if mask >> i & 1]
+            flips_i = [self.press[j] for j in game.flippers[i]]
             clauses += xor_chain([*flips_i, self.cell[i], self.colour], new_var)
         if game.goal != "any":
             clauses.append([self.colour if game.goal == "black" else -self.colour])

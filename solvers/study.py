@@ -45,13 +45,12 @@ class Study:
     def to_json(self) -> dict:
         g = self.game
         return {
-            "rules": {"rows": g.rows, "cols": g.cols, "goal": g.goal, "wrap": g.wrap,
-                      "neighbourhood": g.neighbourhood, "stencil": g.stencil, "target": g.target},
+            "rules": g.to_json(),
             "rank": self.rank,
             "nullity": self.nullity,
             "quiet_patterns": [format_cells(q, g.rows, g.cols, "x", ".").split("\n") for q in self.quiet_patterns],
-            "solvable_boards": str(self.solvable_boards),
-            "total_boards": str(self.total_boards),
+            "solvable_boards": self.solvable_boards,
+            "total_boards": self.total_boards,
             "distribution": self.distribution,
             "distribution_note": self.distribution_note,
             "largest_minimum": self.largest_minimum,

@@ -212,7 +212,7 @@ def test_study_4x4_json_and_plot(tmp_path):
     png = tmp_path / "study.png"
     r = flipgame("study", "--json", "--plot", str(png), "--sample", "20", "--backends", "gauss,bfs,sat")
     data = json.loads(r.stdout)
-    assert (data["rank"], data["nullity"], data["solvable_boards"]) == (12, 4, "4096")
+    assert (data["rank"], data["nullity"], data["solvable_boards"]) == (12, 4, 4096)
     assert data["distribution"] == [2, 32, 228, 880, 1562, 1136, 256] and data["largest_minimum"] == 6
     assert len(data["quiet_patterns"]) == 4 and set(data["backend_seconds_per_board"]) == {"gauss", "bfs", "sat"}
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -221,3 +221,38 @@ def test_study_4x4_json_and_plot(tmp_path):
 def test_study_large_board_says_distribution_not_computed():
     r = flipgame("study", "--size", "5x6", "--goal", "white", "--sample", "5", "--backends", "gauss")
     assert r.returncode == 0 and "not computed" in r.stdout and "nullity" in r.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["verify", "--size", "4x4", "--backends", "gauss", "--sample", "5", "--seed", "-1"], "non-negative"),
+    (["verify", "--size", "4x4", "--backends", "gauss", "--sample", "5", "--exhaustive"], "not both"),
+    (["study", "--plot", "out.txt"], ".png"),
+    (["solve", "--format", "painter"], "declares 1 cases but goes on"),
+    (["solve", "--format", "painter", "--backend", "bfs"], "painter.txt"),
+])
+def test_more_bad_options_are_one_line(args, words, tmp_path):
+    f = tmp_path / "painter.txt"
+    f.write_text("1\n3\nyyy\nyyy\nyyy\n5\nwwwww\n" if "bfs" not in args else "1\n5\n" + "wwwww\n" * 5)
+    extra = [str(f)] if "--format" in args else []
+    r = flipgame(*args, *extra)
+    assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
+
+
+def test_highs_time_out_is_unknown():
+    r = flipgame("solve", "--size", "5x5", "--backend", "ilp", "--mip-solver", "HIGHS", "--time-limit", "1e-6",
+                 stdin="bwwbw\nbbwbw\nbwwbw\nbwwwb\nbbbbb\n")
+    assert (r.returncode, r.stdout) == (ExitCode.INCOMPLETE, "Unknown\n")
+
+
+def test_wide_boards_chase_the_short_side_for_stats_and_canonical():
+    r = flipgame("solve", "--size", "1x30000", "--goal", "white", "--canonical", "--stats", stdin="b" * 30000 + "\n")
+    assert r.returncode == 0 and r.stdout == "10000\n" and "nullity=0" in r.stderr  # 30000 = 3 * 10000
+
+
+def test_checkpoint_and_report_record_the_neighbourhood(tmp_path):
+    ck = tmp_path / "ck.jsonl"
+    base = ["verify", "--size", "2x3", "--backends", "gauss", "--checkpoint", str(ck),
+            "--report", str(tmp_path / "r.json")]
+    assert main([*base, "--neighbourhood", "king"]) == ExitCode.OK
+    assert json.loads((tmp_path / "r.json").read_text())["game"]["neighbourhood"] == "king"
+    assert main(base) == ExitCode.USAGE  # a plus run must not reuse the king checkpoint

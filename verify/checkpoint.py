@@ -26,7 +26,7 @@ FORMAT = "flipgame-checkpoint/1"
 def run_header(game: Game, names: list[str], options: dict, chunk_size: int, boards: np.ndarray) -> dict:
     return {
         "format": FORMAT,
-        "game": {"rows": game.rows, "cols": game.cols, "goal": game.goal, "wrap": game.wrap},
+        "game": game.to_json(),
         "backends": names,
         "options": {n: options.get(n, {}) for n in names},
         "chunk_size": chunk_size,

@@ -94,7 +94,7 @@ class AgreementReport:
     def to_json(self) -> dict:
         g = self.game
         return {
-            "game": {"rows": g.rows, "cols": g.cols, "goal": g.goal, "wrap": g.wrap},
+            "game": g.to_json(),
             "boards": self.boards,
             "completed": self.completed,
             "ok": self.ok,
