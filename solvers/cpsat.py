@@ -31,8 +31,8 @@ import time
 
 import numpy as np
 
-from .board import Game, refine_lexicographic
-from .result import BatchSolution, Solution, Status
+from .board import Game
+from .result import BatchSolution, Solution, Status, canonical_solution
 
 NAME = "cpsat"
 DEFAULT_TIME_LIMIT = 10.0
@@ -123,7 +123,6 @@ class Model:
         """Canonical witness: fix cells in reading order to 0 where a minimum allows it."""
         s, cp = self.solver, self._cp
         weight = round(s.objective_value)
-        colour = [s.boolean_value(self.colour)]
 
         def current() -> int:
             return sum(1 << j for j, v in enumerate(self.press) if s.boolean_value(v))
@@ -131,22 +130,16 @@ class Model:
         def solve_fixed(fixed: dict[int, int]) -> int | None:
             self._fix_presses(fixed)
             code = s.solve(self.model)
-            if code == cp.OPTIMAL and round(s.objective_value) == weight:
-                colour[0] = s.boolean_value(self.colour)
-                return current()
-            if code in (cp.OPTIMAL, cp.INFEASIBLE):
+            if code == cp.OPTIMAL:
+                return current() if round(s.objective_value) == weight else None
+            if code == cp.INFEASIBLE:
                 return None
             raise TimeoutError("time limit reached while choosing the canonical witness")
 
         try:
-            presses = refine_lexicographic(self.game.n, current(), solve_fixed)
-        except TimeoutError:
-            return Solution(NAME, Status.UNKNOWN, seconds=time.perf_counter() - start)
+            return canonical_solution(NAME, self.game, board, current(), solve_fixed, start)
         finally:
             self._fix_presses({})
-        target = self.game.full if colour[0] else 0
-        return Solution(NAME, Status.OPTIMAL, weight, presses, target, time.perf_counter() - start)
-
 
 def solve(game: Game, board: int, *, time_limit: float = DEFAULT_TIME_LIMIT, workers: int = 1,
           canonical: bool = False) -> Solution:

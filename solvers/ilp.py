@@ -27,8 +27,8 @@ import time
 
 import numpy as np
 
-from .board import Game, refine_lexicographic
-from .result import BatchSolution, Solution, Status
+from .board import Game
+from .result import BatchSolution, Solution, Status, canonical_solution
 
 NAME = "ilp"
 SOLVERS = ("SCIP", "HIGHS")
@@ -110,7 +110,6 @@ class Model:
         """Canonical witness: fix cells in reading order to 0 where a minimum allows it."""
         lp, s = self._lp, self.mip
         weight = round(s.Objective().Value())
-        colour = [self.colour.solution_value() > 0.5]
 
         def current() -> int:
             return sum(1 << j for j, v in enumerate(self.press) if v.solution_value() > 0.5)
@@ -118,21 +117,16 @@ class Model:
         def solve_fixed(fixed: dict[int, int]) -> int | None:
             self._fix_presses(fixed)
             code = s.Solve()
-            if code == lp.Solver.OPTIMAL and round(s.Objective().Value()) == weight:
-                colour[0] = self.colour.solution_value() > 0.5
-                return current()
-            if code in (lp.Solver.OPTIMAL, lp.Solver.INFEASIBLE):
+            if code == lp.Solver.OPTIMAL:
+                return current() if round(s.Objective().Value()) == weight else None
+            if code == lp.Solver.INFEASIBLE:
                 return None
             raise TimeoutError("no proof within the time limit while choosing the canonical witness")
 
         try:
-            presses = refine_lexicographic(self.game.n, current(), solve_fixed)
-        except TimeoutError:
-            return Solution(NAME, Status.UNKNOWN, seconds=time.perf_counter() - start)
+            return canonical_solution(NAME, self.game, board, current(), solve_fixed, start)
         finally:
             self._fix_presses({})
-        target = self.game.full if colour[0] else 0
-        return Solution(NAME, Status.OPTIMAL, weight, presses, target, time.perf_counter() - start)
 
     def solve(self, board: int, canonical: bool = False) -> Solution:
         """Minimum presses for one board (bitmask); see :func:`solve`."""

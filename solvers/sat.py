@@ -46,8 +46,8 @@ import time
 
 import numpy as np
 
-from .board import Game, refine_lexicographic
-from .result import BatchSolution, Solution, Status
+from .board import Game
+from .result import BatchSolution, Solution, Status, canonical_solution
 
 NAME = "sat"
 DEFAULT_SOLVER = "cadical195"
@@ -145,41 +145,37 @@ class Model:
         best = None
         assumptions = fix
         calls = 0
+
+        def presses_of(model: list[int]) -> int:
+            return sum(1 << j for j, v in enumerate(self.press) if model[v - 1] > 0)
+
         while True:
             calls += 1
             if not s.solve(assumptions=assumptions):
                 break
             model = s.get_model()
-            presses = sum(1 << j for j, v in enumerate(self.press) if model[v - 1] > 0)
-            best = (presses, model[self.colour - 1] > 0)
-            weight = presses.bit_count()
+            best = (presses_of(model), model[self.colour - 1] > 0)
+            weight = best[0].bit_count()
             if weight == 0:
                 break
             assumptions = fix + [-self.totalizer.rhs[weight - 1]]  # at most weight-1 presses
         after = s.accum_stats()
         stats = {k: after.get(k, 0) - before.get(k, 0) for k in ("conflicts", "decisions", "propagations")}
         stats["sat_calls"] = calls
-        seconds = time.perf_counter() - start
         if best is None:
-            return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)
+            return Solution(NAME, Status.INFEASIBLE, seconds=time.perf_counter() - start, stats=stats)
         presses, black = best
         if canonical:
             weight = presses.bit_count()
-            bound = [-self.totalizer.rhs[weight]] if weight < len(self.press) else []
+            bound = [-self.totalizer.rhs[weight]] if weight < len(self.press) else []  # at most weight
 
             def solve_fixed(fixed: dict[int, int]) -> int | None:
-                nonlocal black
                 lits = [self.press[i] if v else -self.press[i] for i, v in fixed.items()]
-                if not s.solve(assumptions=fix + bound + lits):
-                    return None
-                model = s.get_model()
-                black = model[self.colour - 1] > 0
-                return sum(1 << j for j, v in enumerate(self.press) if model[v - 1] > 0)
+                return presses_of(s.get_model()) if s.solve(assumptions=fix + bound + lits) else None
 
-            presses = refine_lexicographic(self.game.n, presses, solve_fixed)
+            return canonical_solution(NAME, self.game, board, presses, solve_fixed, start, stats)
         return Solution(NAME, Status.OPTIMAL, presses.bit_count(), presses, self.game.full if black else 0,
-                        seconds, stats)
-
+                        time.perf_counter() - start, stats)
 
 def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER, canonical: bool = False) -> Solution:
     """Minimum presses for one board by incremental SAT with a totalizer.
