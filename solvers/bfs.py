@@ -27,23 +27,20 @@ from functools import lru_cache
 
 import numpy as np
 
+from .backend import Backend
 from .board import Game, to_bits
+from .errors import BoardTooLargeError
 from .result import BatchSolution, Solution, Status
 
-NAME = "bfs"
 MAX_CELLS = 24
 UNREACHABLE = 255
-
-
-class BoardTooLargeError(ValueError):
-    """The board has too many cells for a table of every state."""
 
 
 def _check_size(game: Game) -> None:
     if game.n > MAX_CELLS:
         raise BoardTooLargeError(
             f"bfs keeps a table of all 2**n states and allows at most {MAX_CELLS} cells; "
-            f"{game.size} has {game.n} (use gauss or cpsat)"
+            f"{game.size} has {game.n} (use gauss, or sat / ilp)"
         )
 
 
@@ -124,56 +121,51 @@ def _canonical(game: Game, table: np.ndarray, board: int) -> tuple[int, int]:
     return presses, target
 
 
-def solve(game: Game, board: int, *, canonical: bool = False) -> Solution:
-    """Minimum presses for one board, read from the cached distance table.
+class Bfs(Backend):
+    """Breadth-first distance-table backend; see the module docstring.
 
-    The first call for a game builds the table (about 0.02 s for 4x4, a few
-    seconds for 24 cells); later calls cost O(d * n).  With ``canonical`` the
-    witness is the lexicographically smallest minimum press set.
-
-    Raises
-    ------
-    BoardTooLargeError
-        If the board has more than :data:`MAX_CELLS` cells.
+    >>> from solvers import solve
+    >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "bfs").moves
+    4
     """
-    start = time.perf_counter()
-    game.check_fits(board)
-    batch = solve_batch(game, np.array([board], dtype=np.uint64))
-    s = batch[0]
-    presses, target = s.presses, s.target
-    if canonical and s.success:
-        presses, target = _canonical(game, distance_table(game), board)
-    return Solution(NAME, s.status, s.moves, presses, target, time.perf_counter() - start)
 
+    name = "bfs"
+    summary = "breadth-first distance table over all 2^n states"
+    max_cells = MAX_CELLS
 
-def solve_batch(game: Game, boards: np.ndarray, *, canonical: bool = False) -> BatchSolution:
-    """Answers and witnesses for many boards of one game, from one distance table.
+    def solve(self, game: Game, board: int, *, canonical: bool = False) -> Solution:
+        """Minimum presses for one board, read from the cached distance table.
 
-    Parameters
-    ----------
-    boards : array_like of uint64, shape (k,)
+        The first call for a game builds the table (about 0.02 s for 4x4, a few
+        seconds for 24 cells); later calls cost O(d * n).  With ``canonical`` the
+        witness is the lexicographically smallest minimum press set.
+        """
+        start = time.perf_counter()
+        s = self.solve_batch(game, np.array([board], dtype=np.uint64))[0]
+        presses, target = s.presses, s.target
+        if canonical and s.success:
+            presses, target = _canonical(game, distance_table(game), board)
+        return Solution(self.name, s.status, s.moves, presses, target, time.perf_counter() - start)
 
-    canonical : bool
-        Return the lexicographically smallest minimum press set (a depth-first
-        search per board, in Python).
+    def solve_batch(self, game: Game, boards: np.ndarray, *, canonical: bool = False) -> BatchSolution:
+        """Answers and witnesses for many boards (uint64 array, shape (k,)) from one distance table.
 
-    Running time: the table once, then O(k * d_max * n) numpy element operations.
-    """
-    start = time.perf_counter()
-    boards = np.asarray(boards, dtype=np.uint64)
-    if len(boards) and int(boards.max()) > game.full:
-        raise ValueError(f"board {int(boards.max())} is not a {game.size} bitmask")
-    table = distance_table(game)
-    out = BatchSolution.empty(NAME, boards)
-    dist = table[boards.astype(np.int64)]
-    solvable = dist != UNREACHABLE
-    out.status[:] = np.where(solvable, Status.OPTIMAL, Status.INFEASIBLE)
-    out.moves[solvable] = dist[solvable]
-    presses, reached = _walk(game, table, boards[solvable])
-    if canonical:
-        pairs = [_canonical(game, table, int(b)) for b in boards[solvable]]
-        presses = np.array([p for p, _ in pairs], dtype=np.uint64)
-        reached = np.array([t for _, t in pairs], dtype=np.uint64)
-    out.presses[solvable] = presses
-    out.target[solvable] = reached
-    return out.with_time(time.perf_counter() - start)
+        With ``canonical``, a depth-first search per board, in Python.
+        Running time: the table once, then O(k * d_max * n) numpy element operations.
+        """
+        start = time.perf_counter()
+        boards = np.asarray(boards, dtype=np.uint64)
+        table = distance_table(game)
+        out = BatchSolution.empty(self.name, boards)
+        dist = table[boards.astype(np.int64)]
+        solvable = dist != UNREACHABLE
+        out.status[:] = np.where(solvable, Status.OPTIMAL, Status.INFEASIBLE)
+        out.moves[solvable] = dist[solvable]
+        presses, reached = _walk(game, table, boards[solvable])
+        if canonical:
+            pairs = [_canonical(game, table, int(b)) for b in boards[solvable]]
+            presses = np.array([p for p, _ in pairs], dtype=np.uint64)
+            reached = np.array([t for _, t in pairs], dtype=np.uint64)
+        out.presses[solvable] = presses
+        out.target[solvable] = reached
+        return out.with_time(time.perf_counter() - start)

@@ -23,6 +23,8 @@ from functools import cached_property
 
 import numpy as np
 
+from .errors import BoardFormatError, RulesError
+
 GOALS = ("any", "white", "black", "board")
 """``any``: all white or all black (POJ 1753); ``white`` / ``black``: one fixed colour;
 ``board``: an explicit target board (``Game.target``)."""
@@ -37,19 +39,6 @@ diagonals), ``king`` (the 3x3 block).  ``stencil`` takes ``Game.stencil``."""
 
 CELL_CHARS = {"w": 0, "b": 1}
 _TO_BITS = str.maketrans("wb", "01")
-
-
-class BoardFormatError(ValueError):
-    """Malformed board text.  ``str()`` names the case, the line and what was expected."""
-
-    def __init__(self, message: str, *, case: int | None = None, line: int | None = None):
-        self.case, self.line, self.reason = case, line, message
-        where = []
-        if case is not None:
-            where.append(f"case {case}")
-        if line is not None:
-            where.append(f"line {line}")
-        super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
 
 @dataclass(frozen=True)
@@ -70,17 +59,23 @@ class Game:
     neighbourhood : {"plus", "cross", "king", "stencil"}
         Cells a press flips, as offsets from the pressed cell (see
         :data:`NEIGHBOURHOODS`); ``stencil`` uses ``stencil``.
-    stencil : tuple of (int, int), optional
-        Offsets (row, col) for ``neighbourhood="stencil"``.
-    target : int, optional
-        Goal board bitmask for ``goal="board"``.
+    stencil : tuple of (int, int) or str, optional
+        Offsets (row, col) for ``neighbourhood="stencil"``, or the same drawn
+        as text (``"x.x/.x./x.x"``, see :func:`parse_stencil`).
+    target : int, Board or sequence of str, optional
+        Goal board for ``goal="board"``: a bitmask, a :class:`Board` or its rows.
 
     Raises
     ------
-    ValueError
+    RulesError
         On a non-positive size, an unknown goal or neighbourhood, a stencil
         without ``neighbourhood="stencil"`` (or the reverse), or a target
         that does not fit.
+
+    >>> Game(3, 3, neighbourhood="stencil", stencil="x.x/.x./x.x").offsets
+    ((-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1))
+    >>> Game(2, 2, goal="board", target=["bw", "wb"]).target
+    9
     """
 
     rows: int = 4
@@ -93,22 +88,37 @@ class Game:
 
     def __post_init__(self):
         if not (isinstance(self.rows, int) and isinstance(self.cols, int)) or self.rows < 1 or self.cols < 1:
-            raise ValueError(f"board size must be positive integers, got {self.rows}x{self.cols}")
+            raise RulesError(f"board size must be positive integers, got {self.rows}x{self.cols}")
         if self.goal not in GOALS:
-            raise ValueError(f"unknown goal {self.goal!r}; expected one of {', '.join(GOALS)}")
+            raise RulesError(f"unknown goal {self.goal!r}; expected one of {', '.join(GOALS)}")
         if (self.goal == "board") != (self.target is not None):
-            raise ValueError("goal 'board' needs a target board, and only it takes one")
-        if self.target is not None and not 0 <= self.target <= self.full:
-            raise ValueError(f"target board does not fit {self.size}")
+            raise RulesError("goal 'board' needs a target board, and only it takes one")
+        if isinstance(self.target, (list, tuple, str)):
+            object.__setattr__(self, "target", Board.from_rows(
+                self.target.split() if isinstance(self.target, str) else self.target))
+        if isinstance(self.target, Board):
+            if (self.target.rows, self.target.cols) != (self.rows, self.cols):
+                raise RulesError(f"target board is {self.target.rows}x{self.target.cols}, the game {self.size}")
+            object.__setattr__(self, "target", self.target.cells)
+        if self.target is not None and not (isinstance(self.target, int) and 0 <= self.target <= self.full):
+            raise RulesError(f"target board does not fit {self.size}: expected a bitmask 0..{self.full}, a Board "
+                             f"or rows of text, got {self.target!r:.60}")
         names = (*NEIGHBOURHOODS, "stencil")
         if self.neighbourhood not in names:
-            raise ValueError(f"unknown neighbourhood {self.neighbourhood!r}; expected one of {', '.join(names)}")
+            raise RulesError(f"unknown neighbourhood {self.neighbourhood!r}; expected one of {', '.join(names)}")
         if (self.neighbourhood == "stencil") != (self.stencil is not None):
-            raise ValueError("neighbourhood 'stencil' needs stencil offsets, and only it takes them")
+            raise RulesError("neighbourhood 'stencil' needs stencil offsets, and only it takes them")
+        if isinstance(self.stencil, str):
+            object.__setattr__(self, "stencil", parse_stencil(self.stencil))
         if self.stencil is not None:
-            object.__setattr__(self, "stencil", tuple(sorted({(int(r), int(c)) for r, c in self.stencil})))
+            try:
+                offsets = {(int(r), int(c)) for r, c in self.stencil}
+            except (TypeError, ValueError):
+                raise RulesError(f"a stencil is offsets (row, col) or text like 'x.x/.x./x.x', "
+                                 f"got {self.stencil!r:.60}") from None
+            object.__setattr__(self, "stencil", tuple(sorted(offsets)))
             if not self.stencil:
-                raise ValueError("a stencil needs at least one offset")
+                raise RulesError("a stencil needs at least one offset")
 
     @property
     def offsets(self) -> tuple[tuple[int, int], ...]:
@@ -211,9 +221,9 @@ class Game:
         return board if board in self.targets else None
 
     def check_fits(self, board: int) -> None:
-        """Raise ValueError unless ``board`` is a bitmask of this game's cells."""
+        """Raise RulesError unless ``board`` is a bitmask of this game's cells."""
         if not 0 <= board <= self.full:
-            raise ValueError(f"board {board} is not a {self.size} bitmask (0..{self.full})")
+            raise RulesError(f"board {board} is not a {self.size} bitmask (0..{self.full})")
 
 
 @dataclass(frozen=True)
@@ -227,7 +237,7 @@ class Board:
     def __post_init__(self):
         Game(self.rows, self.cols)  # validates the shape
         if not 0 <= self.cells < 1 << (self.rows * self.cols):
-            raise ValueError(f"cells {self.cells} do not fit a {self.rows}x{self.cols} board")
+            raise RulesError(f"cells {self.cells} do not fit a {self.rows}x{self.cols} board")
 
     @classmethod
     def from_rows(cls, lines: Iterable[str]) -> Board:
@@ -274,7 +284,7 @@ def format_cells(cells: int, rows: int, cols: int, on: str = "b", off: str = "w"
 def _shown(line: str, limit: int = 40) -> str:
     """A line for an error message: trimmed, quoted, cut with an ellipsis."""
     text = line.strip()
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+    return ascii(text if len(text) <= limit else text[:limit] + "...")
 
 
 def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
@@ -300,7 +310,7 @@ def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[B
         bad = next((ch for ch in row if ch not in CELL_CHARS), None)
         if bad is not None:
             hint = " (the input is not UTF-8 text)" if bad == "\ufffd" else ""
-            raise BoardFormatError(f"expected only 'b' or 'w', got {bad!r} in {_shown(raw)}{hint}",
+            raise BoardFormatError(f"expected only 'b' or 'w', got {ascii(bad)} in {_shown(raw)}{hint}",
                                    case=case, line=line_no)
         if len(row) != cols:
             raise BoardFormatError(
@@ -346,17 +356,17 @@ def parse_stencil(text: str) -> tuple[tuple[int, int], ...]:
     """Offsets from a stencil drawn as rows separated by ``/``, ``x`` = flipped, ``.`` = not;
     odd height and width, the centre is the pressed cell.  E.g. ``.x./xxx/.x.`` is ``plus``.
 
-    Raises ValueError naming what is wrong.
+    Raises RulesError naming what is wrong.
     """
     rows = [r.strip() for r in text.strip().split("/")]
     height, width = len(rows), len(rows[0])
     if any(len(r) != width for r in rows) or height % 2 == 0 or width % 2 == 0:
-        raise ValueError(f"stencil {text!r}: expected rows of one odd length, an odd number of rows, "
+        raise RulesError(f"stencil {text!r}: expected rows of one odd length, an odd number of rows, "
                          f"separated by '/' (e.g. .x./xxx/.x.)")
     if any(ch not in "x." for r in rows for ch in r):
-        raise ValueError(f"stencil {text!r}: expected only 'x' (flipped) and '.' (not)")
+        raise RulesError(f"stencil {text!r}: expected only 'x' (flipped) and '.' (not)")
     offsets = tuple((r - height // 2, c - width // 2) for r in range(height) for c in range(width)
                     if rows[r][c] == "x")
     if not offsets:
-        raise ValueError(f"stencil {text!r} flips no cell")
+        raise RulesError(f"stencil {text!r} flips no cell")
     return offsets

@@ -17,7 +17,7 @@ Errors are :class:`~solvers.board.BoardFormatError` naming case and line.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .board import BoardFormatError, Game, format_cells, read_cases
@@ -60,7 +60,7 @@ def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], wha
         bad = next((ch for ch in cells if ch not in alphabet), None)
         if bad is not None:
             hint = " (the input is not UTF-8 text)" if bad == "\ufffd" else ""
-            raise BoardFormatError(f"expected only {what}, got {bad!r}{hint}", case=case, line=last)
+            raise BoardFormatError(f"expected only {what}, got {ascii(bad)}{hint}", case=case, line=last)
         if len(cells) != cols:
             raise BoardFormatError(f"expected a row of {cols} cells of {what}, got {len(cells)}",
                                    case=case, line=last)
@@ -71,7 +71,7 @@ def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], wha
 def _positive_ints(text: str, count: int, case: int, line: int, what: str) -> list[int]:
     parts = text.split()
     if len(parts) != count or not all(p.isascii() and p.isdigit() and int(p) > 0 for p in parts):
-        raise BoardFormatError(f"expected {what}, got {text[:40]!r}", case=case, line=line)
+        raise BoardFormatError(f"expected {what}, got {ascii(text[:40])}", case=case, line=line)
     return [int(p) for p in parts]
 
 
@@ -92,7 +92,7 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
         yield Case(case, game, _grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'"))
     extra = next(source, None)
     if extra is not None:
-        raise BoardFormatError(f"the file declares {count} cases but goes on: {extra[1][:40]!r}",
+        raise BoardFormatError(f"the file declares {count} cases but goes on: {ascii(extra[1][:40])}",
                                case=count + 1, line=extra[0])
 
 
@@ -120,9 +120,44 @@ def answer_fliptile(case: Case, s: Solution) -> str:
     return format_cells(s.presses, case.game.rows, case.game.cols, "1", "0", sep=" ")
 
 
-FORMATS = {
-    # name: (reader, answer writer, size comes from the input, backend needs the canonical witness)
-    "poj1753": (read_poj1753, answer_poj1753, False, False),
-    "painter": (read_painter, answer_painter, True, False),
-    "fliptile": (read_fliptile, answer_fliptile, True, True),
-}
+@dataclass(frozen=True)
+class Format:
+    """One judge format: how cases are read and answers written.
+
+    Attributes
+    ----------
+    name : str
+    reader : callable(lines, rules) -> iterator of Case
+    writer : callable(Case, Solution) -> str
+    size_from_input : bool
+        The input gives each case's size and goal (``--size``/``--goal`` refused).
+    canonical : bool
+        The judge wants the canonical (lexicographically smallest) minimum press set.
+    colours : (str, str)
+        How the format writes a white (0) and a black (1) cell, for messages.
+    summary : str
+    """
+
+    name: str
+    reader: Callable[[Iterable[str], Game], Iterator[Case]]
+    writer: Callable[[Case, Solution], str]
+    size_from_input: bool
+    canonical: bool
+    colours: tuple[str, str]
+    summary: str
+
+    def goal_name(self, game: Game, target: int) -> str:
+        """The goal board in the format's own words: ``all y`` (painter), ``all 0`` (fliptile)."""
+        if target == 0:
+            return f"all {self.colours[0]}" if self.colours != ("w", "b") else "all white"
+        if target == game.full:
+            return f"all {self.colours[1]}" if self.colours != ("w", "b") else "all black"
+        return "the target board"
+
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("poj1753", read_poj1753, answer_poj1753, False, False, ("w", "b"), "Flip Game, POJ 1753"),
+    Format("painter", read_painter, answer_painter, True, False, ("y", "w"), "Painter's Problem, POJ 1681"),
+    Format("fliptile", read_fliptile, answer_fliptile, True, True, ("0", "1"), "Fliptile, POJ 3279"),
+)}
+"""The one registry of formats; the CLI's ``--format`` choices come from it."""

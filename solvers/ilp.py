@@ -17,26 +17,23 @@ A number is returned only when the MIP solver proves it OPTIMAL; a time-out
 Running time: NP-hard in general; about 1.5 ms per 4x4 board with SCIP (7 ms when
 solvable, 1 ms when not), about 50 ms with HiGHS.
 Source: OR-Tools linear solver documentation (``pywraplp``: ``CreateSolver``,
-``Constraint.SetBounds``, ``SetTimeLimit``, ``nodes``); the parity-as-slack
-formulation is standard (e.g. Wolsey, "Integer Programming", 1998, ch. 1).
+``Constraint.SetBounds``, ``SetTimeLimit``, ``InterruptSolve``); the
+parity-as-slack formulation is standard (e.g. Wolsey, "Integer Programming",
+1998, ch. 1).
 """
 
 from __future__ import annotations
 
-import time
-
-import numpy as np
-
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
-from .result import BatchSolution, Solution, Status, canonical_solution
+from .result import Status
 
-NAME = "ilp"
 SOLVERS = ("SCIP", "HIGHS")
-DEFAULT_SOLVER = "SCIP"
-DEFAULT_TIME_LIMIT = 10.0
+BYTES_PER_CELL = 8_000
+"""Measured peak memory of the SCIP model and one solve, per cell."""
 
 
-class Model:
+class IlpModel(Model):
     """The MIP of one game, re-used across boards by changing right-hand sides.
 
     Parameters
@@ -48,26 +45,22 @@ class Model:
 
     Raises
     ------
-    ValueError
-        On an unknown solver name or a non-positive time limit.
     RuntimeError
         If OR-Tools was built without the chosen solver.
     """
 
-    def __init__(self, game: Game, *, solver: str = DEFAULT_SOLVER, time_limit: float = DEFAULT_TIME_LIMIT):
-        if solver.upper() not in SOLVERS:
-            raise ValueError(f"unknown MIP solver {solver!r}; valid: {', '.join(SOLVERS)}")
-        if not time_limit > 0:
-            raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+    backend = "ilp"
+
+    def __init__(self, game: Game, *, solver: str = "SCIP", time_limit: float = TIME_LIMIT.default):
+        super().__init__(game)
         from ortools.linear_solver import pywraplp
 
         self._lp = pywraplp
-        self.game = game
-        s = self.mip = pywraplp.Solver.CreateSolver(solver.upper())
+        s = self.mip = pywraplp.Solver.CreateSolver(solver)
         if s is None:
             raise RuntimeError(f"OR-Tools has no {solver} solver in this build")
         s.SuppressOutput()
-        if solver.upper() == "HIGHS":
+        if solver == "HIGHS":
             s.SetSolverSpecificParametersAsString("output_flag=false\n")
         else:
             # Measured on 4x4: no probing rounds in SCIP's presolve takes a board
@@ -102,99 +95,60 @@ class Model:
             objective.SetCoefficient(v, 1)
         objective.SetMinimization()
 
+    def _stop(self) -> None:
+        self.mip.InterruptSolve()
+
     def _fix_presses(self, fixed: dict[int, int]) -> None:
         for i, v in enumerate(self.press):
             v.SetBounds(*((fixed[i], fixed[i]) if i in fixed else (0, 1)))
 
-    def _refine(self, board: int, start: float) -> Solution:
-        """Canonical witness: fix cells in reading order to 0 where a minimum allows it."""
-        lp, s = self._lp, self.mip
-        weight = round(s.Objective().Value())
+    def _presses(self) -> int:
+        return sum(1 << j for j, v in enumerate(self.press) if v.solution_value() > 0.5)
 
-        def current() -> int:
-            return sum(1 << j for j, v in enumerate(self.press) if v.solution_value() > 0.5)
-
-        def solve_fixed(fixed: dict[int, int]) -> int | None:
-            self._fix_presses(fixed)
-            code = s.Solve()
-            if code == lp.Solver.OPTIMAL:
-                return current() if round(s.Objective().Value()) == weight else None
-            if code == lp.Solver.INFEASIBLE:
-                return None
-            raise TimeoutError("no proof within the time limit while choosing the canonical witness")
-
-        try:
-            return canonical_solution(NAME, self.game, board, current(), solve_fixed, start)
-        finally:
-            self._fix_presses({})
-
-    def solve(self, board: int, canonical: bool = False) -> Solution:
-        """Minimum presses for one board (bitmask); see :func:`solve`."""
-        start = time.perf_counter()
-        self.game.check_fits(board)
+    def _minimise(self, board: int):
         for i, row in enumerate(self.rows):
             rhs = -float(board >> i & 1)
             row.SetBounds(rhs, rhs)
+        self._fix_presses({})
         lp, s = self._lp, self.mip
         code = s.Solve()
-        if canonical and code == lp.Solver.OPTIMAL:
-            return self._refine(board, start)
         stats = {"nodes": s.nodes(), "wall_time": s.wall_time() / 1000}
-        seconds = time.perf_counter() - start
         if code == lp.Solver.OPTIMAL:
-            presses = sum(1 << j for j, v in enumerate(self.press) if v.solution_value() > 0.5)
-            target = self.game.full if self.colour.solution_value() > 0.5 else 0
-            return Solution(NAME, Status.OPTIMAL, presses.bit_count(), presses, target, seconds, stats)
+            return Status.OPTIMAL, self._presses(), stats
         if code == lp.Solver.INFEASIBLE:
-            return Solution(NAME, Status.INFEASIBLE, seconds=seconds, stats=stats)
+            return Status.INFEASIBLE, None, stats
         if code in (lp.Solver.ABNORMAL, lp.Solver.MODEL_INVALID, lp.Solver.UNBOUNDED):
             raise RuntimeError(f"MIP solver returned status {code} (abnormal, invalid or unbounded)")
         # FEASIBLE, NOT_SOLVED, and HiGHS's time-out code: no proof either way.
-        return Solution(NAME, Status.UNKNOWN, seconds=seconds, stats=stats)
+        return Status.UNKNOWN, None, stats
+
+    def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
+        self._fix_presses(fixed)
+        code = self.mip.Solve()
+        if code == self._lp.Solver.OPTIMAL:
+            return self._presses() if round(self.mip.Objective().Value()) == weight else None
+        if code == self._lp.Solver.INFEASIBLE:
+            return None
+        raise TimeoutError("no proof within the time limit while choosing the canonical witness")
 
 
-def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER,
-          time_limit: float = DEFAULT_TIME_LIMIT, canonical: bool = False) -> Solution:
-    """Minimum presses for one board by MIP.
+class Ilp(ModelBackend):
+    """OR-Tools MIP backend; see the module docstring.
 
-    Parameters
-    ----------
-    game : Game
-    board : int
-        Bitmask of black cells.
-    solver : {"SCIP", "HIGHS"}
-    time_limit : float
-        Seconds; a time-out gives ``Status.UNKNOWN``, never a number.
-    canonical : bool
-        Return the lexicographically smallest minimum press set (cells fixed to
-        0 in reading order where a minimum remains; at most one solve per press).
-
-    Returns
-    -------
-    Solution
-        stats: ``nodes`` (branch-and-bound nodes), ``wall_time`` (seconds).
-
-    Raises
-    ------
-    ValueError, RuntimeError
-        See :class:`Model`.
+    >>> from solvers import solve
+    >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "ilp").moves
+    4
     """
-    start = time.perf_counter()
-    s = Model(game, solver=solver, time_limit=time_limit).solve(board, canonical)
-    return Solution(NAME, s.status, s.moves, s.presses, s.target, time.perf_counter() - start, s.stats)
 
+    name = "ilp"
+    summary = "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t, minimise presses"
+    max_cells = 40_000
+    model = IlpModel
+    options = (
+        TIME_LIMIT,
+        Option("solver", str, "SCIP", "MIP solver for ilp", choices=SOLVERS, flag="--mip-solver"),
+        MEMORY_LIMIT,
+    )
 
-def solve_batch(game: Game, boards: np.ndarray, *, solver: str = DEFAULT_SOLVER,
-                time_limit: float = DEFAULT_TIME_LIMIT, canonical: bool = False) -> BatchSolution:
-    """:func:`solve` over many boards with one model; only right-hand sides change.
-
-    Parameters
-    ----------
-    boards : array_like of uint64, shape (k,)
-    """
-    start = time.perf_counter()
-    model = Model(game, solver=solver, time_limit=time_limit)
-    boards = np.asarray(boards, dtype=np.uint64)
-    solutions = [model.solve(int(b), canonical) for b in boards]
-    out = BatchSolution.from_solutions(NAME, boards, solutions, time.perf_counter() - start)
-    return out.with_time(out.seconds, nodes=sum(s.stats.get("nodes", 0) for s in solutions))
+    def estimate_bytes(self, game: Game, options: dict) -> int:
+        return BYTES_PER_CELL * game.n

@@ -33,6 +33,9 @@ class Status(enum.IntEnum):
     UNKNOWN = 2
     ERROR = 3
 
+    def __repr__(self) -> str:
+        return self.name
+
 
 NO_MOVES = -1
 """Sentinel in :attr:`BatchSolution.moves` for boards without a number (not OPTIMAL)."""
@@ -59,6 +62,11 @@ class Solution:
         Wall time of the solve, in seconds (model building included).
     stats : Mapping
         Backend statistics (e.g. ``nullity``, ``conflicts``, ``branches``).
+    certificates : Mapping[int, int] or None
+        For INFEASIBLE through the gate: goal board -> a set of cells that
+        every press flips an even number of times while the board differs
+        from that goal in an odd number of them (check one with
+        :func:`verify.witness.check_certificate`); None otherwise.
     """
 
     backend: str
@@ -68,9 +76,16 @@ class Solution:
     target: int | None = None
     seconds: float = 0.0
     stats: Mapping[str, object] = field(default_factory=dict)
+    certificates: Mapping[int, int] | None = None
+
+    def __repr__(self) -> str:
+        return (f"Solution(backend={self.backend!r}, status={self.status!r}, moves={self.moves}, "
+                f"presses={self.presses}, target={self.target}, ...)")
 
     def __post_init__(self):
         object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
+        if self.certificates is not None:
+            object.__setattr__(self, "certificates", MappingProxyType(dict(self.certificates)))
         has_number = self.status is Status.OPTIMAL
         if has_number != (self.moves is not None) or has_number != (self.presses is not None):
             raise ValueError(f"{self.status.name} solution must {'' if has_number else 'not '}carry moves and presses")

@@ -1,67 +1,78 @@
-"""``sat``: CNF parity constraints + totalizer, minimised by incremental SAT (python-sat).
+"""``sat``: parity constraints and a cardinality bound, minimised by repeated SAT calls.
 
-Encoding.  Variables: ``press_j`` (n), ``cell_i`` (n, the board, set by
-assumptions), ``t`` (goal colour black; a unit clause when the goal fixes it)
-and auxiliaries.  Cell ``i`` ends at colour ``t`` iff::
+Encoding.  Variables (numbered by pysat's ``IDPool``): ``press_j`` (n),
+``cell_i`` (n, the board, set by assumptions), ``t`` (goal colour black; a
+unit clause when the goal fixes it) and auxiliaries.  Cell ``i`` ends at
+colour ``t`` iff ``XOR(press_j : press j flips i) ^ cell_i ^ t = 0``.  Two
+engines (option ``engine``):
 
-    XOR(press_j : press j flips i) ^ cell_i ^ t = 0
+``xor`` (default)
+    CryptoMiniSat 5 through ``pycryptosat``, with each parity as a native XOR
+    clause and Gauss-Jordan elimination during search (Soos, Nohl & Castelluccia,
+    SAT 2009; Soos & Meel, AAAI 2019).  Measured on an 18x18 board with a unique
+    solution: the optimum proved in 0.2 s, where CNF-cut XOR with CaDiCaL took
+    243 s.
+``cnf``
+    A python-sat solver (option ``solver``) with each XOR cut into pieces of at
+    most :data:`XOR_PIECE` literals linked by auxiliaries; each piece of ``k``
+    literals is the ``2**(k-1)`` clauses forbidding its wrong-parity assignments.
 
-A XOR of ``m`` literals is cut into pieces of at most :data:`XOR_PIECE`
-literals linked by auxiliary variables (``a = l1 ^ l2 ^ l3`` becomes the
-4-literal XOR ``l1 ^ l2 ^ l3 ^ a = 0``); each piece of ``k`` literals is
-written directly as the ``2**(k-1)`` clauses that forbid its wrong-parity
-assignments (Tseitin-style cutting, as in CryptoMiniSat's XOR-to-CNF).
-With the plus neighbourhood a cell's XOR has at most 7 literals (5 presses,
-the cell, the colour): 3 pieces, 2 auxiliaries, 8 + 8 + 4 = 20 clauses; an
-edge cell 16 clauses and 1 auxiliary, a corner 12 and 1.  For a rows x cols
-board the parity part has ``2n + 1`` primary variables, at most ``2n``
-auxiliaries and at most ``20 n`` clauses (4x4: 33 + 20 variables, 256
-clauses; 3x5: 31 + 18, 236); the totalizer adds O(n log n) variables and
-O(n^2) clauses.
+Minimisation.  The first model found gives an upper bound ``w``; the
+cardinality constraint "at most ``w - 1`` presses" is then built for that
+bound only (never for ``n``), with the encoding of option ``cardinality``:
+``totalizer`` (incremental, ``pysat.card.ITotalizer``, Martins et al., CP
+2014, extended when a later board needs a larger bound) or one of pysat's
+``CardEnc`` encodings (``kmtotalizer``, ``mtotalizer``, ``seqcounter``,
+``cardnetwrk``, ``sortnetwrk``), each guarded by a fresh selector literal.
+``descent`` orders the calls: ``linear`` (SAT-UNSAT: ask for one press fewer
+than the last model until UNSAT) or ``binary`` (bisect between 0 and the
+last model's weight).  The last model is a minimum-weight solution; an UNSAT
+at ``w - 1`` proves it.  Boards differ only in their assumptions, and every
+learnt clause is implied by the formula alone, so nothing carries from one
+board to the next.
 
-Minimisation.  An incremental totalizer (``pysat.card.ITotalizer``, Martins
-et al., CP 2014) over the press variables gives output literals ``o_k`` meaning
-"at least k+1 presses".  Each board is solved under the assumptions that fix
-its cells; then, while satisfiable, the solver is asked again under the extra
-assumption ``not o_{w-1}`` (at most ``w - 1`` presses, ``w`` the weight of the
-last model).  The last model is a minimum-weight solution; the first UNSAT
-proves it.  The formula is built once per game: boards differ only in their
-assumptions, and every clause the solver learns is implied by the formula
-alone, so nothing carries from one board to the next.
-
-Solver.  Default ``cadical195`` (CaDiCaL 1.9.5): the newest CaDiCaL in
-python-sat with incremental assumptions; in our 4x4 measurements MiniSat 2.2
-is about as fast, Glucose 4 about 1.5 times slower.  Any name in
-:data:`SOLVERS` can be chosen.
+Time limit.  CryptoMiniSat takes a limit per call (built into the solver);
+python-sat's MiniSat- and Glucose-family solvers are interrupted by a timer.
+CaDiCaL and Lingeling cannot be interrupted through python-sat, so they are
+not offered.  A board that does not finish is ``UNKNOWN``.
 
 Running time: NP-hard in general; about 0.3 ms per 4x4 board.
-Source: python-sat documentation (``pysat.solvers``, ``pysat.card``);
-Ignatiev, Morgado & Marques-Silva, "PySAT", SAT 2018.
+Sources: python-sat documentation (``pysat.solvers``, ``pysat.card``,
+``pysat.formula.IDPool``); Ignatiev, Morgado & Marques-Silva, "PySAT", SAT
+2018; pycryptosat documentation.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 
-import numpy as np
-
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
-from .result import BatchSolution, Solution, Status, canonical_solution
+from .result import Status
 
-NAME = "sat"
-DEFAULT_SOLVER = "cadical195"
-SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "ergo", "glucose3", "glucose4", "glucose42",
-           "gluecard3", "gluecard4", "lingeling", "maplechrono", "maplecm", "maplesat", "mergesat3", "minicard",
-           "minisat22", "minisatep")
-"""python-sat solvers that take assumptions and report statistics (checked by the tests); not
-Kissat (no assumptions), nor CryptoMiniSat / MiniSat-GH (not built into every wheel)."""
+SOLVERS = ("glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm", "maplesat",
+           "mergesat3", "minicard", "minisat22", "minisatep")
+"""python-sat solvers that take assumptions, report statistics and can be interrupted
+(``solve_limited`` + ``interrupt``), so they honour the time limit and Ctrl-C."""
+DEFAULT_SOLVER = "minisat22"
+CARDINALITY = ("auto", "totalizer", "kmtotalizer", "mtotalizer", "seqcounter", "cardnetwrk", "sortnetwrk")
+TOTALIZER_MAX_CELLS = 400
+"""``cardinality="auto"``: the incremental totalizer up to this many cells, ``kmtotalizer`` above
+(measured: fewer clauses for large bounds, e.g. 7.8 k against 55 k at 18x18 with bound 175)."""
 XOR_PIECE = 4
+BYTES_PER_CLAUSE = 120
+"""Measured peak memory per clause held by the solvers (CryptoMiniSat, MiniSat), in bytes."""
 
 
 def xor_clauses(lits: list[int], rhs: int = 0) -> list[list[int]]:
     """CNF of ``XOR(lits) = rhs`` without auxiliaries: the 2**(k-1) clauses that forbid
-    every assignment of the wrong parity.  ``lits``: non-zero DIMACS literals."""
+    every assignment of the wrong parity.  ``lits``: non-zero DIMACS literals.
+
+    >>> xor_clauses([1, 2])
+    [[1, -2], [-1, 2]]
+    """
     clauses = []
     for signs in itertools.product((0, 1), repeat=len(lits)):
         if sum(signs) % 2 != rhs:  # assignment with wrong parity: forbid it
@@ -87,145 +98,231 @@ def xor_chain(lits: list[int], new_var, piece: int = XOR_PIECE) -> list[list[int
     return clauses + xor_clauses(lits, 0)
 
 
-class Model:
-    """The CNF of one game with its totalizer, kept in one incremental SAT solver.
+class _CryptoMiniSat:
+    """CryptoMiniSat with native XOR clauses; a per-call time limit set at construction."""
 
-    Parameters
-    ----------
-    game : Game
-    solver : str
-        A python-sat solver name (default :data:`DEFAULT_SOLVER`).
+    def __init__(self, time_limit: float):
+        import pycryptosat
 
-    Raises
-    ------
-    ValueError
-        On an unknown solver name (the message lists the valid ones).
-    """
+        self.solver = pycryptosat.Solver(time_limit=time_limit)
+        self.calls = 0
 
-    def __init__(self, game: Game, *, solver: str = DEFAULT_SOLVER):
-        from pysat.card import ITotalizer
+    def add_clauses(self, clauses) -> None:
+        self.solver.add_clauses(clauses)
+
+    def add_xor(self, variables: list[int], rhs: bool) -> None:
+        self.solver.add_xor_clause(variables, rhs)
+
+    def solve(self, assumptions: list[int], seconds_left: float) -> list[bool] | None:
+        """Model as a list indexed by variable (index 0 unused), None if UNSAT; TimeoutError at the limit."""
+        self.calls += 1
+        sat, values = self.solver.solve(assumptions)
+        if sat is None:
+            raise TimeoutError
+        return list(values) if sat else None
+
+    def stats(self) -> dict:
+        return {"sat_calls": self.calls}
+
+    def stop(self) -> None:
+        """CryptoMiniSat has no interrupt: a running call ends at its own time limit."""
+
+    def close(self) -> None:
+        self.solver = None
+
+
+class _PySat:
+    """A python-sat solver; XOR cut into CNF; interrupted by a timer at the limit."""
+
+    def __init__(self, name: str, pool):
         from pysat.solvers import Solver
 
-        if solver not in SOLVERS:
-            raise ValueError(f"unknown SAT solver {solver!r}; python-sat solvers with incremental assumptions "
-                             f"and statistics: {', '.join(SOLVERS)}")
-        self.game = game
-        n = game.n
-        self.press = list(range(1, n + 1))
-        self.cell = list(range(n + 1, 2 * n + 1))
-        self.colour = 2 * n + 1
-        top = [self.colour]
+        self.solver, self.pool, self.calls = Solver(name=name), pool, 0
 
-        def new_var() -> int:
-            top[0] += 1
-            return top[0]
+    def add_clauses(self, clauses) -> None:
+        self.solver.append_formula(clauses)
 
-        clauses = []
-        for i in range(n):
-            flips_i = [self.press[j] for j in game.flippers[i]]
-            clauses += xor_chain([*flips_i, self.cell[i], self.colour], new_var)
-        if game.goal != "any":
-            clauses.append([self.colour if game.goal == "black" else -self.colour])
-        self.parity_vars, self.parity_clauses = top[0], len(clauses)
-        self.totalizer = ITotalizer(lits=self.press, ubound=n, top_id=top[0])
-        self.solver_name = solver
-        self.solver = Solver(name=solver, bootstrap_with=clauses + self.totalizer.cnf.clauses)
+    def add_xor(self, variables: list[int], rhs: bool) -> None:
+        lits = list(variables)
+        if rhs:
+            lits[0] = -lits[0]
+        self.solver.append_formula(xor_chain(lits, lambda: self.pool.id()))
+
+    def solve(self, assumptions: list[int], seconds_left: float) -> list[bool] | None:
+        self.calls += 1
+        timer = threading.Timer(max(seconds_left, 0.0), self.solver.interrupt)
+        timer.start()
+        try:
+            result = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        finally:
+            timer.cancel()
+            self.solver.clear_interrupt()
+        if result is None:
+            raise TimeoutError
+        if not result:
+            return None
+        model = self.solver.get_model()
+        values = [False] * (abs(model[-1]) + 1 if model else 1)
+        for lit in model:
+            values[abs(lit)] = lit > 0
+        return values
+
+    def stats(self) -> dict:
+        st = self.solver.accum_stats() or {}
+        return {"sat_calls": self.calls, **{k: st.get(k, 0) for k in ("conflicts", "decisions")}}
+
+    def stop(self) -> None:
+        self.solver.interrupt()
 
     def close(self) -> None:
         self.solver.delete()
-        self.totalizer.delete()
 
-    def solve(self, board: int, canonical: bool = False) -> Solution:
-        """Minimum presses for one board (bitmask); see :func:`solve`."""
-        start = time.perf_counter()
-        self.game.check_fits(board)
-        s = self.solver
-        before = s.accum_stats()
-        fix = [c if board >> i & 1 else -c for i, c in enumerate(self.cell)]
-        best = None
-        assumptions = fix
-        calls = 0
 
-        def presses_of(model: list[int]) -> int:
-            return sum(1 << j for j, v in enumerate(self.press) if model[v - 1] > 0)
-
-        while True:
-            calls += 1
-            if not s.solve(assumptions=assumptions):
-                break
-            model = s.get_model()
-            best = (presses_of(model), model[self.colour - 1] > 0)
-            weight = best[0].bit_count()
-            if weight == 0:
-                break
-            assumptions = fix + [-self.totalizer.rhs[weight - 1]]  # at most weight-1 presses
-        after = s.accum_stats()
-        stats = {k: after.get(k, 0) - before.get(k, 0) for k in ("conflicts", "decisions", "propagations")}
-        stats["sat_calls"] = calls
-        if best is None:
-            return Solution(NAME, Status.INFEASIBLE, seconds=time.perf_counter() - start, stats=stats)
-        presses, black = best
-        if canonical:
-            weight = presses.bit_count()
-            bound = [-self.totalizer.rhs[weight]] if weight < len(self.press) else []  # at most weight
-
-            def solve_fixed(fixed: dict[int, int]) -> int | None:
-                lits = [self.press[i] if v else -self.press[i] for i, v in fixed.items()]
-                return presses_of(s.get_model()) if s.solve(assumptions=fix + bound + lits) else None
-
-            return canonical_solution(NAME, self.game, board, presses, solve_fixed, start, stats)
-        return Solution(NAME, Status.OPTIMAL, presses.bit_count(), presses, self.game.full if black else 0,
-                        time.perf_counter() - start, stats)
-
-def solve(game: Game, board: int, *, solver: str = DEFAULT_SOLVER, canonical: bool = False) -> Solution:
-    """Minimum presses for one board by incremental SAT with a totalizer.
+class SatModel(Model):
+    """The parity formula of one game in one SAT solver, with a cardinality bound built on demand.
 
     Parameters
     ----------
     game : Game
-    board : int
-        Bitmask of black cells.
+    time_limit : float
+        Seconds per board.
+    engine : {"xor", "cnf"}
     solver : str
-        python-sat solver name, e.g. ``cadical195``, ``minisat22``, ``glucose4``.
-    canonical : bool
-        Return the lexicographically smallest minimum press set (at most one
-        more SAT call per press, under assumptions fixing the cells before it).
-
-    Returns
-    -------
-    Solution
-        stats: ``conflicts``, ``decisions``, ``propagations``, ``sat_calls``.
-
-    Raises
-    ------
-    ValueError
-        Unknown solver name, or a board that does not fit.
+        python-sat solver for ``engine="cnf"`` (one of :data:`SOLVERS`).
+    cardinality : str
+        One of :data:`CARDINALITY`.
+    descent : {"linear", "binary"}
     """
-    start = time.perf_counter()
-    model = Model(game, solver=solver)
-    try:
-        s = model.solve(board, canonical)
-    finally:
-        model.close()
-    return Solution(NAME, s.status, s.moves, s.presses, s.target, time.perf_counter() - start, s.stats)
+
+    backend = "sat"
+
+    def __init__(self, game: Game, *, time_limit: float = TIME_LIMIT.default, engine: str = "xor",
+                 solver: str = DEFAULT_SOLVER, cardinality: str = "auto", descent: str = "linear"):
+        super().__init__(game)
+        from pysat.formula import IDPool
+
+        self.pool = IDPool()
+        n = game.n
+        self.press = [self.pool.id(("press", j)) for j in range(n)]
+        self.cell = [self.pool.id(("cell", i)) for i in range(n)]
+        self.colour = self.pool.id("colour")
+        # CryptoMiniSat's limit is per call; a board makes several, so each gets 3/4 of
+        # the board's limit and the deadline is checked between calls.
+        self.oracle = _CryptoMiniSat(0.75 * time_limit) if engine == "xor" else _PySat(solver, self.pool)
+        for i in range(n):
+            self.oracle.add_xor([*(self.press[j] for j in game.flippers[i]), self.cell[i], self.colour], False)
+        if game.goal != "any":
+            self.oracle.add_clauses([[self.colour if game.goal == "black" else -self.colour]])
+        if cardinality == "auto":
+            cardinality = "totalizer" if n <= TOTALIZER_MAX_CELLS else "kmtotalizer"
+        self.cardinality, self.descent, self.time_limit = cardinality, descent, time_limit
+        self.engine = engine if engine == "xor" else f"cnf/{solver}"
+        self._totalizer = None
+        self._assume: list[int] = []
+        self._deadline = 0.0
+
+    def close(self) -> None:
+        self.oracle.close()
+        if self._totalizer is not None:
+            self._totalizer.delete()
+
+    def _stop(self) -> None:
+        self.oracle.stop()
+
+    def _call(self, extra: list[int]) -> list[bool] | None:
+        left = self._deadline - time.perf_counter()
+        if left <= 0:
+            raise TimeoutError
+        return self.oracle.solve(self._assume + extra, left)
+
+    def _at_most(self, k: int) -> list[int]:
+        """Assumptions meaning "at most k presses", adding the clauses that need."""
+        if self.cardinality == "totalizer":
+            from pysat.card import ITotalizer
+
+            if self._totalizer is None:
+                self._totalizer = ITotalizer(lits=self.press, ubound=k + 1, top_id=self.pool.top)
+                self.oracle.add_clauses(self._totalizer.cnf.clauses)
+            elif len(self._totalizer.rhs) <= k:
+                self._totalizer.increase(ubound=k + 1, top_id=self.pool.top)
+                self.oracle.add_clauses(self._totalizer.cnf.clauses[-self._totalizer.nof_new:])
+            self.pool.top = max(self.pool.top, self._totalizer.top_id)
+            return [-self._totalizer.rhs[k]] if k < len(self.press) else []
+        from pysat.card import CardEnc, EncType
+
+        selector = self.pool.id()
+        enc = CardEnc.atmost(self.press, bound=k, vpool=self.pool, encoding=getattr(EncType, self.cardinality))
+        self.oracle.add_clauses([[*c, -selector] for c in enc.clauses])
+        return [selector]
+
+    def _weight_of(self, values: list[bool]) -> int:
+        return sum(1 << j for j, v in enumerate(self.press) if values[v])
+
+    def _minimise(self, board: int):
+        self._deadline = time.perf_counter() + self.time_limit
+        self._assume = [c if board >> i & 1 else -c for i, c in enumerate(self.cell)]
+        try:
+            values = self._call([])
+            if values is None:
+                return Status.INFEASIBLE, None, self._stats()
+            best = self._weight_of(values)
+            lo, hi = 0, best.bit_count()  # the minimum lies in [lo, hi]
+            while lo < hi:
+                k = hi - 1 if self.descent == "linear" else (lo + hi) // 2
+                values = self._call(self._at_most(k))
+                if values is None:
+                    lo = k + 1
+                else:
+                    best = self._weight_of(values)
+                    hi = best.bit_count()
+        except TimeoutError:
+            return Status.UNKNOWN, None, self._stats()
+        return Status.OPTIMAL, best, self._stats()
+
+    def _stats(self) -> dict:
+        return {**self.oracle.stats(), "engine": self.engine, "cardinality": self.cardinality}
+
+    def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
+        self._deadline = time.perf_counter() + self.time_limit
+        lits = [self.press[i] if v else -self.press[i] for i, v in fixed.items()]
+        values = self._call(self._at_most(weight) + lits)
+        return None if values is None else self._weight_of(values)
 
 
-def solve_batch(game: Game, boards: np.ndarray, *, solver: str = DEFAULT_SOLVER,
-                canonical: bool = False) -> BatchSolution:
-    """:func:`solve` over many boards with one formula; only the assumptions change.
+class Sat(ModelBackend):
+    """SAT backend (CryptoMiniSat native XOR, or python-sat with CNF-cut XOR); see the module docstring.
 
-    Parameters
-    ----------
-    boards : array_like of uint64, shape (k,)
-
-    Running time: one formula build, then a few SAT calls per board.
+    >>> from solvers import solve
+    >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "sat").moves
+    4
     """
-    start = time.perf_counter()
-    model = Model(game, solver=solver)
-    try:
-        boards = np.asarray(boards, dtype=np.uint64)
-        solutions = [model.solve(int(b), canonical) for b in boards]
-    finally:
-        model.close()
-    out = BatchSolution.from_solutions(NAME, boards, solutions, time.perf_counter() - start)
-    return out.with_time(out.seconds, conflicts=sum(s.stats.get("conflicts", 0) for s in solutions))
+
+    name = "sat"
+    summary = "SAT: native XOR (CryptoMiniSat) or CNF-cut XOR (python-sat), cardinality bound, descent"
+    max_cells = 40_000
+    model = SatModel
+    options = (
+        TIME_LIMIT,
+        Option("engine", str, "xor", "xor: CryptoMiniSat with native XOR and Gauss-Jordan; cnf: a python-sat "
+               "solver with XOR cut into CNF", choices=("xor", "cnf"), flag="--sat-engine"),
+        Option("solver", str, DEFAULT_SOLVER, "python-sat solver for --sat-engine cnf", choices=SOLVERS,
+               flag="--sat-solver"),
+        Option("cardinality", str, "auto", f"encoding of 'at most k presses' (auto: totalizer up to "
+               f"{TOTALIZER_MAX_CELLS} cells, else kmtotalizer)", choices=CARDINALITY, flag="--sat-cardinality"),
+        Option("descent", str, "linear", "linear (SAT-UNSAT descent) or binary search on the bound",
+               choices=("linear", "binary"), flag="--sat-descent"),
+        MEMORY_LIMIT,
+    )
+
+    def estimate_bytes(self, game: Game, options: dict) -> int:
+        """Parity clauses plus the cardinality encoding at a bound of n/2 (its size at a typical
+        first model's weight): O(n^2) clauses for the totalizer and sequential counter,
+        O(n^1.5) for the k-modulo totalizer."""
+        n = game.n
+        card = options.get("cardinality", "auto")
+        if card == "auto":
+            card = "totalizer" if n <= TOTALIZER_MAX_CELLS else "kmtotalizer"
+        bound = n // 2 + 1
+        clauses = 20 * n + (2 * n * int(bound ** 0.5) * 4 if card in ("kmtotalizer", "mtotalizer")
+                            else 2 * n * bound)
+        return clauses * BYTES_PER_CLAUSE

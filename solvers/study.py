@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import BACKENDS, bfs
+from . import BACKENDS, algebra, bfs, solve, solve_batch
 from .board import Game, format_cells
-from .gauss import DENSE_MAX_CELLS, eliminate
 from .result import Status
 
 
@@ -62,7 +61,7 @@ class Study:
     def text(self) -> str:
         g = self.game
         lines = [f"Rules: {g.rules}", f"Press matrix: {g.n} x {g.n}, rank {self.rank}, nullity {self.nullity}",
-                 f"Solvable boards: {self.solvable_boards} of {self.total_boards} "
+                 f"Solvable boards: {_count(self.solvable_boards)} of {_count(self.total_boards)} "
                  f"({self.solvable_boards / self.total_boards:.4%})"]
         if self.quiet_patterns:
             lines.append(f"Quiet patterns (a basis of {len(self.quiet_patterns)}; each changes nothing):")
@@ -80,7 +79,8 @@ class Study:
             lines.append(f"Largest minimum: {self.largest_minimum}")
         else:
             lines.append(f"Distribution of minimum presses: not computed ({self.distribution_note})")
-        lines.append(f"Backend time per board (mean over {self.sample} random boards):")
+        if self.backend_seconds_per_board:
+            lines.append(f"Backend time per board (mean over {self.sample} random boards):")
         for name, sec in self.backend_seconds_per_board.items():
             lines.append(f"  {name:>6}: {sec * 1000:10.3f} ms")
         for name, note in self.backend_notes.items():
@@ -88,76 +88,86 @@ class Study:
         return "\n".join(lines)
 
 
-def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed: int = 0) -> Study:
+def _count(k: int) -> str:
+    """A board count: exact up to 2**64, else as a power of two (counts here are 2**r or 2**(r+1))."""
+    return str(k) if k <= 1 << 64 else f"2**{k.bit_length() - 1}"
+
+
+def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed: int = 0, *,
+          options: dict[str, dict] | None = None, progress=None) -> Study:
     """Study one rule set.
 
     Parameters
     ----------
     game : Game
-        At most :data:`solvers.gauss.DENSE_MAX_CELLS` cells.
+        Any size the algebra takes: dense elimination up to 2500 cells, light
+        chasing (plus, no wrap) up to 2048 on the short side.
     backends : list of str, optional
-        Backends to time (default: all that take the size).
+        Backends to time on a seeded random sample (default none: structure only).
     sample : int
-        Random boards (seeded) solved by every backend for the timings.
+        Random boards solved by every timed backend.
+    options : dict, optional
+        Per-backend options, e.g. ``{"cpsat": {"time_limit": 2.0}}``; a model
+        backend gets a 10 s per-board limit unless one is given.
+    progress : callable(backend, done, total), optional
+        Called as each timed backend advances (every 10 % of the sample).
 
     Raises
     ------
-    ValueError
-        If the board is too large for the dense elimination.
+    RefusedError
+        If neither the dense elimination nor light chasing takes the board, or
+        a timed backend refuses it.
 
-    Running time: the elimination O(n^3 / w); the distribution O(2**n n) via
-    the bfs table (n <= 24); then ``sample`` solves per backend.
+    Running time: the elimination O(n^3 / w) (or chasing O(side * n)); the
+    distribution O(2**n n) via the bfs table (n <= 24); then ``sample``
+    bounded solves per timed backend.
+
+    >>> study(Game(3, 3)).nullity
+    0
     """
-    if game.n > DENSE_MAX_CELLS:
-        raise ValueError(f"study needs the dense elimination: at most {DENSE_MAX_CELLS} cells, "
-                         f"{game.size} has {game.n}")
-    elim = eliminate(game)
-    reachable_goals = {t for t in game.targets}
-    # Goal boards in one coset of the column space count once.
-    goals = []
-    for t in sorted(reachable_goals):
-        if not any(elim.consistent(t ^ u) for u in goals):
+    rank, k, quiet = algebra.structure(game)
+    # Goal boards in one coset of the column space count once: two goals t, u share a coset iff t ^ u is
+    # reachable from 0, i.e. iff board t ^ u is solvable towards white.
+    white = Game(game.rows, game.cols, "white", game.wrap, game.neighbourhood, game.stencil)
+    goals: list[int] = []
+    for t in sorted(set(game.targets)):
+        if not any(algebra.solution_cosets(white, t ^ u)[0] for u in goals):
             goals.append(t)
-    solvable = len(goals) << elim.rank
-    st = Study(game, elim.rank, elim.nullity, list(elim.null_basis), solvable, 1 << game.n)
+    st = Study(game, rank, k, quiet, len(goals) << rank, 1 << game.n)
     if game.n <= bfs.MAX_CELLS:
-        rules = game if game.goal != "board" else Game(game.rows, game.cols, "white", game.wrap,
-                                                        game.neighbourhood, game.stencil)
-        table = bfs.distance_table(rules)
+        table = bfs.distance_table(game if game.goal != "board" else white)
         counts = np.bincount(table[table != bfs.UNREACHABLE])
         st.distribution = counts.tolist()
         st.distribution_note = "exhaustive, from the bfs distance table"
     else:
         st.distribution_note = f"{game.n} cells: 2**{game.n} boards are too many to enumerate (limit {bfs.MAX_CELLS})"
-    names = backends or [n for n, b in BACKENDS.items() if b.supports(game)]
+    options = options or {}
     rng = np.random.default_rng(seed)
-    if game.n <= 64:
-        boards = rng.integers(0, 1 << game.n, size=sample, dtype=np.uint64, endpoint=False) if game.n < 64 \
-            else rng.integers(0, 2**64 - 1, size=sample, dtype=np.uint64, endpoint=True)
-    else:
-        boards = None
-    st.sample = sample
-    for name in names:
-        backend = BACKENDS[name]
-        if not backend.supports(game):
-            st.backend_notes[name] = f"skipped: at most {backend.max_cells} cells"
-            continue
+    st.sample = sample if backends else 0
+    for name in backends or []:
+        opts = dict(options.get(name, {}))
+        if any(o.name == "time_limit" for o in BACKENDS[name].options):
+            opts.setdefault("time_limit", 10.0)
         start = time.perf_counter()
-        try:
-            if boards is not None:
-                out = backend.solve_batch(game, boards)
-                unknown = int(np.sum(out.status != Status.OPTIMAL) - np.sum(out.status == Status.INFEASIBLE))
+        unknown = 0
+        step = max(1, sample // 10)
+        for done in range(0, sample, step):
+            part = min(step, sample - done)
+            if game.n <= 64:
+                boards = rng.integers(0, 1 << game.n, size=part, dtype=np.uint64, endpoint=False) \
+                    if game.n < 64 else rng.integers(0, 2**64 - 1, size=part, dtype=np.uint64, endpoint=True)
+                out = solve_batch(boards, game, name, **opts)
+                unknown += int(np.sum((out.status != Status.OPTIMAL) & (out.status != Status.INFEASIBLE)))
             else:
-                unknown = 0
-                for _ in range(sample):
-                    s = backend.solve(game, int.from_bytes(rng.bytes((game.n + 7) // 8), "little") & game.full)
+                for _ in range(part):
+                    board = int.from_bytes(rng.bytes((game.n + 7) // 8), "little") & game.full
+                    s = solve(board, name, game=game, **opts)
                     unknown += s.status not in (Status.OPTIMAL, Status.INFEASIBLE)
-        except ValueError as exc:
-            st.backend_notes[name] = f"skipped: {exc}"
-            continue
+            if progress:
+                progress(name, done + part, sample)
         st.backend_seconds_per_board[name] = (time.perf_counter() - start) / sample
         if unknown:
-            st.backend_notes[name] = f"{unknown} of {sample} boards without a proven answer"
+            st.backend_notes[name] = f"{unknown} of {sample} boards without a proven answer (time limit)"
     return st
 
 

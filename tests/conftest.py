@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers import BACKENDS, Board, Game
+from solvers import Board, Game, solve, solve_batch
 
 POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]
 
@@ -34,8 +34,18 @@ def all_boards() -> np.ndarray:
 @pytest.fixture(scope="session")
 def exhaustive(game4, all_boards):
     """Batch results of gauss and bfs over all 65536 4x4 boards (goal any)."""
-    return {name: BACKENDS[name].solve_batch(game4, all_boards) for name in ("gauss", "bfs")}
+    return {name: batch_gate(name, game4, all_boards) for name in ("gauss", "bfs")}
 
 
 def board(rows: list[str]) -> Board:
     return Board.from_rows(rows)
+
+
+def solve_gate(backend: str, game: Game, board: int, **options):
+    """One board through the gate, argument order (backend, rules, board)."""
+    return solve(board, backend, game=game, **options)
+
+
+def batch_gate(backend: str, game: Game, boards, **options):
+    """Many boards through the gate."""
+    return solve_batch(boards, game, backend, **options)

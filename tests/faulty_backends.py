@@ -7,20 +7,27 @@ Each is a registry :class:`~solvers.Backend` built around a plain
 from __future__ import annotations
 
 import dataclasses
-import types
 
 import numpy as np
+from conftest import solve_gate
 
-from solvers import Backend, BatchSolution, Game, Solution, Status, gauss, sat
+from solvers import Backend, Game, Solution, Status, sat
+from solvers.algebra import eliminate
+
+
+class FunctionBackend(Backend):
+    """A backend around a plain ``solve(game, board, **options) -> Solution``: adding a
+    backend is a subclass and a registry line, nothing else."""
+
+    def __init__(self, name: str, solve, summary: str = "deliberately faulty"):
+        self.name, self.summary, self._solve = name, summary, solve
+
+    def solve(self, game, board, **options):
+        return self._solve(game, board)
 
 
 def _as_backend(name: str, solve) -> Backend:
-    def solve_batch(game, boards):
-        return BatchSolution.from_solutions(name, boards, [solve(game, int(b)) for b in boards], 0.0)
-
-    module = types.ModuleType(f"faulty_{name}")
-    module.solve, module.solve_batch = solve, solve_batch
-    return Backend(name, module, "deliberately faulty", parallel=False)
+    return FunctionBackend(name, solve)
 
 
 def _relabel(name: str, s: Solution) -> Solution:
@@ -29,7 +36,7 @@ def _relabel(name: str, s: Solution) -> Solution:
 
 def one_colour(game: Game, board: int) -> Solution:
     """Checks only the all-white target, even when the goal is either colour."""
-    return _relabel("one_colour", gauss.solve(dataclasses.replace(game, goal="white"), board))
+    return _relabel("one_colour", solve_gate("gauss", dataclasses.replace(game, goal="white"), board))
 
 
 def _brute_force_table(masks: list[int], n: int) -> dict[int, int]:
@@ -64,7 +71,7 @@ def row_wrap(game: Game, board: int) -> Solution:
 
 def no_minimise(game: Game, board: int) -> Solution:
     """Returns the particular solution (free variables 0) without searching the null space."""
-    elim = gauss.eliminate(game)
+    elim = eliminate(game)
     for t in game.targets:
         if elim.consistent(board ^ t):
             x = elim.particular(board ^ t)
@@ -72,26 +79,26 @@ def no_minimise(game: Game, board: int) -> Solution:
     return Solution("no_minimise", Status.INFEASIBLE)
 
 
-_SAT_MODELS: dict[Game, sat.Model] = {}
+_SAT_MODELS: dict[Game, sat.SatModel] = {}
 
 
 def first_found(game: Game, board: int) -> Solution:
     """Returns the SAT solver's first model, without asking for fewer presses."""
     if game not in _SAT_MODELS:
-        _SAT_MODELS[game] = sat.Model(game)
+        _SAT_MODELS[game] = sat.SatModel(game)
     model = _SAT_MODELS[game]
-    fix = [c if board >> i & 1 else -c for i, c in enumerate(model.cell)]
-    if not model.solver.solve(assumptions=fix):
+    model._deadline = float("inf")
+    model._assume = [c if board >> i & 1 else -c for i, c in enumerate(model.cell)]
+    values = model._call([])
+    if values is None:
         return Solution("first_found", Status.INFEASIBLE)
-    values = model.solver.get_model()
-    x = sum(1 << j for j, v in enumerate(model.press) if values[v - 1] > 0)
-    t = game.full if values[model.colour - 1] > 0 else 0
-    return Solution("first_found", Status.OPTIMAL, x.bit_count(), x, t)
+    x = model._weight_of(values)
+    return Solution("first_found", Status.OPTIMAL, x.bit_count(), x, game.apply(board, x))
 
 
 def rejects_zero(game: Game, board: int) -> Solution:
     """Treats 'no presses' as no solution: an already-uniform board comes out Impossible."""
-    s = gauss.solve(game, board)
+    s = solve_gate("gauss", game, board)
     if s.moves == 0:
         return Solution("rejects_zero", Status.INFEASIBLE)
     return _relabel("rejects_zero", s)
@@ -105,7 +112,7 @@ def shared_state(game: Game, board: int) -> Solution:
     so one board's answer leaks into the next board with as many black cells."""
     key = board.bit_count()
     if key not in _SHARED_CACHE:
-        _SHARED_CACHE[key] = gauss.solve(game, board)
+        _SHARED_CACHE[key] = solve_gate("gauss", game, board)
     s = _SHARED_CACHE[key]
     return dataclasses.replace(s, backend="shared_state", stats={})
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import batch_gate
 
-from solvers import BACKENDS, Game, Status
-from solvers.gauss import eliminate
+from solvers import Game, Status
+from solvers.algebra import eliminate
 from verify.witness import check_batch
 
 # Flip Game (goal: either colour): 4096 solvable boards, minimum 0..6.
@@ -37,7 +38,7 @@ def test_every_witness_reaches_a_uniform_board_with_that_many_presses(backend, g
 
 @pytest.mark.parametrize("backend", ["gauss", "bfs"])
 def test_4x4_lights_out_goal_white_distribution(backend, all_boards):
-    r = BACKENDS[backend].solve_batch(Game(goal="white"), all_boards)
+    r = batch_gate(backend, Game(goal="white"), all_boards)
     ok = r.status == Status.OPTIMAL
     assert ok.sum() == 4096
     assert np.bincount(r.moves[ok]).tolist() == DISTRIBUTION_WHITE
@@ -46,7 +47,7 @@ def test_4x4_lights_out_goal_white_distribution(backend, all_boards):
 def test_3x3_every_board_solvable_binomial_distribution():
     g = Game(3, 3, goal="white")
     for backend in ("gauss", "bfs"):
-        r = BACKENDS[backend].solve_batch(g, np.arange(512, dtype=np.uint64))
+        r = batch_gate(backend, g, np.arange(512, dtype=np.uint64))
         assert np.all(r.status == Status.OPTIMAL)
         assert np.bincount(r.moves).tolist() == [1, 9, 36, 84, 126, 126, 84, 36, 9, 1]
 
@@ -66,7 +67,7 @@ def test_square_board_nullity(n, nullity):
 
 def test_reference_trap_coset_is_impossible(exhaustive, game4):
     """The 4096 boards the reference C++ gets wrong: 14 XOR any solvable-to-white board."""
-    white = BACKENDS["gauss"].solve_batch(Game(goal="white"), np.arange(1 << 16, dtype=np.uint64))
+    white = batch_gate("gauss", Game(goal="white"), np.arange(1 << 16, dtype=np.uint64))
     column_space = np.flatnonzero(white.status == Status.OPTIMAL).astype(np.uint64)
     coset = column_space ^ np.uint64(14)
     assert len(np.unique(coset)) == 4096
@@ -81,7 +82,7 @@ def test_cpsat_agrees_with_gauss_on_a_fixed_sample(game4, exhaustive):
         rng.choice(np.flatnonzero(gauss.status == Status.OPTIMAL), 200, replace=False),
         rng.choice(np.flatnonzero(gauss.status == Status.INFEASIBLE), 100, replace=False),
     ]).astype(np.uint64)
-    r = BACKENDS["cpsat"].solve_batch(game4, sample)
+    r = batch_gate("cpsat", game4, sample)
     assert np.array_equal(r.status, gauss.status[sample.astype(np.int64)])
     assert np.array_equal(r.moves, gauss.moves[sample.astype(np.int64)])
     assert not check_batch(game4, r).any()

@@ -9,8 +9,9 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import batch_gate, solve_gate
 
-from solvers import BACKENDS, Board, Game, Status, gauss
+from solvers import BACKENDS, Board, Game, Status
 from solvers.board import parse_stencil
 from solvers.cli import ExitCode, main
 from verify.witness import check_solution
@@ -21,7 +22,7 @@ NULLITY = [0, 0, 0, 4, 2, 0, 0, 0, 8, 0, 6, 0, 0, 4, 0, 8, 2, 0, 16, 0]
 
 @pytest.mark.parametrize("method", ["dense", "chase"])
 def test_square_nullities_1_to_20(method):
-    assert [gauss.solve(Game(n, n), 0, method=method).stats["nullity"] for n in range(1, 21)] == NULLITY
+    assert [solve_gate("gauss", Game(n, n), 0, method=method).stats["nullity"] for n in range(1, 21)] == NULLITY
 
 
 @pytest.mark.parametrize("rows, cols", [(1, 1), (1, 7), (4, 4), (5, 3), (9, 9), (7, 2), (11, 6)])
@@ -31,26 +32,26 @@ def test_light_chasing_agrees_with_dense_elimination(rows, cols, goal):
     rng = random.Random(rows * 100 + cols)
     for _ in range(25):
         b = rng.getrandbits(g.n)
-        dense, chase = gauss.solve(g, b, method="dense"), gauss.solve(g, b, method="chase")
+        dense, chase = solve_gate("gauss", g, b, method="dense"), solve_gate("gauss", g, b, method="chase")
         assert (dense.status, dense.moves) == (chase.status, chase.moves)
         assert check_solution(g, b, chase) is None
-        assert gauss.solve(g, b, method="chase", canonical=True).presses == \
-            gauss.solve(g, b, method="dense", canonical=True).presses
+        assert solve_gate("gauss", g, b, method="chase", canonical=True).presses == \
+            solve_gate("gauss", g, b, method="dense", canonical=True).presses
 
 
 def test_200x200_board_solves_with_a_checked_witness():
     g = Game(200, 200, "white")
     b = random.Random(200).getrandbits(g.n)
-    s = gauss.solve(g, b)
+    s = solve_gate("gauss", g, b)
     assert s.status is Status.OPTIMAL and s.stats["method"] == "chase" and s.stats["nullity"] == 0
     assert g.apply(b, s.presses) == 0 and s.presses.bit_count() == s.moves
 
 
 def test_chase_refuses_rules_it_cannot_handle():
     with pytest.raises(ValueError, match="plus neighbourhood without wrap"):
-        gauss.solve(Game(4, 4, wrap=True), 0, method="chase")
+        solve_gate("gauss", Game(4, 4, wrap=True), 0, method="chase")
     with pytest.raises(ValueError, match="dense elimination allows at most"):
-        gauss.solve(Game(60, 60, neighbourhood="king"), 0)
+        solve_gate("gauss", Game(60, 60, neighbourhood="king"), 0)
 
 
 STENCIL_X = parse_stencil("x.x/.x./x.x")
@@ -70,8 +71,8 @@ STENCIL_X = parse_stencil("x.x/.x./x.x")
 def test_rule_variants_agree_with_bfs(backend, rules):
     g = Game(**rules)
     boards = np.arange(0, 1 << g.n, max(1, (1 << g.n) // 150), dtype=np.uint64)
-    ref = BACKENDS["bfs"].solve_batch(g, boards)
-    got = BACKENDS[backend].solve_batch(g, boards)
+    ref = batch_gate("bfs", g, boards)
+    got = batch_gate(backend, g, boards)
     assert np.array_equal(got.status, ref.status) and np.array_equal(got.moves, ref.moves)
     ok = got.status == Status.OPTIMAL
     assert np.all(g.apply_many(boards[ok], got.presses[ok]) == got.target[ok])
@@ -88,10 +89,10 @@ def test_stencil_parsing():
 def test_explicit_goal_board(backend):
     target = Board.from_rows(["bwb", "wbw", "bwb"]).cells
     g = Game(3, 3, "board", target=target)
-    s = BACKENDS[backend].solve(g, 0)
+    s = solve_gate(backend, g, 0)
     assert s.success and s.target == target and g.apply(0, s.presses) == target
-    assert s.moves == BACKENDS["bfs"].solve(g, 0).moves
-    assert BACKENDS[backend].solve(g, target).moves == 0
+    assert s.moves == solve_gate("bfs", g, 0).moves
+    assert solve_gate(backend, g, target).moves == 0
 
 
 def test_game_rejects_inconsistent_rules():
@@ -163,7 +164,7 @@ def test_cli_rules_target_and_stats(tmp_path):
     target.write_text("bwb\nwbw\nbwb\n")
     r = flipgame("solve", "--size", "3x3", "--target", str(target), "--stats", "--presses", stdin="www\nwww\nwww\n")
     assert r.returncode == 0 and r.stdout.splitlines()[0] == "9"  # every cell: corners 3, edges 4, centre 5 flips
-    assert "nullity=0" in r.stderr and "goal board" in r.stderr
+    assert "nullity=0" in r.stderr and "goal the target board" in r.stderr
     r = flipgame("solve", "--size", "3x3", "--neighbourhood", "stencil", "--stencil", "x.x/.x./x.x",
                  "--backend", "sat", stdin="bwb\nwbw\nbwb\n")
     assert r.stdout == "1\n"
@@ -199,7 +200,7 @@ def test_canonical_verify_catches_a_different_minimum_press_set(monkeypatch, tmp
     from faulty_backends import _as_backend
 
     def other_optimum(game, board, *, canonical=False):
-        s = gauss.solve(game, board, canonical=False)
+        s = solve_gate("gauss", game, board, canonical=False)
         return dataclasses.replace(s, backend="other")
 
     monkeypatch.setitem(BACKENDS, "other", _as_backend("other", other_optimum))
@@ -228,7 +229,6 @@ def test_study_large_board_says_distribution_not_computed():
     (["verify", "--size", "4x4", "--backends", "gauss", "--sample", "5", "--exhaustive"], "not both"),
     (["study", "--plot", "out.txt"], ".png"),
     (["solve", "--format", "painter"], "declares 1 cases but goes on"),
-    (["solve", "--format", "painter", "--backend", "bfs"], "painter.txt"),
 ])
 def test_more_bad_options_are_one_line(args, words, tmp_path):
     f = tmp_path / "painter.txt"
@@ -236,6 +236,14 @@ def test_more_bad_options_are_one_line(args, words, tmp_path):
     extra = [str(f)] if "--format" in args else []
     r = flipgame(*args, *extra)
     assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_size_the_backend_refuses_has_its_own_exit_code(tmp_path):
+    f = tmp_path / "painter.txt"
+    f.write_text("1\n5\n" + "wwwww\n" * 5)
+    r = flipgame("solve", "--format", "painter", "--backend", "bfs", str(f))
+    assert r.returncode == ExitCode.REFUSED == 5
+    assert r.stderr == f"flipgame: {f}: case 1: bfs allows at most 24 cells; 5x5 has 25\n"
 
 
 def test_highs_time_out_is_unknown():

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import types
 
 import numpy as np
 import pytest
-from faulty_backends import FAULTY
+from conftest import solve_gate
+from faulty_backends import FAULTY, FunctionBackend
 
-from solvers import BACKENDS, Backend, BatchSolution, Game, Solution, Status, gauss
+from solvers import BACKENDS, Backend, Game, Solution, Status
 from solvers.cli import ExitCode, main
 from verify.harness import run_agreement
 
@@ -22,15 +22,10 @@ def planted(name: str, corrupt) -> Backend:
     """A backend that answers like gauss, then lets ``corrupt(board, solution)`` lie."""
 
     def solve(game, board):
-        s = corrupt(board, gauss.solve(game, board))
+        s = corrupt(board, solve_gate("gauss", game, board))
         return Solution(name, s.status, s.moves, s.presses, s.target, s.seconds)
 
-    def solve_batch(game, boards):
-        return BatchSolution.from_solutions(name, boards, [solve(game, int(b)) for b in boards], 0.0)
-
-    module = types.ModuleType(f"planted_{name}")
-    module.solve, module.solve_batch = solve, solve_batch
-    return Backend(name, module, "planted fault", parallel=False)
+    return FunctionBackend(name, solve, "planted fault")
 
 
 def zero_for_sample(board, s):

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from solvers.board import Game
+from solvers.errors import CheckpointError
 from solvers.result import BatchSolution
 
 FORMAT = "flipgame-checkpoint/1"
@@ -45,7 +46,7 @@ class Checkpoint:
 
     Raises
     ------
-    ValueError
+    CheckpointError
         If the file exists but belongs to another run or is not a checkpoint.
     """
 
@@ -58,13 +59,13 @@ class Checkpoint:
                 with self.path.open(encoding="utf-8") as fh:
                     lines = fh.read().split("\n")
             except UnicodeDecodeError:
-                raise ValueError(f"checkpoint {self.path} is not a flipgame checkpoint (not UTF-8 text)") from None
+                raise CheckpointError(f"checkpoint {self.path} is not a flipgame checkpoint (not UTF-8 text)") from None
             try:
                 first = json.loads(lines[0])
             except json.JSONDecodeError:
                 first = None
             if first != json.loads(json.dumps(header)):
-                raise ValueError(f"checkpoint {self.path} belongs to another run "
+                raise CheckpointError(f"checkpoint {self.path} belongs to another run "
                                  f"(different size, goal, backends, options or boards); remove it or pick another file")
             good_lines.append(lines[0])
             for line in lines[1:]:

@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from solvers import BACKENDS, get_backend
+from solvers import BACKENDS, get_backend, solve, solve_batch
 from solvers.board import Game, format_cells
+from solvers.errors import RulesError
 from solvers.result import BatchSolution, Solution, Status
 
 from .witness import check_batch, check_solution
@@ -126,16 +127,15 @@ def board_record(game: Game, board: int) -> dict:
 def _solve_chunk(name: str, game: Game, boards: np.ndarray, options: dict) -> BatchSolution:
     """Solve one chunk; an exception becomes ERROR answers for the chunk, and the run goes on."""
     start = time.perf_counter()
-    backend = get_backend(name)
     try:
-        return backend.solve_batch(game, boards, **options)
+        return solve_batch(boards, game, name, **options)
     except Exception:  # noqa: BLE001 - a backend fault must not stop the run
         pass
     # Isolate the fault: solve the chunk board by board, each failure an ERROR of its own.
     solutions = []
     for b in boards:
         try:
-            solutions.append(backend.solve(game, int(b), **options))
+            solutions.append(solve(int(b), name, game=game, **options))
         except Exception as exc:  # noqa: BLE001
             solutions.append(Solution(name, Status.ERROR, stats={"error": f"board {int(b)}: "
                                                                           f"{type(exc).__name__}: {exc}"}))
@@ -204,7 +204,7 @@ def run_agreement(
 
     Raises
     ------
-    UnknownBackendError, ValueError (a game over 64 cells or boards that do not fit).
+    UnknownBackendError, RulesError (a game over 64 cells or boards that do not fit).
 
     Running time: the sum of the backends' times; comparison is O(k * backends).
     """
@@ -213,14 +213,14 @@ def run_agreement(
         get_backend(name)
     options = options or {}
     if game.n > 64:
-        raise ValueError(f"the agreement run handles at most 64 cells, got {game.size}")
+        raise RulesError(f"the agreement run handles at most 64 cells, got {game.size}")
     if boards is None:
         if game.n > 24:
-            raise ValueError(f"{game.size} has 2**{game.n} boards; pass a sample of boards")
+            raise RulesError(f"{game.size} has 2**{game.n} boards; pass a sample of boards")
         boards = np.arange(1 << game.n, dtype=np.uint64)
     boards = np.asarray(boards, dtype=np.uint64)
     if len(boards) and int(boards.max()) > game.full:
-        raise ValueError(f"board {int(boards.max())} does not fit {game.size}")
+        raise RulesError(f"board {int(boards.max())} does not fit {game.size}")
 
     start = time.perf_counter()
     chunks = [boards[i:i + chunk_size] for i in range(0, len(boards), chunk_size)]
@@ -309,7 +309,7 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     """
     if not any(len(v) for v in infeasible.values()):
         return {}
-    from solvers.gauss import eliminate
+    from solvers.algebra import eliminate
 
     checks = eliminate(game).checks
     for c in checks:

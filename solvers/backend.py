@@ -1,0 +1,332 @@
+"""What every backend is: :class:`Backend`, its declared :class:`Option` s, and
+:class:`ModelBackend` / :class:`Model`, the base of the solver backends that
+build one model per rule set and solve many boards on it.
+
+A backend is called only through the gate (:func:`solvers.solve`,
+:func:`solvers.solve_batch`), which validates the board, the rules and the
+options once, normalises an explicit goal board to all white on
+``board ^ target``, and asks :meth:`Backend.refusal` before anything is built.
+So a backend sees only rules whose goal is ``any``, ``white`` or ``black``, and
+options already checked against its declarations.
+
+A model backend (cpsat, sat, ilp and their strategies) supplies a
+:class:`Model` subclass with two methods, ``_minimise(board)`` and
+``_solve_fixed(fixed, weight)``; the base times each board, refines to the
+canonical witness, recomputes the goal board reached with the board model,
+honours Ctrl-C while the solver runs, and frees the solver's native memory
+when the model is closed (``with backend.model(game) as m: ...``).
+
+>>> from solvers import BACKENDS
+>>> [o.name for o in BACKENDS["cpsat"].options][:2]
+['time_limit', 'workers']
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .board import Game
+from .errors import BoardTooLargeError, MemoryBudgetError, OptionError
+from .result import BatchSolution, Solution, Status, canonical_solution
+
+
+@dataclass(frozen=True)
+class Option:
+    """One keyword option of a backend, declared once: the gate validates it, the CLI
+    builds its flag from it and the README lists it.
+
+    Attributes
+    ----------
+    name : str
+        Keyword, e.g. ``time_limit``.
+    parse : callable(str) -> value
+        Turns command-line text into a value (``float``, ``int``, ``str``).
+    default : object
+        Used when the option is not given.
+    help : str
+        One line for ``--help``.
+    choices : tuple, optional
+        The only values allowed (compared case-sensitively after ``parse``).
+    minimum : float, optional
+        Smallest allowed value (exclusive when ``positive``).
+    positive : bool
+        Values must be > ``minimum`` (e.g. seconds > 0).
+    flag : str or None
+        Command-line flag; default ``--name-with-dashes``; ``""`` = no flag
+        (set by another CLI option, e.g. ``canonical``).
+    """
+
+    name: str
+    parse: Callable[[str], Any]
+    default: Any
+    help: str
+    choices: tuple | None = None
+    minimum: float | None = None
+    positive: bool = False
+    flag: str | None = None
+
+    @property
+    def cli_flag(self) -> str:
+        return ("--" + self.name.replace("_", "-")) if self.flag is None else self.flag
+
+    def validate(self, backend: str, value: Any) -> Any:
+        """``value`` checked (and parsed, if a string); raises :class:`OptionError` naming the option."""
+        if isinstance(value, str) and self.parse is not str:
+            try:
+                value = self.parse(value)
+            except ValueError:
+                raise OptionError(f"{backend} option {self.name}: cannot read {value!r}") from None
+        if self.choices is not None:
+            if self.parse is str and isinstance(value, str):
+                match = [c for c in self.choices if c.lower() == value.lower()]
+                value = match[0] if match else value
+            if value not in self.choices:
+                raise OptionError(f"{backend} option {self.name}: {value!r} is not one of "
+                                  f"{', '.join(map(str, self.choices))}")
+        if self.minimum is not None:
+            ok = value > self.minimum if self.positive else value >= self.minimum
+            if not ok or value != value or value == float("inf"):
+                sign = ">" if self.positive else ">="
+                raise OptionError(f"{backend} option {self.name} must be finite and {sign} {self.minimum}, "
+                                  f"got {value}")
+        return value
+
+
+CANONICAL = Option("canonical", bool, False, "among minimum press sets, the lexicographically smallest "
+                   "read row by row (POJ 3279)", flag="")
+TIME_LIMIT = Option("time_limit", float, 10.0, "seconds per board for the solver's search; a time-out "
+                    "answers Unknown, never a number", minimum=0, positive=True)
+MEMORY_LIMIT = Option("memory_limit", float, 2.0, "GiB a model may take; a larger one is refused before "
+                      "it is built", minimum=0, positive=True)
+
+
+class Backend:
+    """A solver backend: a name, declared options, and ``solve`` / ``solve_batch``.
+
+    Subclasses set the class attributes and implement :meth:`solve`; they may
+    override :meth:`solve_batch` (default: :meth:`solve` per board) and
+    :meth:`refusal` (default: the :attr:`max_cells` check).
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``gauss``.
+    summary : str
+        One line for ``--help`` and the README.
+    parallel : bool
+        True if a batch gains from being spread over worker processes
+        (per-board solver calls); False if one vectorised call is faster.
+    max_cells : int or None
+        Largest board, in cells, the backend takes; None = no fixed limit.
+    options : tuple of Option
+        Keyword options besides ``canonical``, which every backend takes.
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    parallel: ClassVar[bool] = False
+    max_cells: ClassVar[int | None] = None
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def __repr__(self) -> str:
+        return f"<backend {self.name}>"
+
+    @property
+    def all_options(self) -> tuple[Option, ...]:
+        return (*self.options, CANONICAL)
+
+    def supports(self, game: Game) -> bool:
+        """False if the game is larger than :attr:`max_cells`."""
+        return self.max_cells is None or game.n <= self.max_cells
+
+    def check_options(self, options: dict) -> dict:
+        """Every option validated, defaults filled in.
+
+        Raises
+        ------
+        OptionError
+            An option this backend does not declare (the message lists those it has), or a bad value.
+        """
+        declared = {o.name: o for o in self.all_options}
+        unknown = sorted(set(options) - set(declared))
+        if unknown:
+            raise OptionError(f"backend {self.name!r} has no option {', '.join(unknown)} "
+                              f"(its options: {', '.join(declared)})")
+        return {name: o.validate(self.name, options[name]) if name in options else o.default
+                for name, o in declared.items()}
+
+    def refusal(self, game: Game, options: dict) -> str | None:
+        """Why the backend declines ``game`` before building anything, or None.  O(1) here."""
+        if not self.supports(game):
+            return f"{self.name} allows at most {self.max_cells} cells; {game.size} has {game.n}"
+        return None
+
+    def refusal_error(self, game: Game, options: dict) -> type[Exception]:
+        """The :class:`~solvers.errors.RefusedError` subclass matching :meth:`refusal`."""
+        return BoardTooLargeError
+
+    def solve(self, game: Game, board: int, **options) -> Solution:
+        """One board; ``game`` normalised and ``options`` validated by the gate."""
+        raise NotImplementedError
+
+    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+        """Many boards of one game: :meth:`solve` per board unless the backend does better."""
+        start = time.perf_counter()
+        solutions = [self.solve(game, int(b), **options) for b in boards]
+        return BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start)
+
+
+def interruptible(call: Callable[[], Any], stop: Callable[[], None]) -> Any:
+    """Run a native solver call so that Ctrl-C stops it at once.
+
+    The call runs in a helper thread (the solvers release the GIL); the main
+    thread waits and, on KeyboardInterrupt, asks the solver to ``stop()`` and
+    re-raises, so the program exits in a fraction of a second instead of at the
+    end of the search.
+    """
+    box: list = []
+
+    def run() -> None:
+        try:
+            box.append((True, call()))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            box.append((False, exc))
+
+    worker = threading.Thread(target=run, daemon=True, name="flipgame-solver")
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        stop()
+        worker.join(2.0)
+        raise
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
+
+
+class Model:
+    """The model of one game in one solver, re-used across boards; a context manager.
+
+    Subclasses build the model in ``__init__(game, **options)`` and implement:
+
+    ``_minimise(board) -> (status, presses or None, stats)``
+        A proven minimum-weight press set (status OPTIMAL), INFEASIBLE, or
+        UNKNOWN at the time limit.
+    ``_solve_fixed(fixed, weight) -> presses or None``
+        For the canonical witness: a press set of ``weight`` presses agreeing
+        with ``fixed`` (cell -> 0/1) for the board of the last ``_minimise``, or
+        None if there is none; raise TimeoutError at the time limit.
+    ``_stop()`` (optional)
+        Ask a running search to stop (Ctrl-C).
+    ``close()``
+        Free the solver's native memory.
+
+    Small boards (at most :data:`THREAD_MIN_CELLS` cells) are solved in the
+    calling thread: they finish in milliseconds, and a thread per board would
+    cost more than the solve.
+    """
+
+    backend: ClassVar[str]
+    THREAD_MIN_CELLS: ClassVar[int] = 64
+
+    def __init__(self, game: Game, **options):
+        self.game = game
+
+    def __enter__(self) -> Model:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Free native memory; the model cannot be used afterwards."""
+
+    def _stop(self) -> None:
+        """Ask a running search to stop; the default cannot."""
+
+    def _run(self, call: Callable[[], Any]) -> Any:
+        if self.game.n <= self.THREAD_MIN_CELLS:
+            return call()
+        return interruptible(call, self._stop)
+
+    def _minimise(self, board: int) -> tuple[Status, int | None, dict]:
+        raise NotImplementedError
+
+    def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
+        raise NotImplementedError
+
+    def solve(self, board: int, canonical: bool = False) -> Solution:
+        """One board (bitmask of this game's cells): time it, refine it, and name the goal reached.
+
+        The goal board reached is recomputed by the board model, not read
+        from the solver.
+        """
+        start = time.perf_counter()
+        status, presses, stats = self._run(lambda: self._minimise(board))
+        if status is not Status.OPTIMAL:
+            return Solution(self.backend, status, seconds=time.perf_counter() - start, stats=stats)
+        if canonical:
+            weight = presses.bit_count()
+            return canonical_solution(self.backend, self.game, board, presses,
+                                      lambda fixed: self._run(lambda: self._solve_fixed(fixed, weight)),
+                                      start, stats)
+        return Solution(self.backend, Status.OPTIMAL, presses.bit_count(), presses,
+                        self.game.apply(board, presses), time.perf_counter() - start, stats)
+
+
+class ModelBackend(Backend):
+    """Base of the backends that build a :class:`Model` once per rule set.
+
+    Subclasses set :attr:`model` (the Model subclass) and may override
+    :meth:`estimate_bytes` (the model's memory, estimated before building it).
+    """
+
+    parallel = True
+    model: ClassVar[type[Model]]
+    SUMMED_STATS: ClassVar[tuple[str, ...]] = ("conflicts", "nodes", "branches")
+
+    def estimate_bytes(self, game: Game, options: dict) -> int:
+        """Estimated peak memory of the model for ``game``, in bytes; 0 = not estimated."""
+        return 0
+
+    def refusal(self, game: Game, options: dict) -> str | None:
+        why = super().refusal(game, options)
+        if why:
+            return why
+        need, budget = self.estimate_bytes(game, options), options.get("memory_limit", 2.0) * 2**30
+        if need > budget:
+            return (f"{self.name}: the model of {game.size} needs about {need / 2**30:.1f} GiB, over the "
+                    f"{budget / 2**30:.1f} GiB budget (--memory-limit); gauss solves it without a model")
+        return None
+
+    def refusal_error(self, game: Game, options: dict) -> type[Exception]:
+        return BoardTooLargeError if not self.supports(game) else MemoryBudgetError
+
+    def open(self, game: Game, **options) -> Model:
+        """The model of ``game`` (use as a context manager); ``options`` as validated by the gate."""
+        options = {k: v for k, v in options.items() if k not in ("canonical", "memory_limit")}
+        return self.model(game, **options)
+
+    def solve(self, game: Game, board: int, **options) -> Solution:
+        with self.open(game, **options) as m:
+            return m.solve(board, options.get("canonical", False))
+
+    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+        start = time.perf_counter()
+        boards = np.asarray(boards, dtype=np.uint64)
+        with self.open(game, **options) as m:
+            solutions = [m.solve(int(b), options.get("canonical", False)) for b in boards]
+        out = BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start)
+        summed = {k: sum(s.stats.get(k, 0) for s in solutions) for k in self.SUMMED_STATS
+                  if any(k in s.stats for s in solutions)}
+        return out.with_time(out.seconds, **summed)
+

@@ -1,0 +1,89 @@
+"""``flipgame bench``: every backend over all boards of a size, side by side."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+
+from .. import BACKENDS, Game
+from ..errors import FlipgameError
+from .common import ExitCode, backend_list, board_size, fail, positive_int, writable_path, write_json
+
+
+def add_parser(sub) -> None:
+    bp = sub.add_parser("bench", help="time every backend on all boards and the start-up of `flipgame solve`",
+                        description="Benchmark: every backend over all boards of the size in this process "
+                                    "(per-board solvers in --jobs workers), boards/s, speed ratios, and the "
+                                    "start-up time of `flipgame solve` on one board per backend.")
+    bp.add_argument("--backends", type=backend_list, metavar="LIST", help="comma-separated backends (default all)")
+    bp.add_argument("--size", type=board_size, default=(4, 4), metavar="RxC", help="board shape (default 4x4)")
+    bp.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                    help="worker processes for per-board solvers (default: all cores)")
+    bp.add_argument("--startup-runs", type=positive_int, default=3, metavar="N",
+                    help="process starts timed per backend; the median is reported (default 3)")
+    bp.add_argument("--json", default="flipgame-bench.json", metavar="FILE",
+                    help="where to save the table as JSON (default flipgame-bench.json)")
+    bp.set_defaults(run=run)
+
+
+def startup_seconds(backend: str, game: Game, runs: int) -> float:
+    """Median wall time of `python -m solvers solve --backend NAME` on one all-white board."""
+    import statistics
+    import subprocess
+    import time
+
+    board = "\n".join(["w" * game.cols] * game.rows) + "\n"
+    cmd = [sys.executable, "-m", "solvers", "solve", "--backend", backend, "--size", game.size]
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, input=board, capture_output=True, text=True, check=True)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from verify.harness import run_agreement
+
+    game = Game(*args.size)
+    try:
+        writable_path(args.json, "--json")
+    except FlipgameError as exc:
+        return fail(ExitCode.USAGE, str(exc))
+    names = args.backends or [n for n, b in BACKENDS.items() if b.supports(game)]
+    if game.n > 24 or any(not BACKENDS[n].supports(game) for n in names):
+        return fail(ExitCode.REFUSED, f"bench solves all 2**n boards; {game.size} is too large for "
+                                      f"{', '.join(names)}")
+    print(f"Benchmark: {', '.join(names)} on all {1 << game.n} {game.size} boards, "
+          f"{args.jobs} worker(s) for per-board solvers ...", file=sys.stderr)
+    report = run_agreement(game, names, jobs=args.jobs,
+                           on_backend_done=lambda s: print(f"  {s.backend}: {s.seconds:.3f} s", file=sys.stderr))
+    fastest = min(s.seconds for s in report.summaries)
+    rows = []
+    for s in report.summaries:
+        rows.append({
+            "backend": s.backend,
+            "boards": s.boards,
+            "seconds": round(s.seconds, 4),
+            "boards_per_second": round(s.boards_per_second, 1),
+            "times_fastest": round(s.seconds / fastest, 1),
+            "workers": args.jobs if BACKENDS[s.backend].parallel else 1,
+            "startup_seconds": round(startup_seconds(s.backend, game, args.startup_runs), 3),
+        })
+    head = ("backend", "boards", "seconds", "boards/s", "x fastest", "workers", "solve start-up s")
+    table = [head] + [(r["backend"], r["boards"], f"{r['seconds']:.3f}", f"{r['boards_per_second']:,.0f}",
+                       f"{r['times_fastest']:.1f}", r["workers"], f"{r['startup_seconds']:.3f}") for r in rows]
+    widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
+    for k, r in enumerate(table):
+        print("  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
+                        for i, (v, w) in enumerate(zip(r, widths, strict=True))))
+        if k == 0:
+            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    result = {"game": game.size, "jobs": args.jobs, "cpus": os.cpu_count(), "python": platform.python_version(),
+              "machine": platform.machine(), "agree": report.ok, "backends": rows}
+    if write_json(args.json, result, "benchmark"):
+        return ExitCode.USAGE
+    print(f"\nSaved {args.json}. All answers agree: {'yes' if report.ok else 'NO'}.")
+    return ExitCode.OK if report.ok else ExitCode.DISAGREEMENT

@@ -1,0 +1,187 @@
+"""What every ``flipgame`` command shares: exit codes, argument types, the rule
+options, the backend option flags (built from the registry) and the rules
+read from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+
+from .. import BACKENDS, GOALS, Game, read_cases
+from ..board import NEIGHBOURHOODS
+from ..errors import BoardFormatError, RulesError
+
+MAX_CELLS = 4_000_000
+"""Largest board the command line accepts (gauss by light chasing; the other backends less)."""
+
+
+class ExitCode(enum.IntEnum):
+    """Exit statuses of ``flipgame`` (also listed in the README)."""
+
+    OK = 0
+    DISAGREEMENT = 1  # verify: two backends gave different answers on some board
+    USAGE = 2  # bad option or malformed input (argparse also uses 2)
+    WITNESS_FAILURE = 3  # a backend's press set did not reach the goal it claimed
+    INCOMPLETE = 4  # some answer was UNKNOWN (time-out) or ERROR (backend fault)
+    REFUSED = 5  # the backend declines the board: size, nullity or memory over its limit
+    CERTIFICATION_FAILURE = 6  # a minimality proof was rejected, or a claimed minimum is wrong
+    INTERRUPTED = 130  # Ctrl-C; what was finished has been written
+
+
+def fail(code: ExitCode, message: str) -> ExitCode:
+    """Print ``flipgame: message`` on stderr and return ``code``."""
+    print(f"flipgame: {message}", file=sys.stderr)
+    return code
+
+
+def board_size(text: str) -> tuple[int, int]:
+    """Parse ``RxC`` (positive integers) for ``--size``."""
+    m = re.fullmatch(r"\s*([0-9]{1,9})\s*[xX]\s*([0-9]{1,9})\s*", text, flags=re.ASCII)
+    if not m or int(m[1]) < 1 or int(m[2]) < 1:
+        raise argparse.ArgumentTypeError(f"expected RxC with positive integers, e.g. 4x4; got {text!r}")
+    rows, cols = int(m[1]), int(m[2])
+    if rows * cols > MAX_CELLS:
+        raise argparse.ArgumentTypeError(f"{rows}x{cols} has {rows * cols} cells; flipgame takes at most {MAX_CELLS}")
+    return rows, cols
+
+
+def seed_int(text: str) -> int:
+    if not (text.isascii() and text.strip().isdigit()):
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}")
+    return int(text)
+
+
+def positive_int(text: str) -> int:
+    if not (text.isascii() and text.strip().isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def png_path(text: str) -> str:
+    if not text.lower().endswith(".png"):
+        raise argparse.ArgumentTypeError(f"expected a file name ending in .png, got {text!r}")
+    return text
+
+
+def backend_list(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a backend is named twice in {text!r}")
+    unknown = [n for n in names if n not in BACKENDS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown backend {', '.join(map(repr, unknown)) or '(none given)'}; valid backends: {', '.join(BACKENDS)}"
+        )
+    return names
+
+
+def option_flags() -> dict[str, list[tuple[str, object]]]:
+    """Command-line flag -> [(backend name, Option)], from every backend's declared options."""
+    flags: dict[str, list[tuple[str, object]]] = {}
+    for name, b in BACKENDS.items():
+        for o in b.options:
+            if o.cli_flag:
+                flags.setdefault(o.cli_flag, []).append((name, o))
+    return flags
+
+
+def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool = True) -> None:
+    """The rule options every command takes, and (optionally) every backend's option flags."""
+    parser.add_argument("--size", type=board_size, metavar="RxC", help="board shape, rows x cols (default 4x4)")
+    parser.add_argument("--goal", choices=[g for g in GOALS if g != "board"],
+                        help="any: all white or all black (POJ 1753, default); white/black: that colour")
+    parser.add_argument("--target", metavar="FILE",
+                        help="goal: this board (rows of b/w in FILE) instead of a uniform colour")
+    parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
+    parser.add_argument("--neighbourhood", choices=[*NEIGHBOURHOODS, "stencil"], default="plus",
+                        help="cells a press flips: plus (default), cross (diagonals), king (3x3), stencil")
+    parser.add_argument("--stencil", metavar="PATTERN",
+                        help="with --neighbourhood stencil: rows of x/. separated by '/', centre = the press, "
+                             "e.g. 'x.x/.x./x.x'")
+    if backend_options:
+        group = parser.add_argument_group("backend options (each applies to the backends named)")
+        for flag, owners in option_flags().items():
+            o = owners[0][1]
+            who = ", ".join(n for n, _ in owners)
+            choices = f" ({'|'.join(map(str, o.choices))})" if o.choices else ""
+            group.add_argument(flag, dest="opt_" + flag[2:].replace("-", "_"), metavar=o.name.upper(),
+                               help=f"[{who}] {o.help}{choices}; default {o.default}")
+
+
+def backend_options(names: Sequence[str], args) -> dict[str, dict]:
+    """Per-backend keyword options from the flags given (values checked later by the gate).
+
+    Raises
+    ------
+    RulesError
+        When a flag given applies to none of ``names``, naming the backends it applies to.
+    """
+    options: dict[str, dict] = {n: {} for n in names}
+    for flag, owners in option_flags().items():
+        value = getattr(args, "opt_" + flag[2:].replace("-", "_"), None)
+        if value is None:
+            continue
+        chosen = [(n, o) for n, o in owners if n in names]
+        if not chosen:
+            raise RulesError(f"{flag} applies to backend {' or '.join(n for n, _ in owners)}, "
+                             f"not to {', '.join(names)}")
+        for n, o in chosen:
+            options[n][o.name] = value
+    return options
+
+
+def game_from_args(args) -> Game:
+    """The rules chosen on the command line.  Raises RulesError naming a bad combination."""
+    rows, cols = args.size or (4, 4)
+    if args.stencil is not None and args.neighbourhood != "stencil":
+        raise RulesError("--stencil needs --neighbourhood stencil")
+    if args.neighbourhood == "stencil" and args.stencil is None:
+        raise RulesError("--neighbourhood stencil needs --stencil PATTERN (e.g. '.x./xxx/.x.')")
+    goal, target = args.goal or "any", None
+    if args.target is not None:
+        if args.goal is not None:
+            raise RulesError("give either --goal or --target, not both")
+        try:
+            with open(args.target, encoding="utf-8-sig", errors="replace") as fh:
+                boards = list(read_cases(fh, rows, cols))
+        except OSError as exc:
+            raise RulesError(f"cannot read --target {args.target}: {exc.strerror}") from None
+        except BoardFormatError as exc:
+            raise RulesError(f"--target {args.target}: {exc}") from None
+        if len(boards) != 1:
+            raise RulesError(f"--target {args.target}: expected one {rows}x{cols} board, found {len(boards)}")
+        goal, target = "board", boards[0].cells
+    return Game(rows, cols, goal, args.wrap, args.neighbourhood, args.stencil, target)
+
+
+def writable_path(path: str, what: str) -> str:
+    """Check up front that ``path`` can be written (so a long run is not lost at the end).
+
+    Raises RulesError naming the option and the problem.
+    """
+    if not path:
+        raise RulesError(f"{what}: empty file name")
+    if os.path.isdir(path):
+        raise RulesError(f"{what} {path}: is a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise RulesError(f"{what} {path}: folder {parent} does not exist")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise RulesError(f"{what} {path}: not a regular file")
+    if not os.access(path if os.path.exists(path) else parent, os.W_OK):
+        raise RulesError(f"{what} {path}: not writable")
+    return path
+
+
+def write_json(path: str, data: dict, what: str) -> ExitCode:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+    except OSError as exc:
+        return fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror}")
+    return ExitCode.OK
