@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: verify test bench lint clean
+.PHONY: verify test test-slow bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,11 @@ $(STAMP): pyproject.toml
 verify: $(STAMP)  ## every backend on all 65536 4x4 boards; non-zero exit on any disagreement
 	$(BIN)/flipgame verify --size 4x4 --report flipgame-verify.json
 
-test: $(STAMP)  ## the test suite
-	$(BIN)/python -m pytest -q
+test: $(STAMP)  ## the test suite and the doctests (tests marked slow excluded)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+test-slow: $(STAMP)  ## the tests that need more than a few seconds each (39x39, 100x100, SCIP at 14x14)
+	$(BIN)/python -m pytest -q -m slow
 
 bench: $(STAMP)  ## every backend on all 4x4 boards side by side; saves flipgame-bench.json
 	$(BIN)/flipgame bench --size 4x4 --json flipgame-bench.json

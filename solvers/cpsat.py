@@ -10,11 +10,13 @@ Two formulations (option ``formulation``):
     One ``AddBoolXOr`` per cell: ``XOR(press_j : j flips i) ^ cell_i ^ NOT t = 1``.
 ``linear``
     The MIP's parity row, ``sum(press_j : j flips i) + cell_i = 2 k_i + t`` with
-    an integer ``k_i``, which gives CP-SAT's LP relaxation something to bound
-    with; measured faster to prove optima on boards past about 10x10.
+    an integer ``k_i``, for CP-SAT's LP relaxation.  Measured slower: the
+    POJ 1681 14x14 case (89 presses) takes 3.4 s with ``xor`` and is
+    ``Unknown`` after 30 s with ``linear``; neither proves the 18x18 case of the
+    backend-scaling issue (176) in 20 s, with any of linearization level 2,
+    2 workers or extra cuts.
 
-``auto`` (default) picks ``xor`` up to :data:`XOR_MAX_CELLS` cells and
-``linear`` above.  The objective is ``minimise sum(press_j)``.  The model is
+``xor`` is the default.  The objective is ``minimise sum(press_j)``.  The model is
 built once per game; between boards only the domains of the ``cell_i``
 variables change.  A time-out (FEASIBLE or UNKNOWN) is ``UNKNOWN``: a number
 is only given when CP-SAT proves it optimal.
@@ -32,8 +34,6 @@ from .result import Status
 
 FIXED_SEARCH_MAX_CELLS = 64
 """Up to this many cells, search the presses in order without presolve (measured faster to 8x8)."""
-XOR_MAX_CELLS = 100
-"""``formulation="auto"`` uses XOR constraints up to this many cells, the linear parity rows above."""
 BYTES_PER_CELL = 6_000
 """Measured peak memory of the model and one solve, per cell (about 0.25 GB at 200x200)."""
 
@@ -54,16 +54,13 @@ class CpSatModel(Model):
 
     backend = "cpsat"
 
-    def __init__(self, game: Game, *, time_limit: float = TIME_LIMIT.default, workers: int = 1,
-                 formulation: str = "auto"):
+    def __init__(self, game: Game, *, time_limit: float = 10.0, workers: int = 1, formulation: str = "xor"):
         super().__init__(game)
         from ortools.sat.python import cp_model
 
         self._cp = cp_model
         m = self.model = cp_model.CpModel()
         n = game.n
-        if formulation == "auto":
-            formulation = "xor" if n <= XOR_MAX_CELLS else "linear"
         self.formulation = formulation
         self.press = [m.new_bool_var(f"press_{j}") for j in range(n)]
         self.cell = [m.new_bool_var(f"cell_{i}") for i in range(n)]
@@ -95,7 +92,8 @@ class CpSatModel(Model):
             params.cp_model_presolve = False
 
     def _stop(self) -> None:
-        self.solver.stop_search()
+        """Nothing: measured, ``stop_search`` from another thread makes OR-Tools abort the process at exit
+        ("terminate called without an active exception"); the solver thread is a daemon and ends with it."""
 
     def _fix_presses(self, fixed: dict[int, int]) -> None:
         for i, dom in enumerate(self._press_domains):
@@ -145,8 +143,8 @@ class CpSat(ModelBackend):
     options = (
         TIME_LIMIT,
         Option("workers", int, 1, "CP-SAT search workers per board", minimum=1, flag="--cpsat-workers"),
-        Option("formulation", str, "auto", f"parity as xor constraints or linear rows with a slack (auto: xor "
-               f"up to {XOR_MAX_CELLS} cells)", choices=("auto", "xor", "linear"), flag="--cpsat-formulation"),
+        Option("formulation", str, "xor", "parity as xor constraints, or linear rows with a slack (measured "
+               "slower)", choices=("xor", "linear"), flag="--cpsat-formulation"),
         MEMORY_LIMIT,
     )
 

@@ -51,7 +51,7 @@ class IlpModel(Model):
 
     backend = "ilp"
 
-    def __init__(self, game: Game, *, solver: str = "SCIP", time_limit: float = TIME_LIMIT.default):
+    def __init__(self, game: Game, *, solver: str = "SCIP", time_limit: float = 10.0):
         super().__init__(game)
         from ortools.linear_solver import pywraplp
 

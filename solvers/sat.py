@@ -105,7 +105,7 @@ class _CryptoMiniSat:
         import pycryptosat
 
         self.solver = pycryptosat.Solver(time_limit=time_limit)
-        self.calls = 0
+        self.calls, self.limit = 0, time_limit
 
     def add_clauses(self, clauses) -> None:
         self.solver.add_clauses(clauses)
@@ -114,10 +114,25 @@ class _CryptoMiniSat:
         self.solver.add_xor_clause(variables, rhs)
 
     def solve(self, assumptions: list[int], seconds_left: float) -> list[bool] | None:
-        """Model as a list indexed by variable (index 0 unused), None if UNSAT; TimeoutError at the limit."""
+        """Model as a list indexed by variable (index 0 unused), None if UNSAT; TimeoutError at the limit.
+
+        CryptoMiniSat installs its own SIGINT handler while it solves and stops on Ctrl-C
+        with "undetermined"; Python's handler is put back afterwards, and an undetermined
+        answer well before the time limit is taken as the Ctrl-C it was.
+        """
+        import signal
+
         self.calls += 1
-        sat, values = self.solver.solve(assumptions)
+        start = time.perf_counter()
+        handler = signal.getsignal(signal.SIGINT)
+        try:
+            sat, values = self.solver.solve(assumptions)
+        finally:
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, handler)
         if sat is None:
+            if time.perf_counter() - start < 0.9 * self.limit:
+                raise KeyboardInterrupt
             raise TimeoutError
         return list(values) if sat else None
 
@@ -196,7 +211,7 @@ class SatModel(Model):
 
     backend = "sat"
 
-    def __init__(self, game: Game, *, time_limit: float = TIME_LIMIT.default, engine: str = "xor",
+    def __init__(self, game: Game, *, time_limit: float = 10.0, engine: str = "xor",
                  solver: str = DEFAULT_SOLVER, cardinality: str = "auto", descent: str = "linear"):
         super().__init__(game)
         from pysat.formula import IDPool
@@ -228,6 +243,11 @@ class SatModel(Model):
 
     def _stop(self) -> None:
         self.oracle.stop()
+
+    def _run(self, call):
+        if self.engine == "xor":  # CryptoMiniSat handles Ctrl-C itself, in the main thread (see _CryptoMiniSat)
+            return call()
+        return super()._run(call)
 
     def _call(self, extra: list[int]) -> list[bool] | None:
         left = self._deadline - time.perf_counter()

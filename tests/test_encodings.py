@@ -79,7 +79,8 @@ def test_ilp_solver_choice(solver):
     assert s.moves == 4 and s.stats["nodes"] >= 0
 
 
-@pytest.mark.parametrize("backend, pattern", [("sat", "is not one of glucose3.*minisat22"), ("ilp", "not one of SCIP, HIGHS")])
+@pytest.mark.parametrize("backend, pattern", [("sat", "is not one of glucose3.*minisat22"),
+                                              ("ilp", "not one of SCIP, HIGHS")])
 def test_unknown_solver_name_lists_the_valid_ones(backend, pattern):
     with pytest.raises(OptionError, match=pattern):
         solve(board(POJ_SAMPLE), backend, solver="ekki-ekki-ekki")

@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from solvers import minweight
+from solvers.algebra import eliminate
 from solvers.board import Game
 from solvers.minweight import min_weight, minima, weights
-
-from solvers.algebra import eliminate
 
 # OEIS A075464: fewest presses to turn an all-lit n x n Lights Out board off, n = 1..19
 # (A075462 is the number of solutions; A075464(39) = 561 is the nullity-32 39x39 case).

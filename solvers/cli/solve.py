@@ -30,6 +30,13 @@ def add_parser(sub) -> None:
                    help="input/output format: " + "; ".join(f"{f.name} ({f.summary})" for f in FORMATS.values()))
     p.add_argument("--canonical", action="store_true",
                    help="among minimum press sets, the lexicographically smallest (always on for fliptile)")
+    p.add_argument("--certify", action="store_true",
+                   help="after each number, prove it minimal: a DRUP proof that no smaller press set reaches a "
+                        "goal, checked by an independent checker (dratify); one line per case")
+    p.add_argument("--certify-time-limit", type=float, default=10.0, metavar="SECONDS",
+                   help="seconds per case for --certify (default 10); past it the line says Unknown")
+    p.add_argument("--proof-dir", metavar="DIR",
+                   help="with --certify: write each case's CNF (DIMACS) and proof (DRAT) here")
     p.add_argument("--stats", action="store_true",
                    help="per case on stderr: rules, status, presses, nullity, seconds and solver statistics")
     add_rule_options(p)
@@ -81,6 +88,12 @@ def run(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, f"the {args.format} format gives the size and goal in its input; "
                                     f"drop --size/--goal/--target")
     backend = get_backend(args.backend)
+    if args.proof_dir is not None and not args.certify:
+        return fail(ExitCode.USAGE, "--proof-dir needs --certify")
+    if args.proof_dir is not None and not __import__("os").path.isdir(args.proof_dir):
+        return fail(ExitCode.USAGE, f"--proof-dir {args.proof_dir}: not a folder")
+    if not args.certify_time_limit > 0:
+        return fail(ExitCode.USAGE, "--certify-time-limit must be a positive number of seconds")
     try:
         rules = game_from_args(args)
         options = backend_options([backend.name], args)[backend.name]
@@ -126,6 +139,17 @@ def run(args: argparse.Namespace) -> ExitCode:
                     print(format_cells(sol.presses, game.rows, game.cols, "x", "."))
                 if args.explain and sol.status is Status.INFEASIBLE:
                     print(explain_impossible(game, case.board, fmt, sol.certificates))
+                if args.certify and sol.success:
+                    from verify.certify import CertStatus, certify_minimum
+
+                    cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
+                                           time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
+                                           name=f"case{number}")
+                    print(cert.line())
+                    if cert.status is CertStatus.FAILED:
+                        worst = max(worst, ExitCode.CERTIFICATION_FAILURE)
+                    elif cert.status is CertStatus.UNKNOWN:
+                        worst = max(worst, ExitCode.INCOMPLETE)
                 sys.stdout.flush()
                 if args.stats:
                     print(stats_line(number, game, sol, fmt), file=sys.stderr)
