@@ -16,13 +16,17 @@ from solvers import Board, Game, solve
 from solvers.cli import ExitCode
 from verify.witness import check_solution
 
-B18 = """bwbwbwbwbbbbbwwwbb wwbwwbbbbbbwwwwwbb wbbwbwbwbbbwwbwbbw bwwbwwwwwbwbwbwbbb wwwbbwbwwwwbwbbbbw
-wbwbbbbwbwwwwbbwbb bwwbwwbwwwwbwbbwbw wwwbbwbbbbwbbbwwbb bwbwwbbbwwwwbbwbbb bwwwbwwwbbbwwwwbbw
-wbbwbwbwwbwwbwwwww bbbwbbbwbwwwbbbbwb wwbbwwwwwwbwwwbwwb wwbbbbwbwbbwwbwwbb bbbwwwwbwwwwwbbbww
-bwbbwbbwwwbbwbbwww bbwbbbwwbwwwwwbwwb wwwwwwwbbbbwbwwbbw""".split()
-P14 = """ywwyyywywwwwyy wyyywwywwywyww wwwyywwwwywyyy ywwwywwwywywyy wywywyywyywwyy wywwwyywywywww
-wwywwywwywywyw wyywyywwwwwyww yyywwyyyywwyyw wwwyyywwwwwyyy wwwwyywwywwyyw wyywywwywyywwy
-ywyywyyyyywwww yywywwywwywwww""".split()
+B18 = [
+    "bwbwbwbwbbbbbwwwbb", "wwbwwbbbbbbwwwwwbb", "wbbwbwbwbbbwwbwbbw", "bwwbwwwwwbwbwbwbbb", "wwwbbwbwwwwbwbbbbw",
+    "wbwbbbbwbwwwwbbwbb", "bwwbwwbwwwwbwbbwbw", "wwwbbwbbbbwbbbwwbb", "bwbwwbbbwwwwbbwbbb", "bwwwbwwwbbbwwwwbbw",
+    "wbbwbwbwwbwwbwwwww", "bbbwbbbwbwwwbbbbwb", "wwbbwwwwwwbwwwbwwb", "wwbbbbwbwbbwwbwwbb", "bbbwwwwbwwwwwbbbww",
+    "bwbbwbbwwwbbwbbwww", "bbwbbbwwbwwwwwbwwb", "wwwwwwwbbbbwbwwbbw",
+]
+P14 = [
+    "ywwyyywywwwwyy", "wyyywwywwywyww", "wwwyywwwwywyyy", "ywwwywwwywywyy", "wywywyywyywwyy",
+    "wywwwyywywywww", "wwywwywwywywyw", "wyywyywwwwwyww", "yyywwyyyywwyyw", "wwwyyywwwwwyyy",
+    "wwwwyywwywwyyw", "wyywywwywyywwy", "ywyywyyyyywwww", "yywywwywwywwww",
+]
 
 
 def flipgame(*args: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess:
