@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .board import Game
-from .errors import BoardTooLargeError, MemoryBudgetError, OptionError
+from .errors import BoardTooLargeError, MemoryBudgetError, OptionError, RulesError
 from .result import BatchSolution, Solution, Status, canonical_solution
 
 
@@ -246,6 +246,9 @@ class Model:
     THREAD_MIN_CELLS: ClassVar[int] = 64
 
     def __init__(self, game: Game, **options):
+        if game.goal not in ("any", "white", "black"):
+            raise RulesError(f"a model takes the goals any, white and black; goal {game.goal!r} is normalised "
+                             f"by the gate: call solvers.solve or solvers.solve_batch")
         self.game = game
 
     def __enter__(self) -> Model:

@@ -20,8 +20,10 @@ SEED = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "seeds" /
 
 @pytest.fixture(scope="module")
 def reference_answers(tmp_path_factory):
-    if not SEED.exists() or shutil.which("g++") is None:
-        pytest.skip("reference C++ seed or g++ not available")
+    if not SEED.exists():
+        pytest.skip(f"the reference C++ seed is expected at {SEED} (shared/ beside the repository)")
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not on PATH: cannot compile the reference C++")
     source = SEED.read_text(encoding="utf-8").split("AC代码：", 1)[1]
     d = tmp_path_factory.mktemp("reference")
     (d / "ref.cpp").write_text(source, encoding="utf-8")
