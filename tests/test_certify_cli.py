@@ -1,0 +1,49 @@
+"""`flipgame solve --certify` as a user meets it: a proof line per case, exit 6 when a minimum is wrong."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from faulty_backends import FunctionBackend
+
+from solvers import BACKENDS, solve
+from solvers.algebra import eliminate
+from solvers.cli import ExitCode, main
+
+SAMPLE = "bwwb\nbbwb\nbwwb\nbwww\n"
+
+
+def heavier(game, board):
+    """A minimum-weight witness XOR a quiet pattern: it reaches the same goal with more presses."""
+    s = solve(board, "gauss", game=game)
+    if not s.success:
+        return dataclasses.replace(s, backend="heavier")
+    x = s.presses ^ eliminate(game).null_basis[0]
+    return dataclasses.replace(s, backend="heavier", moves=x.bit_count(), presses=x)
+
+
+@pytest.fixture
+def cases(tmp_path):
+    f = tmp_path / "cases.txt"
+    f.write_text(SAMPLE)
+    return f
+
+
+def test_a_number_one_too_high_fails_certification_with_its_own_exit_code(monkeypatch, cases, capsys):
+    monkeypatch.setitem(BACKENDS, "heavier", FunctionBackend("heavier", heavier))
+    assert main(["solve", "--backend", "heavier", str(cases)]) == ExitCode.OK  # a valid witness: not caught
+    capsys.readouterr()
+    assert main(["solve", "--backend", "heavier", "--certify", str(cases)]) == ExitCode.CERTIFICATION_FAILURE == 6
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "10" and out[1].startswith("failed:")
+
+
+def test_zero_presses_needs_no_proof(cases, capsys):
+    cases.write_text("wwww\n" * 4)
+    assert main(["solve", "--certify", str(cases)]) == ExitCode.OK
+    assert capsys.readouterr().out.splitlines()[0] == "0"
+
+
+def test_proof_dir_needs_certify(cases, tmp_path):
+    assert main(["solve", "--proof-dir", str(tmp_path), str(cases)]) == ExitCode.USAGE
