@@ -25,11 +25,12 @@ Solution(backend='gauss', status=OPTIMAL, moves=4, presses=417, target=0, ...)
 from __future__ import annotations
 
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
-from . import bfs, cpsat, gauss, ilp, sat
+from . import auto, bfs, cpsat, gauss, ilp, sat
 from .backend import Backend, ModelBackend, Option
 from .board import GOALS, Board, Game, format_cells, read_cases
 from .errors import (
@@ -48,8 +49,8 @@ from .result import BatchSolution, Solution, Status
 __all__ = [
     "BACKENDS", "GOALS", "Backend", "BatchSolution", "Board", "BoardFormatError", "BoardTooLargeError",
     "FlipgameError", "Game", "MemoryBudgetError", "ModelBackend", "NullityTooLargeError", "Option",
-    "OptionError", "RefusedError", "RulesError", "Solution", "Status", "UnknownBackendError", "format_cells",
-    "get_backend", "prepare", "read_cases", "register", "solve", "solve_batch",
+    "OptionError", "RefusedError", "RulesError", "Session", "Solution", "Status", "UnknownBackendError",
+    "format_cells", "get_backend", "prepare", "read_cases", "register", "solve", "solve_batch",
 ]
 
 BACKENDS: dict[str, Backend] = {}
@@ -62,7 +63,7 @@ def register(backend: Backend) -> Backend:
     return backend
 
 
-for _b in (gauss.Gauss(), bfs.Bfs(), cpsat.CpSat(), sat.Sat(), ilp.Ilp()):
+for _b in (gauss.Gauss(), bfs.Bfs(), cpsat.CpSat(), sat.Sat(), ilp.Ilp(), auto.Auto()):
     register(_b)
 
 
@@ -113,11 +114,16 @@ def prepare(game: Game, backend: str | Backend, options: dict) -> tuple[Backend,
     """
     b = backend if isinstance(backend, Backend) else get_backend(backend)
     options = b.check_options(options)
+    return b, _normal_taken(b, game, options), options
+
+
+def _normal_taken(b: Backend, game: Game, options: dict) -> Game:
+    """The normalised ``game``, once ``b`` takes it with ``options`` (already checked); else RefusedError."""
     normal = game if game.goal != "board" else dataclasses.replace(game, goal="white", target=None)
     why = b.refusal(normal, options)
     if why:
         raise b.refusal_error(normal, options)(why)
-    return b, normal, options
+    return normal
 
 
 def solve(board, backend: str = "gauss", *, game: Game | None = None, **options) -> Solution:
@@ -157,10 +163,24 @@ def solve(board, backend: str = "gauss", *, game: Game | None = None, **options)
     """
     cells, game = _board_and_game(board, game)
     b, normal, options = prepare(game, backend, options)
+    return _solve_one(b, game, normal, cells, options)
+
+
+def _solve_one(b: Backend, game: Game, normal: Game, cells: int, options: dict, model=None) -> Solution:
+    """The gate's one-board path after validation: goal-board normalisation, the backend
+    (on ``model`` when a session holds one open), the goal restored, certificates attached."""
     target = game.target if game.goal == "board" else 0
-    s = b.solve(normal, cells ^ target, **options)
+    if model is None:
+        s = b.solve(normal, cells ^ target, **options)
+    else:
+        s = b.solve_on(model, cells ^ target, canonical=options["canonical"])
     if s.success and game.goal == "board":
         s = dataclasses.replace(s, target=game.target)
+    return _with_certificates(game, cells, s)
+
+
+def _with_certificates(game: Game, cells: int, s: Solution) -> Solution:
+    """``s`` with an Impossible board's certificates attached (dense elimination only)."""
     if s.status is Status.INFEASIBLE and game.n <= _dense_max():
         from .algebra import certificates
 
@@ -191,16 +211,137 @@ def solve_batch(boards: Sequence[int] | np.ndarray, game: Game, backend: str = "
     >>> solve_batch([0, 1, 14], Game(4, 4), "gauss").moves.tolist()
     [0, -1, -1]
     """
+    boards = _batch_boards(boards, game)
+    b, normal, options = prepare(game, backend, options)
+    return _solve_many(b, game, normal, boards, options)
+
+
+def _batch_boards(boards, game: Game) -> np.ndarray:
+    """``boards`` as uint64 bitmasks of ``game`` (at most 64 cells); raises RulesError."""
     if game.n > 64:
         raise RulesError(f"batches hold boards of at most 64 cells in uint64; {game.size} has {game.n}: "
                          f"use solve() per board")
     boards = np.asarray(boards, dtype=np.uint64)
     if len(boards) and int(boards.max()) > game.full:
         raise RulesError(f"board {int(boards.max())} is not a {game.size} bitmask (0..{game.full})")
-    b, normal, options = prepare(game, backend, options)
+    return boards
+
+
+def _solve_many(b: Backend, game: Game, normal: Game, boards: np.ndarray, options: dict,
+                model=None) -> BatchSolution:
+    """The gate's batch path after validation; see :func:`_solve_one`."""
+    def run(boards: np.ndarray) -> BatchSolution:
+        if model is None:
+            return b.solve_batch(normal, boards, **options)
+        return b.solve_batch_on(model, boards, canonical=options["canonical"])
+
     if game.goal != "board":
-        return b.solve_batch(normal, boards, **options)
-    out = b.solve_batch(normal, boards ^ np.uint64(game.target), **options)
+        return run(boards)
+    out = run(boards ^ np.uint64(game.target))
     solved = out.status == Status.OPTIMAL
     return dataclasses.replace(out, boards=boards,
                                target=np.where(solved, np.uint64(game.target), np.uint64(0)))
+
+
+class Session:
+    """Many solves by one backend with one set of options, through the gate.
+
+    The options are validated once, when the session starts; whether the
+    backend takes a rule set is asked once per distinct :class:`Game`; a model
+    backend (cpsat, sat, ilp) keeps one open :class:`~solvers.backend.Model`
+    per distinct normalised game, so a stream of same-size boards builds one
+    model instead of one per board.  Validation, goal-board normalisation and
+    certificates are those of :func:`solve` and :func:`solve_batch` (the same
+    code), and so are the answers.  Models are closed by :meth:`close`, at the
+    end of a ``with`` block.
+
+    Parameters
+    ----------
+    backend : str or Backend
+        A key of :data:`BACKENDS`.
+    max_models : int
+        Open models kept at most; past it the least recently used is closed
+        (each may hold up to ``memory_limit`` GiB).
+    **options
+        The backend's declared options, as for :func:`solve`.
+
+    Raises
+    ------
+    UnknownBackendError, OptionError
+        At construction, naming the valid backends or options.
+
+    >>> with Session("sat") as session:
+    ...     [session.solve(b, game=Game(3, 3, "white")).moves for b in (0, 3, 11)]
+    ...     session.models_built
+    [0, 5, 1]
+    1
+    """
+
+    def __init__(self, backend: str | Backend = "gauss", *, max_models: int = 8, **options):
+        self.backend = backend if isinstance(backend, Backend) else get_backend(backend)
+        self.options = self.backend.check_options(options)
+        self.max_models = max(1, int(max_models))
+        self._taken: dict[Game, Game] = {}
+        self._models: OrderedDict[Game, object] = OrderedDict()
+        self.models_built = 0
+        """Models built so far (at most one per distinct normalised game while it stays open)."""
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Session {self.backend.name}: {len(self._models)} open model(s)>"
+
+    def close(self) -> None:
+        """Close every open model (frees the solvers' native memory); the session stays usable."""
+        while self._models:
+            _, model = self._models.popitem(last=False)
+            model.close()
+
+    def prepare(self, game: Game) -> Game:
+        """The normalised ``game``, once the backend takes it; cached per game.  O(1) after the first call.
+
+        Raises
+        ------
+        RefusedError
+            The backend declines ``game``; the message names what takes it.
+        """
+        normal = self._taken.get(game)
+        if normal is None:
+            normal = self._taken[game] = _normal_taken(self.backend, game, self.options)
+        return normal
+
+    def _model(self, normal: Game):
+        """The open model of ``normal`` for a model backend, else None."""
+        if not isinstance(self.backend, ModelBackend):
+            return None
+        model = self._models.get(normal)
+        if model is None:
+            model = self._models[normal] = self.backend.open(normal, **self.options)
+            self.models_built += 1
+            if len(self._models) > self.max_models:
+                self._models.popitem(last=False)[1].close()
+        else:
+            self._models.move_to_end(normal)
+        return model
+
+    def solve(self, board, *, game: Game | None = None) -> Solution:
+        """One board, as :func:`solve` with this session's backend and options (same arguments, errors)."""
+        cells, game = _board_and_game(board, game)
+        normal = self.prepare(game)
+        return _solve_one(self.backend, game, normal, cells, self.options, self._model(normal))
+
+    def solve_batch(self, boards: Sequence[int] | np.ndarray, game: Game) -> BatchSolution:
+        """Many boards of one game (at most 64 cells), as :func:`solve_batch`."""
+        boards = _batch_boards(boards, game)
+        normal = self.prepare(game)
+        return _solve_many(self.backend, game, normal, boards, self.options, self._model(normal))
+
+    def solution(self, batch: BatchSolution, i: int, game: Game) -> Solution:
+        """Board ``i`` of ``batch`` (from :meth:`solve_batch` on ``game``) as :func:`solve` returns it:
+        an Impossible board carries its certificates.  Per-board ``seconds`` and ``stats`` are not
+        kept by a batch (0 and empty).  O(n^2 / w) for an Impossible board, O(1) otherwise."""
+        return _with_certificates(game, int(batch.boards[i]), batch[i])

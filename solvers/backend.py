@@ -330,13 +330,23 @@ class ModelBackend(Backend):
 
     def solve(self, game: Game, board: int, **options) -> Solution:
         with self.open(game, **options) as m:
-            return m.solve(board, options.get("canonical", False))
+            return self.solve_on(m, board, canonical=options.get("canonical", False))
+
+    def solve_on(self, model: Model, board: int, *, canonical: bool = False) -> Solution:
+        """One board on an open model (e.g. a :class:`solvers.Session`'s), as :meth:`solve` answers it."""
+        return model.solve(board, canonical)
 
     def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
         start = time.perf_counter()
-        boards = np.asarray(boards, dtype=np.uint64)
         with self.open(game, **options) as m:
-            solutions = [m.solve(int(b), options.get("canonical", False)) for b in boards]
+            return self.solve_batch_on(m, boards, canonical=options.get("canonical", False), start=start)
+
+    def solve_batch_on(self, model: Model, boards: np.ndarray, *, canonical: bool = False,
+                       start: float | None = None) -> BatchSolution:
+        """Many boards on an open model, as :meth:`solve_batch` answers them; ``start``: when timing began."""
+        start = time.perf_counter() if start is None else start
+        boards = np.asarray(boards, dtype=np.uint64)
+        solutions = [model.solve(int(b), canonical) for b in boards]
         out = BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start)
         summed = {k: sum(s.stats.get(k, 0) for s in solutions) for k in self.SUMMED_STATS
                   if any(k in s.stats for s in solutions)}

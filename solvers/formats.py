@@ -12,21 +12,31 @@
 
 Every reader streams: a case is yielded as soon as its last line is read.
 Errors are :class:`~solvers.board.BoardFormatError` naming case and line.
+
+:class:`LineSource` reads a byte stream (a file, a pipe, a terminal) as the
+readers' lines, in bounded pieces: a line longer than :meth:`Format.line_limit`
+is refused after at most one 64 KiB read past the limit, and a hook runs
+before any read that could block, so answers already due can be written
+first (interactive streams).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
+import select
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from .board import BoardFormatError, Game, format_cells, read_cases
-from .result import Solution, Status
+from .board import BoardFormatError, Game, format_cells, read_cells
+from .gauss import MAX_CELLS
+from .result import BatchSolution, Solution, Status
 
 
-@dataclass(frozen=True)
-class Case:
-    """One problem instance read from the input: its rules and its board (bitmask)."""
+class Case(NamedTuple):
+    """One problem instance read from the input: its rules and its board (bitmask).
+    A named tuple: streams create one per case, and a tuple is made several times faster
+    than a frozen dataclass."""
 
     number: int
     game: Game
@@ -42,8 +52,8 @@ def _lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
 
 
 def read_poj1753(lines: Iterable[str], rules: Game) -> Iterator[Case]:
-    for number, board in enumerate(read_cases(lines, rules.rows, rules.cols), start=1):
-        yield Case(number, rules, board.cells)
+    for number, cells in enumerate(read_cells(lines, rules.rows, rules.cols), start=1):
+        yield Case(number, rules, cells)
 
 
 def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], what: str) -> int:
@@ -120,6 +130,19 @@ def answer_fliptile(case: Case, s: Solution) -> str:
     return format_cells(s.presses, case.game.rows, case.game.cols, "1", "0", sep=" ")
 
 
+def _answer_table(infeasible: str) -> Callable[[Sequence[Case], BatchSolution], list[str]]:
+    """A batch writer for formats whose answer is the number of presses or a word per status."""
+    words = {int(st): Solution("", st).answer() for st in Status if st is not Status.OPTIMAL}
+    words[int(Status.INFEASIBLE)] = infeasible
+    optimal = int(Status.OPTIMAL)
+
+    def answers(cases: Sequence[Case], batch: BatchSolution) -> list[str]:
+        return [str(m) if st == optimal else words[st]
+                for st, m in zip(batch.status.tolist(), batch.moves.tolist(), strict=True)]
+
+    return answers
+
+
 @dataclass(frozen=True)
 class Format:
     """One judge format: how cases are read and answers written.
@@ -136,6 +159,9 @@ class Format:
     colours : (str, str)
         How the format writes a white (0) and a black (1) cell, for messages.
     summary : str
+    batch_writer : callable(cases, BatchSolution) -> list of str, optional
+        The answer lines of many cases of one game at once, equal to ``writer``
+        per case; default: ``writer`` per case.
     """
 
     name: str
@@ -145,6 +171,25 @@ class Format:
     canonical: bool
     colours: tuple[str, str]
     summary: str
+    batch_writer: Callable[[Sequence[Case], BatchSolution], list[str]] | None = None
+
+    def answers(self, cases: Sequence[Case], batch: BatchSolution) -> list[str]:
+        """Answer lines (without line ends) for ``cases``, answered by ``batch`` in the same order.  O(k)."""
+        if self.batch_writer is not None:
+            return self.batch_writer(cases, batch)
+        return [self.writer(case, batch[i]) for i, case in enumerate(cases)]
+
+    def line_limit(self, rules: Game) -> int:
+        """Longest input line accepted, in characters: a row of as many cells as a case may
+        have, each followed by a space or tab, plus 64 for indentation and a CR.  The row is
+        ``rules.cols`` cells for poj1753 (``--size``); for formats that give the size in their
+        input, the largest board flipgame takes in one row (:data:`solvers.gauss.MAX_CELLS`
+        cells: 8,000,064 characters).
+
+        >>> FORMATS["poj1753"].line_limit(Game(4, 4))
+        72
+        """
+        return 2 * (MAX_CELLS if self.size_from_input else rules.cols) + 64
 
     def goal_name(self, game: Game, target: int) -> str:
         """The goal board in the format's own words: ``all y`` (painter), ``all 0`` (fliptile)."""
@@ -156,8 +201,120 @@ class Format:
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("poj1753", read_poj1753, answer_poj1753, False, False, ("w", "b"), "Flip Game, POJ 1753"),
-    Format("painter", read_painter, answer_painter, True, False, ("y", "w"), "Painter's Problem, POJ 1681"),
+    Format("poj1753", read_poj1753, answer_poj1753, False, False, ("w", "b"), "Flip Game, POJ 1753",
+           _answer_table("Impossible")),
+    Format("painter", read_painter, answer_painter, True, False, ("y", "w"), "Painter's Problem, POJ 1681",
+           _answer_table("inf")),
     Format("fliptile", read_fliptile, answer_fliptile, True, True, ("0", "1"), "Fliptile, POJ 3279"),
 )}
 """The one registry of formats; the CLI's ``--format`` choices come from it."""
+
+
+class LineSource:
+    """The lines of a byte stream, read in bounded pieces, for the format readers.
+
+    Bytes are decoded as UTF-8 (a leading byte-order mark dropped, undecodable
+    bytes as U+FFFD, which the readers then report with their line).  Lines
+    end at ``\\n``, or with ``universal`` also at ``\\r\\n`` and ``\\r``
+    (what :func:`open` does for a named file; standard input splits at
+    ``\\n`` only).  Lines are yielded without their end.
+
+    Parameters
+    ----------
+    raw : binary file
+        Unbuffered (``open(..., "rb", buffering=0)``): ``read(n)`` returns what
+        is available, at most ``n`` bytes.
+    limit : int
+        Longest line accepted, in characters (see :meth:`Format.line_limit`).
+    universal : bool
+        Universal line ends.
+    before_block : callable() -> None, optional
+        Called before a read that may wait for more input (nothing is ready
+        on the file descriptor by ``select``), so answers already due can be
+        written first: an interactive writer gets each answer before it must
+        send the next case.
+    block : int
+        Bytes per read (64 KiB).
+
+    Raises (while iterating)
+    ------------------------
+    BoardFormatError
+        A line longer than ``limit`` characters, naming the line (not the
+        case: the caller knows which case was being read).  At most ``limit``
+        plus ``block`` bytes are held: ``/dev/zero`` is refused at once.
+    OSError
+        From the read.
+
+    >>> import io
+    >>> list(LineSource(io.BytesIO(b"\\xef\\xbb\\xbfbw\\r\\nwb\\rww"), 8, universal=True))
+    ['bw', 'wb', 'ww']
+    """
+
+    def __init__(self, raw, limit: int, *, universal: bool = False,
+                 before_block: Callable[[], None] | None = None, block: int = 1 << 16):
+        self.raw, self.limit, self.universal, self.before_block, self.block = raw, limit, universal, before_block, block
+        try:
+            self._fd = raw.fileno()
+        except (AttributeError, OSError, ValueError):
+            self._fd = None  # e.g. io.BytesIO: never blocks
+        self.lines_read = 0
+
+    def _ready(self) -> bool:
+        """True if a read will not wait (data or end of input ready, or not a selectable descriptor)."""
+        if self._fd is None:
+            return True
+        try:
+            return bool(select.select([self._fd], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False  # cannot tell: treat as possibly blocking
+
+    def _too_long(self) -> BoardFormatError:
+        return BoardFormatError(f"line longer than {self.limit} characters", line=self.lines_read + 1)
+
+    def __iter__(self) -> Iterator[str]:
+        pending = bytearray()  # the unfinished line (and, in universal mode, a CR that may start CR LF)
+        tail = 0  # characters of ``pending``: its bytes that start a UTF-8 character
+        first, eof = True, False
+        while not eof:
+            if self.before_block is not None and not self._ready():
+                self.before_block()
+            data = self.raw.read(self.block)
+            eof = not data
+            lo = max(0, len(pending) - 1)
+            pending += data
+            end = len(pending)
+            if eof:
+                cut = end - 1
+            else:
+                if self.universal and pending.endswith(b"\r"):
+                    end -= 1  # a CR at the end of a read may be the first half of CR LF
+                cut = pending.rfind(b"\n", lo, end)
+                if self.universal:
+                    cut = max(cut, pending.rfind(b"\r", lo, end))
+            if cut < 0:
+                tail += len(data.translate(None, _CONTINUATION))
+            else:
+                text = pending[:cut + 1].decode("utf-8", "replace")
+                del pending[:cut + 1]
+                tail = len(pending.translate(None, _CONTINUATION))
+                if first and text.startswith("\ufeff"):
+                    text = text[1:]
+                first = False
+                if self.universal and "\r" in text:
+                    text = text.replace("\r\n", "\n").replace("\r", "\n")
+                lines = text.split("\n")
+                if lines[-1] == "":
+                    lines.pop()  # the text ended with a line end
+                for line in lines:
+                    if len(line) > self.limit:
+                        raise self._too_long()
+                    self.lines_read += 1
+                    yield line
+            # The unfinished line is refused once over the limit, after the complete lines before
+            # it: more than ``limit`` characters, or more bytes than that many characters can take.
+            if tail > self.limit or len(pending) > 4 * self.limit + 4:
+                raise self._too_long()
+
+
+_CONTINUATION = bytes(range(0x80, 0xC0))
+"""UTF-8 continuation bytes: a byte string has as many characters as bytes outside this range."""

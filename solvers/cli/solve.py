@@ -1,15 +1,28 @@
-"""``flipgame solve``: answer judge cases from a file or standard input."""
+"""``flipgame solve``: answer judge cases from a file or standard input.
+
+Cases stream through in chunks.  The input is read in bounded pieces
+(:class:`~solvers.formats.LineSource`); cases of one game of at most 64 cells
+are gathered, up to :data:`CHUNK` of them or until the input would wait, and
+answered by one batch through the gate (:meth:`solvers.Session.solve_batch`),
+their witnesses checked in bulk (:func:`verify.witness.check_batch`) and their
+answers written at once.  Other cases (larger boards, a backend that solves
+board by board, ``--stats``) go one at a time through the same session, which
+keeps one model per rule set.  The output is the same either way: the batch
+answers and witnesses are those of the per-board path.
+"""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import os
 import sys
 
-from .. import BACKENDS, Game, get_backend, prepare
+import numpy as np
+
+from .. import BACKENDS, Game, Session, get_backend
 from ..board import format_cells
-from ..errors import FlipgameError, RefusedError, RulesError
-from ..formats import FORMATS, Format
+from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
+from ..formats import FORMATS, Case, Format, LineSource
 from ..result import Solution, Status
 from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args
 
@@ -78,11 +91,132 @@ def stats_line(number: int, game: Game, sol: Solution, fmt: Format) -> str:
             f"nullity={'?' if k is None else k} seconds={sol.seconds:.4f} {extra}").rstrip()
 
 
+CHUNK = 4096
+"""Most cases answered by one batch: 4096 4x4 cases take a few milliseconds in gauss, and a chunk's answers go
+out in one write."""
+
+
+class _Stream:
+    """Answers the cases of one ``flipgame solve`` run, in order: batched where that gives the same output."""
+
+    def __init__(self, args: argparse.Namespace, fmt: Format, session: Session, name: str):
+        self.args, self.fmt, self.session, self.name = args, fmt, session, name
+        self.worst = ExitCode.OK
+        self.read = 0  # cases read so far
+        self.number = 0  # the case being answered (for error messages)
+        self.pending: list[Case] = []
+        self._batchable: dict[Game, bool] = {}
+        self._last: tuple[Game | None, bool] = (None, False)  # the last game asked about (cases share one)
+        self._plain = not (args.presses or args.explain or args.certify)
+
+    def batchable(self, game: Game) -> bool:
+        """True if a batch gives this game's cases the output the per-board path gives.
+
+        Needs: at most 64 cells (uint64 boards), a backend whose batch is one vectorised call
+        (``parallel`` False: gauss, bfs), no ``--stats`` (its per-board seconds and solver
+        statistics come from single solves), and no ``max_nullity`` below the game's nullity
+        (the per-board path refuses a solvable board there; a batch would answer it).
+        """
+        if game is self._last[0]:
+            return self._last[1]
+        ok = self._batchable.get(game)
+        if ok is None:
+            ok = game.n <= 64 and not self.session.backend.parallel and not self.args.stats
+            limit = self.session.options.get("max_nullity")
+            if ok and limit is not None:
+                from ..algebra import nullity
+
+                k = nullity(game)
+                ok = k is not None and k <= limit
+            self._batchable[game] = ok
+        self._last = (game, ok)
+        return ok
+
+    def add(self, case: Case) -> None:
+        """Take the next case read: batch it, or answer it now (after the cases waiting)."""
+        self.read += 1
+        game = case.game
+        if self._last[1] if game is self._last[0] else self.batchable(game):
+            first = self.pending[0].game if self.pending else case.game
+            if first is not case.game and first != case.game:
+                self.flush()
+            self.pending.append(case)
+            if len(self.pending) >= CHUNK:
+                self.flush()
+        else:
+            self.flush()
+            self.one(case)
+
+    def one(self, case: Case) -> None:
+        from verify.witness import check_solution
+
+        self.number = case.number
+        sol = self.session.solve(case.board, game=case.game)
+        self.report(case, sol, check_solution(case.game, case.board, sol))
+
+    def flush(self) -> None:
+        """Answer the cases waiting: one batch, one witness check, one write."""
+        from verify.witness import check_batch, check_solution
+
+        cases, self.pending = self.pending, []
+        if not cases:
+            return
+        game = cases[0].game
+        self.number = cases[0].number
+        boards = np.fromiter((c.board for c in cases), dtype=np.uint64, count=len(cases))
+        try:
+            batch = self.session.solve_batch(boards, game)
+        except FlipgameError:  # answer one by one: the error then names its case, after the answers before it
+            for case in cases:
+                self.one(case)
+            return
+        bad = check_batch(game, batch)
+        decided = (batch.status == Status.OPTIMAL) | (batch.status == Status.INFEASIBLE)
+        if self._plain and not bad.any() and decided.all():
+            sys.stdout.write("\n".join(self.fmt.answers(cases, batch)) + "\n")
+            sys.stdout.flush()
+            self.number = cases[-1].number
+            return
+        for i, case in enumerate(cases):
+            self.number = case.number
+            sol = self.session.solution(batch, i, game)
+            problem = (check_solution(game, case.board, sol) or "rejected by the batch check") if bad[i] else None
+            self.report(case, sol, problem)
+
+    def report(self, case: Case, sol: Solution, problem: str | None) -> None:
+        """Write one case's answer lines (and its --presses, --explain, --certify, --stats lines)."""
+        args, fmt, game, number, backend = self.args, self.fmt, case.game, case.number, self.session.backend.name
+        if problem:
+            print("Error", flush=True)
+            fail(ExitCode.WITNESS_FAILURE, f"case {number}: {backend} witness rejected: {problem}")
+            self.worst = max(self.worst, ExitCode.WITNESS_FAILURE)
+            return
+        print(fmt.writer(case, sol))
+        if sol.status in (Status.UNKNOWN, Status.ERROR):
+            self.worst = max(self.worst, ExitCode.INCOMPLETE)
+            fail(ExitCode.INCOMPLETE, f"{self.name}: case {number}: {backend} gave no proven answer "
+                                      f"({sol.status.name}, {sol.seconds:.1f} s)")
+        if (args.presses or args.explain) and sol.success:
+            print(format_cells(sol.presses, game.rows, game.cols, "x", "."))
+        if args.explain and sol.status is Status.INFEASIBLE:
+            print(explain_impossible(game, case.board, fmt, sol.certificates))
+        if args.certify and sol.success:
+            from verify.certify import CertStatus, certify_minimum
+
+            cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
+                                   time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
+                                   name=f"case{number}")
+            print(cert.line())
+            if cert.status is CertStatus.FAILED:
+                self.worst = max(self.worst, ExitCode.CERTIFICATION_FAILURE)
+            elif cert.status is CertStatus.UNKNOWN:
+                self.worst = max(self.worst, ExitCode.INCOMPLETE)
+        sys.stdout.flush()
+        if args.stats:
+            print(stats_line(number, game, sol, fmt), file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> ExitCode:
-    from verify.witness import check_solution
-
-    from .. import solve
-
     fmt = FORMATS[args.format]
     if fmt.size_from_input and (args.size or args.goal or args.target):
         return fail(ExitCode.USAGE, f"the {args.format} format gives the size and goal in its input; "
@@ -90,7 +224,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     backend = get_backend(args.backend)
     if args.proof_dir is not None and not args.certify:
         return fail(ExitCode.USAGE, "--proof-dir needs --certify")
-    if args.proof_dir is not None and not __import__("os").path.isdir(args.proof_dir):
+    if args.proof_dir is not None and not os.path.isdir(args.proof_dir):
         return fail(ExitCode.USAGE, f"--proof-dir {args.proof_dir}: not a folder")
     if not args.certify_time_limit > 0:
         return fail(ExitCode.USAGE, "--certify-time-limit must be a positive number of seconds")
@@ -99,62 +233,44 @@ def run(args: argparse.Namespace) -> ExitCode:
         options = backend_options([backend.name], args)[backend.name]
         if fmt.canonical or args.canonical:
             options["canonical"] = True
+        session = Session(backend, **options)
         # Validates every option (and, when the size is known, that the backend takes it) before input is read.
-        prepare(rules if not fmt.size_from_input else Game(1, 1), backend, options)
+        session.prepare(rules if not fmt.size_from_input else Game(1, 1))
     except RefusedError as exc:
         return fail(ExitCode.REFUSED, str(exc))
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    worst = ExitCode.OK
+    # Read as bytes in bounded pieces; undecodable bytes become U+FFFD and are then reported with their
+    # line; a byte-order mark (files saved by Windows Notepad) is dropped.
     try:
-        # Undecodable bytes become U+FFFD and are then reported with their line.
-        # utf-8-sig drops a byte-order mark (files saved by Windows Notepad).
         if args.file == "-":
             if sys.stdin is None:
                 return fail(ExitCode.USAGE, "standard input is closed")
-            sys.stdin.reconfigure(encoding="utf-8-sig", errors="replace")
-        stream = (contextlib.nullcontext(sys.stdin) if args.file == "-"
-                  else open(args.file, encoding="utf-8-sig", errors="replace"))  # noqa: SIM115 - closed by `with`
+            raw = open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115 - closed below
+        else:
+            raw = open(args.file, "rb", buffering=0)  # noqa: SIM115 - closed below
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror}")
     name = "standard input" if args.file == "-" else args.file
-    number = 0
-    with stream as stream:
+    stream = _Stream(args, fmt, session, name)
+    # A named file splits lines as open() does (CR LF, CR or LF); standard input at LF, as sys.stdin does.
+    lines = LineSource(raw, fmt.line_limit(rules), universal=args.file != "-", before_block=stream.flush)
+    with raw, session:
         try:
-            for case in fmt.reader(stream, rules):
-                number, game = case.number, case.game
-                sol = solve(case.board, backend.name, game=game, **options)
-                problem = check_solution(game, case.board, sol)
-                if problem:
-                    print("Error", flush=True)
-                    fail(ExitCode.WITNESS_FAILURE, f"case {number}: {backend.name} witness rejected: {problem}")
-                    worst = max(worst, ExitCode.WITNESS_FAILURE)
-                    continue
-                print(fmt.writer(case, sol))
-                if sol.status in (Status.UNKNOWN, Status.ERROR):
-                    worst = max(worst, ExitCode.INCOMPLETE)
-                    fail(ExitCode.INCOMPLETE, f"{name}: case {number}: {backend.name} gave no proven answer "
-                                              f"({sol.status.name}, {sol.seconds:.1f} s)")
-                if (args.presses or args.explain) and sol.success:
-                    print(format_cells(sol.presses, game.rows, game.cols, "x", "."))
-                if args.explain and sol.status is Status.INFEASIBLE:
-                    print(explain_impossible(game, case.board, fmt, sol.certificates))
-                if args.certify and sol.success:
-                    from verify.certify import CertStatus, certify_minimum
-
-                    cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
-                                           time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
-                                           name=f"case{number}")
-                    print(cert.line())
-                    if cert.status is CertStatus.FAILED:
-                        worst = max(worst, ExitCode.CERTIFICATION_FAILURE)
-                    elif cert.status is CertStatus.UNKNOWN:
-                        worst = max(worst, ExitCode.INCOMPLETE)
-                sys.stdout.flush()
-                if args.stats:
-                    print(stats_line(number, game, sol, fmt), file=sys.stderr)
+            try:
+                for case in fmt.reader(lines, rules):
+                    stream.add(case)
+            except BoardFormatError as exc:
+                if exc.case is None:  # a line too long: the case being read
+                    exc = BoardFormatError(exc.reason, case=stream.read + 1, line=exc.line)
+                stream.flush()  # the answers before the bad case come first
+                return fail(ExitCode.USAGE, f"{name}: {exc}")
+            except OSError as exc:
+                stream.flush()
+                return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror or exc}")
+            stream.flush()
         except RefusedError as exc:
-            return fail(ExitCode.REFUSED, f"{name}: case {number}: {exc}")
+            return fail(ExitCode.REFUSED, f"{name}: case {stream.number}: {exc}")
         except (FlipgameError, RulesError) as exc:
             return fail(ExitCode.USAGE, f"{name}: {exc}")
-    return worst
+    return stream.worst
