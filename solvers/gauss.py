@@ -121,7 +121,7 @@ class Gauss(Backend):
         all 65536 4x4 boards take a few tens of milliseconds.
         """
         if game.n > 64 or algebra.method_for(game, method) != "dense" or \
-                algebra.eliminate(game).nullity > BATCH_MAX_NULLITY:
+                algebra.eliminate(game).nullity > min(BATCH_MAX_NULLITY, max_nullity):
             return super().solve_batch(game, boards, max_nullity=max_nullity, method=method, canonical=canonical)
         return _dense_batch(self.name, game, np.asarray(boards, dtype=np.uint64), canonical, chunk_elements)
 

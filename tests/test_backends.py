@@ -144,9 +144,9 @@ def test_board_outside_the_game_is_rejected(backend):
         solve_gate(backend, Game(2, 2), 16)
 
 
-def test_bfs_refuses_more_than_24_cells():
-    with pytest.raises(BoardTooLargeError, match="at most 24 cells"):
-        solve_gate("bfs", Game(5, 5), 0)
+def test_bfs_refuses_more_than_30_cells():
+    with pytest.raises(BoardTooLargeError, match="at most 30 cells"):
+        solve_gate("bfs", Game(6, 6), 0)
 
 
 def test_gauss_refuses_huge_nullity_and_names_the_option_that_takes_it():

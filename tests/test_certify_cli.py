@@ -47,3 +47,21 @@ def test_zero_presses_needs_no_proof(cases, capsys):
 
 def test_proof_dir_needs_certify(cases, tmp_path):
     assert main(["solve", "--proof-dir", str(tmp_path), str(cases)]) == ExitCode.USAGE
+
+
+def test_verify_certify_sample_2000_on_4x4(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    assert main(["verify", "--size", "4x4", "--backends", "gauss,bfs", "--sample", "2000", "--certify",
+                 "--report", str(report)]) == ExitCode.OK
+    cert = __import__("json").loads(report.read_text())["certification"]
+    assert (cert["boards"], cert["certified"], cert["failed"], cert["unknown"]) == (2000, 2000, 0, 0)
+    assert cert["proofs"] == 136 and "Certified 2000 of 2000 boards" in capsys.readouterr().out
+
+
+def test_verify_certify_catches_a_minimum_the_backends_share(monkeypatch, tmp_path):
+    """One backend alone, answering too many presses with valid witnesses: no cross-check can see it."""
+    monkeypatch.setitem(BACKENDS, "heavier", FunctionBackend("heavier", heavier))
+    args = ["verify", "--size", "4x4", "--sample", "300", "--backends", "heavier", "--jobs", "1",
+            "--report", str(tmp_path / "r.json")]
+    assert main(args) == ExitCode.OK
+    assert main([*args, "--certify"]) == ExitCode.CERTIFICATION_FAILURE

@@ -93,8 +93,8 @@ def test_time_limit_rejected_for_backends_without_one():
 
 
 def test_bfs_refuses_large_boards_with_the_limit():
-    r = flipgame("solve", "--backend", "bfs", "--size", "5x5", stdin="wwwww\n" * 5)
-    assert r.returncode == ExitCode.REFUSED and "24 cells" in r.stderr
+    r = flipgame("solve", "--backend", "bfs", "--size", "6x6", stdin="wwwwww\n" * 6)
+    assert r.returncode == ExitCode.REFUSED and "30 cells" in r.stderr
 
 
 def test_gauss_never_loads_ortools():
@@ -112,7 +112,7 @@ def test_verify_small_size_exits_zero_with_table(tmp_path, capsys):
 
 
 def test_verify_refuses_bfs_beyond_its_limit(tmp_path):
-    r = flipgame("verify", "--size", "5x5", "--backends", "bfs", "--report", str(tmp_path / "r.json"))
+    r = flipgame("verify", "--size", "6x6", "--backends", "bfs", "--report", str(tmp_path / "r.json"))
     assert r.returncode == ExitCode.REFUSED and "bfs" in r.stderr
 
 

@@ -220,7 +220,7 @@ def test_study_4x4_json_and_plot(tmp_path):
 
 
 def test_study_large_board_says_distribution_not_computed():
-    r = flipgame("study", "--size", "5x6", "--goal", "white", "--sample", "5", "--backends", "gauss")
+    r = flipgame("study", "--size", "7x7", "--sample", "5", "--backends", "gauss")
     assert r.returncode == 0 and "not computed" in r.stdout and "nullity" in r.stdout
 
 
@@ -240,10 +240,10 @@ def test_more_bad_options_are_one_line(args, words, tmp_path):
 
 def test_a_size_the_backend_refuses_has_its_own_exit_code(tmp_path):
     f = tmp_path / "painter.txt"
-    f.write_text("1\n5\n" + "wwwww\n" * 5)
+    f.write_text("1\n6\n" + "wwwwww\n" * 6)
     r = flipgame("solve", "--format", "painter", "--backend", "bfs", str(f))
     assert r.returncode == ExitCode.REFUSED == 5
-    assert r.stderr == f"flipgame: {f}: case 1: bfs allows at most 24 cells; 5x5 has 25\n"
+    assert r.stderr == f"flipgame: {f}: case 1: bfs allows at most 30 cells; 6x6 has 36\n"
 
 
 def test_highs_time_out_is_unknown():

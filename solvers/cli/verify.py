@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
+import time
 
 import numpy as np
 
@@ -24,8 +26,21 @@ from .common import (
 )
 
 EXHAUSTIVE_MAX_CELLS = 20
-"""verify checks every board up to 2**20 boards; above, a --sample (or --exhaustive up to 24 cells)."""
-EXHAUSTIVE_LIMIT = 24
+"""verify checks every board up to 2**20 boards; above, a --sample (or --exhaustive up to 30 cells)."""
+EXHAUSTIVE_LIMIT = 30
+"""bfs's table limit (2**30 states); gauss's batches go further, but 2**30 boards is 8 GiB per answer array."""
+PROGRESS_INTERVAL = 10.0
+"""Seconds between plain progress lines when stderr is not a terminal (the first after 5 s)."""
+
+
+def seconds_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def add_parser(sub) -> None:
@@ -36,16 +51,29 @@ def add_parser(sub) -> None:
     v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
                    help="JSON report with the table and every disagreement (default flipgame-verify.json)")
     v.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
-                   help="worker processes for per-board solvers (default: all cores)")
+                   help="worker processes of the local pool for per-board solvers (default: all cores)")
+    v.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the per-board solvers' chunks on a Dask cluster: the address of a running scheduler "
+                        "(e.g. tcp://host:8786), or local:N to start a LocalCluster of N single-thread worker "
+                        "processes (which die with this command); the checkpoint and report stay here")
     v.add_argument("--checkpoint", metavar="FILE",
                    help="JSON-lines file of finished chunks; rerun the same command to resume after an interruption")
-    v.add_argument("--chunk-size", type=positive_int, default=2048, metavar="N",
-                   help="boards per unit of work and per checkpoint line (default 2048)")
+    v.add_argument("--chunk-size", type=positive_int, metavar="N",
+                   help="boards per unit of work and per checkpoint line (default 2048 for the per-board solvers "
+                        "cpsat, sat, ilp; 1048576 for the vectorised gauss and bfs)")
+    v.add_argument("--progress-interval", type=seconds_float, default=PROGRESS_INTERVAL, metavar="SECONDS",
+                   help=f"seconds between progress lines on stderr when it is not a terminal "
+                        f"(default {PROGRESS_INTERVAL:g}; the first after 5 s)")
     v.add_argument("--sample", type=positive_int, metavar="N",
-                   help=f"check N random boards instead of all (default for more than {EXHAUSTIVE_MAX_CELLS} cells)")
+                   help=f"check N random boards instead of all (default for more than {EXHAUSTIVE_MAX_CELLS} cells; "
+                        f"boards of any size: above 64 cells each board is solved on its own)")
     v.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed for --sample (default 0)")
     v.add_argument("--exhaustive", action="store_true",
-                   help=f"check every board even above {EXHAUSTIVE_MAX_CELLS} cells (at most {EXHAUSTIVE_LIMIT})")
+                   help=f"check every board even above {EXHAUSTIVE_MAX_CELLS} cells (at most {EXHAUSTIVE_LIMIT}; "
+                        f"5x5 takes about a minute with gauss,bfs)")
+    v.add_argument("--certify", action="store_true",
+                   help="also prove every answer: each minimum by a DRUP proof checked by dratify (4x4: about "
+                        "11 ms per solvable board), each Impossible by its parity certificate; failures exit 6")
     v.add_argument("--canonical", action="store_true",
                    help="ask every backend for the canonical (lexicographically smallest) minimum press set "
                         "and compare press sets too, not only counts")
@@ -53,10 +81,126 @@ def add_parser(sub) -> None:
     v.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> ExitCode:
-    from tqdm import tqdm
+def _exhaustive_hint(game) -> str:
+    """The --exhaustive suggestion, naming only backends that take every board of ``game`` in reasonable time."""
+    if game.n > EXHAUSTIVE_LIMIT:
+        return ""
+    fast = []
+    for n, b in BACKENDS.items():
+        if b.parallel:
+            continue  # per-board solvers: about a millisecond a board, days for 2**25 boards
+        try:
+            prepare(game, n, {})
+        except FlipgameError:
+            continue
+        fast.append(n)
+    return f", or all of them with --exhaustive --backends {','.join(fast)}" if fast else ""
 
-    from verify.harness import run_agreement
+
+def sample_boards(game, sample: int, seed: int) -> np.ndarray:
+    """``sample`` random boards of ``game`` (seeded): uint64 up to 64 cells, else an object array of Python ints."""
+    rng = np.random.default_rng(seed)
+    if game.n < 64:
+        return rng.integers(0, 1 << game.n, size=sample, dtype=np.uint64, endpoint=False)
+    words = rng.integers(0, 2**64 - 1, size=(sample, -(-game.n // 64)), dtype=np.uint64, endpoint=True)
+    if game.n == 64:
+        return words[:, 0]
+    return np.array([sum(int(w) << (64 * i) for i, w in enumerate(row)) & game.full for row in words], dtype=object)
+
+
+class ProgressLog:
+    """Progress of a run on stderr: tqdm bars on a terminal, else a plain line every ``interval`` seconds.
+
+    A plain line names the backend and where it runs, the boards done of the
+    total, the rate and the expected time left; the rate counts only the boards
+    solved in this run (not those read from the checkpoint).
+    """
+
+    def __init__(self, total: int, where: dict[str, str], interval: float, tty: bool):
+        self.total, self.where, self.interval, self.tty = total, where, interval, tty
+        self.bars: dict = {}
+        self.lock = threading.Lock()
+        self.name: str | None = None
+        self.done = self.resumed = 0
+        self.t0 = time.perf_counter()
+        self.stop = threading.Event()
+        self.thread = None
+        self.phase: str | None = None
+        self.phase_t0 = 0.0
+
+    def set_phase(self, text: str) -> None:
+        """Report ``text`` (e.g. the checks after the last backend) instead of a backend's count."""
+        with self.lock:
+            self.phase, self.phase_t0 = text, time.perf_counter()
+
+    def __call__(self, name: str, done: int, resumed: bool = False) -> None:
+        with self.lock:
+            if name != self.name:
+                self.name, self.done, self.resumed, self.t0 = name, 0, 0, time.perf_counter()
+            self.done += done
+            if resumed:
+                self.resumed += done
+        if self.tty:
+            from tqdm import tqdm
+
+            if name not in self.bars:
+                self.bars[name] = tqdm(total=self.total, desc=f"{name:>6}", unit="board", file=sys.stderr,
+                                       leave=False, mininterval=0.5)
+            self.bars[name].update(done)
+
+    def line(self) -> str | None:
+        with self.lock:
+            if self.phase is not None:
+                return f"flipgame: progress: {self.phase} ({time.perf_counter() - self.phase_t0:.0f} s so far)"
+            if self.name is None:
+                return None
+            name, done, resumed, elapsed = self.name, self.done, self.resumed, time.perf_counter() - self.t0
+        rate = (done - resumed) / elapsed if elapsed > 0 else 0.0
+        eta = f"ETA {_duration((self.total - done) / rate)}" if rate > 0 else "ETA unknown"
+        from_ck = f", {resumed:,} from the checkpoint" if resumed else ""
+        return (f"flipgame: progress: {name} ({self.where.get(name, 'in this process')}): {done:,} of "
+                f"{self.total:,} boards ({100 * done / max(self.total, 1):.1f}%{from_ck}), "
+                f"{rate:,.0f} boards/s, {eta}")
+
+    def start(self) -> None:
+        if self.tty:
+            return
+
+        def loop() -> None:
+            wait = min(5.0, self.interval)
+            while not self.stop.wait(wait):
+                text = self.line()
+                if text:
+                    print(text, file=sys.stderr, flush=True)
+                wait = self.interval
+
+        self.thread = threading.Thread(target=loop, daemon=True, name="flipgame-progress")
+        self.thread.start()
+
+    def close_bar(self, name: str) -> None:
+        if name in self.bars:
+            self.bars.pop(name).close()
+
+    def close(self) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(1.0)
+        for bar in self.bars.values():
+            bar.close()
+        self.bars.clear()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from verify.harness import open_executor, run_agreement
 
     try:
         game = game_from_args(args)
@@ -83,16 +227,12 @@ def run(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.REFUSED, f"{exc}; choose other backends")
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    if game.n > 64:
-        return fail(ExitCode.REFUSED, f"the agreement check takes boards of at most 64 cells; "
-                                      f"{game.size} has {game.n}")
     if args.sample is not None and args.exhaustive:
         return fail(ExitCode.USAGE, "give either --sample or --exhaustive, not both")
     exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_MAX_CELLS or args.exhaustive)
     if args.sample is None and not exhaustive:
-        more = ", or all of them with --exhaustive" if game.n <= EXHAUSTIVE_LIMIT else ""
         return fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards; check a random sample with "
-                                    f"--sample N [--seed S]{more}")
+                                    f"--sample N [--seed S]{_exhaustive_hint(game)}")
     if exhaustive and game.n > EXHAUSTIVE_LIMIT:
         return fail(ExitCode.REFUSED, f"--exhaustive allows at most {EXHAUSTIVE_LIMIT} cells "
                                       f"(2**{EXHAUSTIVE_LIMIT} boards); use --sample N")
@@ -100,34 +240,48 @@ def run(args: argparse.Namespace) -> ExitCode:
         boards = np.arange(1 << game.n, dtype=np.uint64)
         what = f"all {len(boards)}"
     else:
-        rng = np.random.default_rng(args.seed)
-        boards = rng.integers(0, 1 << game.n, size=args.sample, dtype=np.uint64, endpoint=False) \
-            if game.n < 64 else rng.integers(0, 2**64 - 1, size=args.sample, dtype=np.uint64, endpoint=True)
+        boards = sample_boards(game, args.sample, args.seed)
         what = f"a sample (seed {args.seed}) of {len(boards)}"
     total = len(boards)
     print(f"Checking {', '.join(names)} on {what} {game.rules} boards"
           f"{', comparing canonical witnesses' if args.canonical else ''} ...", file=sys.stderr)
-    bars: dict[str, tqdm] = {}
 
-    def progress(name: str, done: int) -> None:
-        if name not in bars:
-            bars[name] = tqdm(total=total, desc=f"{name:>6}", unit="board", file=sys.stderr,
-                              disable=None, leave=False, mininterval=0.5)
-        bars[name].update(done)
-
-    def finished(summary) -> None:
-        if summary.backend in bars:
-            bars.pop(summary.backend).close()
-        print(f"  {summary.backend}: {summary.boards} boards in {summary.seconds:.2f} s", file=sys.stderr)
+    def resumed(found: int, chunks: int, path: str) -> None:
+        print(f"flipgame: resumed: {found} of {chunks} chunks from {path}", file=sys.stderr)
 
     try:
-        report = run_agreement(game, names, boards, jobs=args.jobs, options=options, progress=progress,
-                               on_backend_done=finished, checkpoint=args.checkpoint,
-                               chunk_size=args.chunk_size, compare_presses=args.canonical)
-    except FlipgameError as exc:  # e.g. a checkpoint of another run
+        with open_executor(args.scheduler, args.jobs) as (executor, label):
+            where = {n: label if BACKENDS[n].parallel and (executor is not None or args.jobs > 1)
+                     else "in this process" for n in names}
+            log = ProgressLog(total, where, args.progress_interval, sys.stderr.isatty())
+
+            def finished(summary) -> None:
+                log.close_bar(summary.backend)
+                if summary.backend == names[-1]:
+                    log.set_phase(f"checking the witnesses, Impossible certificates and agreement of {total:,} boards")
+                if summary.resumed:
+                    print(f"  {summary.backend}: {summary.boards} boards: {summary.resumed} from the checkpoint, "
+                          f"{summary.solved} solved in {summary.seconds:.2f} s "
+                          f"({summary.boards_per_second:,.0f} boards/s)", file=sys.stderr)
+                else:
+                    print(f"  {summary.backend}: {summary.boards} boards in {summary.seconds:.2f} s "
+                          f"({summary.boards_per_second:,.0f} boards/s, {where[summary.backend]})", file=sys.stderr)
+
+            log.start()
+            try:
+                report = run_agreement(game, names, boards, jobs=args.jobs, executor=executor, options=options,
+                                       progress=log, on_backend_done=finished, checkpoint=args.checkpoint,
+                                       on_resume=resumed, chunk_size=args.chunk_size,
+                                       compare_presses=args.canonical, certify=args.certify,
+                                       on_certify=lambda done, total: log.set_phase(
+                                           f"certifying: {done:,} of {total:,} boards"))
+            finally:
+                log.close()
+    except FlipgameError as exc:  # e.g. a checkpoint of another run, a scheduler out of reach
         return fail(ExitCode.USAGE, str(exc))
-    for bar in bars.values():
-        bar.close()
+    if report.total_chunks and report.resumed_chunks == report.total_chunks:
+        print(f"flipgame: every answer came from the checkpoint {args.checkpoint}: nothing was solved in this run",
+              file=sys.stderr)
     print(report.table())
     for s in report.summaries:
         for msg in s.error_messages:
@@ -139,13 +293,24 @@ def run(args: argparse.Namespace) -> ExitCode:
     print(f"\n{report.boards} boards, {done} backend{'s' if done != 1 else ''}: {n_dis} disagreements, "
           f"{n_wit} witness failures, {sum(s.unknown for s in report.summaries)} unknown, "
           f"{sum(s.errors for s in report.summaries)} errors; {report.seconds:.1f} s. Report: {args.report}")
+    cert = report.certification
+    if cert is not None:
+        print(f"Certified {cert['certified']} of {cert['boards']} boards ({cert['proofs']} minima by checked DRUP "
+              f"proofs, median {cert['proof_lines_median']} and at most {cert['proof_lines_max']} lines; every "
+              f"Impossible by its parity certificate); {cert['failed']} certification failures, {cert['unknown']} "
+              f"not certified; {cert['seconds']:.1f} s.")
+        for f in cert["failures"][:5]:
+            print(f"flipgame: certification failed for board {f['board']} (claimed {f['claimed']}): {f['message']}",
+                  file=sys.stderr)
     if not report.completed:
         return fail(ExitCode.INTERRUPTED, "interrupted; the report holds the backends that finished")
     if n_dis:
         return ExitCode.DISAGREEMENT
     if n_wit:
         return ExitCode.WITNESS_FAILURE
-    if report.incomplete:
+    if cert is not None and cert["failed"]:
+        return ExitCode.CERTIFICATION_FAILURE
+    if report.incomplete or (cert is not None and cert["unknown"]):
         return ExitCode.INCOMPLETE
     if done == 1:
         print(f"Every witness of {names[0]} checks out and every Impossible has a certificate "
