@@ -1,4 +1,5 @@
-"""``flipgame study``: the structure of one rule set and, on request, backend timings."""
+"""``flipgame study``: the structure of one rule set and, on request, backend timings; with
+``--strategies``, named strategies across instance families, every answer cross-checked."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import json
 import sys
 
-from ..errors import FlipgameError, RefusedError
+from ..errors import FlipgameError, RefusedError, RulesError
 from .common import (
     ExitCode,
     add_rule_options,
@@ -14,30 +15,108 @@ from .common import (
     backend_options,
     fail,
     game_from_args,
+    option_flags,
     png_path,
     positive_int,
     seed_int,
     writable_path,
 )
 
+STRATEGY_TIME_LIMIT = 5.0
+"""Seconds per board in ``--strategies`` mode unless ``--time-limit`` is given."""
+STRATEGY_BUDGET = 600.0
+"""Seconds for a whole ``--strategies`` run unless ``--budget`` is given."""
+
+
+def _strategies(text: str) -> list[str]:
+    from ..strategies import strategy_list
+
+    try:
+        return strategy_list(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _families(text: str) -> list[str]:
+    from ..study import FAMILIES
+
+    if text.strip() == "all":
+        return list(FAMILIES)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown or not names or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"expected all or a comma-separated list of distinct families from "
+                                         f"{', '.join(FAMILIES)}; got {text!r}")
+    return names
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or any(not 1 <= n <= 2000 for n in sizes):
+        raise argparse.ArgumentTypeError(f"expected comma-separated board sides from 1 to 2000, e.g. 4,8,12; "
+                                         f"got {text!r}")
+    return sizes
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
 
 def add_parser(sub) -> None:
-    sp = sub.add_parser("study", help="nullity, quiet patterns, solvable boards, distribution, backend times",
-                        description="Study one rule set: rank and nullity, quiet patterns, solvable boards, the "
-                                    "distribution of minimum presses (exhaustively up to 24 cells), and with "
-                                    "--backends each backend's time per board on a random sample.")
+    from ..strategies import STRATEGIES
+    from ..study import FAMILIES
+
+    sp = sub.add_parser(
+        "study", help="nullity, quiet patterns, distribution, backend times; --strategies: strategies x families",
+        description="Study one rule set: rank and nullity, quiet patterns, solvable boards, the distribution of "
+                    "minimum presses (bfs table up to 24 cells, coset enumeration up to 28, binomial at nullity "
+                    "0), and with --backends each backend's time per board on a random sample. With --strategies, "
+                    "run named strategies across instance families instead (each board under --time-limit, the "
+                    "whole run under --budget), cross-check every answer and print a table per strategy x family.",
+        epilog="Strategies: " + "; ".join(f"{n} ({s.backend}: {s.summary})" for n, s in STRATEGIES.items())
+               + ". Families: " + "; ".join(f"{n} ({f.summary}; sizes {','.join(map(str, f.sizes))})"
+                                           for n, f in FAMILIES.items()) + ".")
     sp.add_argument("--backends", type=backend_list, metavar="LIST",
                     help="backends to time on a random sample (default: none, structure only)")
     sp.add_argument("--sample", type=positive_int, default=200, metavar="N",
                     help="random boards per backend for the timings (default 200)")
     sp.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed (default 0)")
-    sp.add_argument("--plot", type=png_path, metavar="FILE.png", help="draw the distribution and the timings (PNG)")
+    sp.add_argument("--plot", type=png_path, metavar="FILE.png",
+                    help="draw the distribution and the timings (PNG); with --strategies, seconds against size "
+                         "per strategy, one panel per family")
     sp.add_argument("--json", action="store_true", help="print everything as JSON instead of text")
+    group = sp.add_argument_group("strategies x families (--strategies)")
+    group.add_argument("--strategies", type=_strategies, nargs="?", const="all", metavar="all|LIST",
+                       help="run these strategies (default all) across the families; the rule options and "
+                            "--backends do not apply")
+    group.add_argument("--families", type=_families, metavar="all|LIST",
+                       help=f"instance families (default all: {', '.join(FAMILIES)})")
+    group.add_argument("--sizes", type=_sizes, metavar="N,N,...",
+                       help="board sides n (n x n) for every family chosen (default: each family's own)")
+    group.add_argument("--boards", type=positive_int, default=2, metavar="K",
+                       help="random boards per size (default 2; all-lit has one)")
+    group.add_argument("--budget", type=_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
+                       help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the rest is skipped "
+                            f"with a note. Per board: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here)")
     add_rule_options(sp)
     sp.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    if args.strategies is not None:
+        return run_strategies(args)
+    for flag in ("families", "sizes"):
+        if getattr(args, flag) is not None:
+            return fail(ExitCode.USAGE, f"--{flag} needs --strategies")
     from ..study import plot, study
 
     try:
@@ -63,3 +142,60 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.plot and not args.json:
         print(f"Plot: {args.plot}")
     return ExitCode.OK
+
+
+def run_strategies(args: argparse.Namespace) -> ExitCode:
+    """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
+    from ..study import compare_strategies, plot_strategies
+
+    given = [f for f, v in (("--size", args.size), ("--goal", args.goal), ("--target", args.target),
+                            ("--stencil", args.stencil), ("--backends", args.backends)) if v is not None]
+    given += ["--wrap"] * args.wrap + ["--neighbourhood"] * (args.neighbourhood != "plus")
+    time_limit = STRATEGY_TIME_LIMIT
+    for flag, owners in option_flags().items():
+        value = getattr(args, "opt_" + flag[2:].replace("-", "_"), None)
+        if value is None:
+            continue
+        if owners[0][1].name == "time_limit":
+            time_limit = _seconds(value) if _positive(value) else None
+            if time_limit is None:
+                return fail(ExitCode.USAGE, f"--time-limit: expected a positive number of seconds, got {value!r}")
+        else:
+            given.append(flag)
+    if given:
+        return fail(ExitCode.USAGE, f"{', '.join(given)} do not apply with --strategies: each family fixes its "
+                                    f"rules and each strategy its backend options (use --families, --sizes, "
+                                    f"--boards, --time-limit, --budget)")
+    try:
+        if args.plot:
+            writable_path(args.plot, "--plot")
+    except RulesError as exc:
+        return fail(ExitCode.USAGE, str(exc))
+
+    def progress(done: int, total: int, r) -> None:
+        what = (f"{r.status} {r.answer() if r.answered else ''} in {r.seconds:.3f} s" if r.seconds is not None
+                else f"{r.status}{': ' + r.note if r.note else ''}")
+        flag = f"  FLAGGED: {r.flag}" if r.flag else ""
+        print(f"[{done}/{total}] {r.family} {r.n}x{r.n} board {r.board}: {r.strategy}: {what}{flag}"[:200],
+              file=sys.stderr, flush=True)
+
+    st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards,
+                            time_limit=time_limit, budget=args.budget, seed=args.seed, progress=progress)
+    if args.plot:
+        try:
+            plot_strategies(st, args.plot)
+        except OSError as exc:
+            return fail(ExitCode.USAGE, f"cannot write {args.plot}: {exc.strerror}")
+    print(json.dumps(st.to_json(), indent=1) if args.json else st.text())
+    if args.plot and not args.json:
+        print(f"Plot: {args.plot}")
+    if st.disagreements:
+        return fail(ExitCode.DISAGREEMENT, f"{st.disagreements} answer(s) flagged (see the table)")
+    return ExitCode.OK
+
+
+def _positive(text: str) -> bool:
+    try:
+        return 0 < float(text) < float("inf")
+    except ValueError:
+        return False

@@ -1,0 +1,152 @@
+"""Strategies: named backend variants (a backend and fixed options), registered once in :data:`STRATEGIES`.
+
+A strategy is what the study compares and what the ``auto`` backend picks
+from: ``sat-xor-binary`` is the ``sat`` backend with ``engine="xor"`` and
+``descent="binary"``.  Whether a strategy takes a rule set is the gate's own
+answer (:func:`solvers.prepare`), so a strategy never claims boards its
+backend would refuse; solving goes through the gate too
+(:func:`solvers.solve`).
+
+>>> STRATEGIES["sat-xor-binary"].options["descent"]
+'binary'
+>>> from solvers.board import Game
+>>> STRATEGIES["gauss-chase"].applies(Game(5, 5, wrap=True))
+False
+>>> STRATEGIES["bfs"].refusal(Game(6, 6)) is not None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from .board import Game
+from .errors import RefusedError, RulesError
+from .result import Solution
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A backend with fixed options.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``sat-xor-binary``.
+    backend : str
+        A key of :data:`solvers.BACKENDS`.
+    options : Mapping
+        Keyword options for that backend (validated by the gate on each call).
+    summary : str
+        One line: the method and what the options change.
+    """
+
+    name: str
+    backend: str
+    options: Mapping[str, object] = field(default_factory=dict)
+    summary: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+    @property
+    def timed(self) -> bool:
+        """True if the backend declares a ``time_limit`` option (gauss and bfs do not: they are bounded
+        by their own refusals, nullity and table size)."""
+        from . import get_backend
+
+        return any(o.name == "time_limit" for o in get_backend(self.backend).options)
+
+    def call_options(self, time_limit: float | None = None, **extra) -> dict:
+        """The options for one call: the strategy's, ``time_limit`` if the backend takes one, and ``extra``."""
+        opts = {**self.options, **extra}
+        if time_limit is not None and self.timed:
+            opts["time_limit"] = time_limit
+        return opts
+
+    def refusal(self, game: Game, **extra) -> str | None:
+        """Why the strategy does not take ``game`` (the gate's refusal or rules error), or None.
+
+        O(1) for the model backends and bfs; gauss may run the (cached) elimination's size checks.
+        """
+        from . import prepare
+
+        try:
+            prepare(game, self.backend, self.call_options(**extra))
+        except (RefusedError, RulesError) as exc:
+            return str(exc)
+        return None
+
+    def applies(self, game: Game) -> bool:
+        """True if the strategy takes the rules ``game`` (see :meth:`refusal`)."""
+        return self.refusal(game) is None
+
+    def solve(self, board: int, game: Game, time_limit: float | None = None, **extra) -> Solution:
+        """One board (bitmask) through the gate: ``solvers.solve(board, backend, game=game, **options)``.
+
+        Raises
+        ------
+        RefusedError
+            The backend declines the board (e.g. gauss at a nullity over ``max_nullity``).
+        """
+        from . import solve
+
+        return solve(board, self.backend, game=game, **self.call_options(time_limit, **extra))
+
+
+STRATEGIES: dict[str, Strategy] = {}
+"""Strategy name -> strategy, in the order the study lists them."""
+
+
+def register(strategy: Strategy) -> Strategy:
+    """Add ``strategy`` to :data:`STRATEGIES` (replacing one of that name)."""
+    STRATEGIES[strategy.name] = strategy
+    return strategy
+
+
+for _s in (
+    Strategy("gauss", "gauss", {}, "GF(2) elimination (dense, or light chasing above 1024 plus cells), then "
+             "the minimum over the null space"),
+    Strategy("gauss-chase", "gauss", {"method": "chase"}, "light chasing only (plus neighbourhood, no wrap)"),
+    Strategy("sat-xor", "sat", {"engine": "xor"}, "CryptoMiniSat, native XOR clauses, linear descent"),
+    Strategy("sat-xor-binary", "sat", {"engine": "xor", "descent": "binary"}, "CryptoMiniSat, binary search on "
+             "the bound"),
+    Strategy("sat-xor-kmtotalizer", "sat", {"engine": "xor", "cardinality": "kmtotalizer"},
+             "CryptoMiniSat, k-modulo totalizer bound"),
+    Strategy("sat-xor-seqcounter", "sat", {"engine": "xor", "cardinality": "seqcounter"},
+             "CryptoMiniSat, sequential-counter bound"),
+    Strategy("sat-cnf-minisat", "sat", {"engine": "cnf", "solver": "minisat22"}, "MiniSat 2.2, XOR cut into CNF"),
+    Strategy("sat-cnf-glucose", "sat", {"engine": "cnf", "solver": "glucose4"}, "Glucose 4, XOR cut into CNF"),
+    Strategy("cpsat", "cpsat", {"formulation": "xor"}, "OR-Tools CP-SAT, XOR constraints, 1 worker"),
+    Strategy("cpsat-linear", "cpsat", {"formulation": "linear"}, "CP-SAT, linear rows with a slack"),
+    Strategy("cpsat-2workers", "cpsat", {"workers": 2}, "CP-SAT, XOR constraints, 2 workers"),
+    Strategy("ilp-scip", "ilp", {"solver": "SCIP"}, "MIP, SCIP"),
+    Strategy("ilp-highs", "ilp", {"solver": "HIGHS"}, "MIP, HiGHS"),
+    Strategy("bfs", "bfs", {}, "breadth-first distance table over all 2**n boards"),
+):
+    register(_s)
+
+
+def strategy_list(text: str) -> list[str]:
+    """``all`` or comma-separated strategy names, checked.
+
+    Raises
+    ------
+    ValueError
+        An unknown or repeated name; the message lists the valid ones.
+
+    >>> strategy_list("gauss, sat-xor")
+    ['gauss', 'sat-xor']
+    """
+    if text.strip() == "all":
+        return list(STRATEGIES)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if len(set(names)) != len(names):
+        raise ValueError(f"a strategy is named twice in {text!r}")
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown or not names:
+        raise ValueError(f"unknown strategy {', '.join(map(repr, unknown)) or '(none given)'}; valid: all or "
+                         f"{', '.join(STRATEGIES)}")
+    return names
