@@ -221,20 +221,28 @@ class SatModel(Model):
         self.press = [self.pool.id(("press", j)) for j in range(n)]
         self.cell = [self.pool.id(("cell", i)) for i in range(n)]
         self.colour = self.pool.id("colour")
-        # CryptoMiniSat's limit is per call; a board makes several, so each gets 3/4 of
-        # the board's limit and the deadline is checked between calls.
-        self.oracle = _CryptoMiniSat(0.75 * time_limit) if engine == "xor" else _PySat(solver, self.pool)
-        for i in range(n):
+        self._solver_name = solver
+        self.engine = engine
+        self.time_limit = time_limit
+        self._new_oracle()
+        if cardinality == "auto":
+            cardinality = "totalizer" if n <= TOTALIZER_MAX_CELLS else "kmtotalizer"
+        self.cardinality, self.descent = cardinality, descent
+        self._assume: list[int] = []
+        self._deadline = 0.0
+
+    def _new_oracle(self) -> None:
+        """The parity formula in a fresh solver (again after a CryptoMiniSat call was abandoned)."""
+        game = self.game
+        # CryptoMiniSat's limit is per call and counts CPU time: each call gets 3/4 of the
+        # board's limit, and the board's wall-clock deadline is kept by _call.
+        self.oracle = _CryptoMiniSat(0.75 * self.time_limit) if self.engine == "xor" \
+            else _PySat(self._solver_name, self.pool)
+        for i in range(game.n):
             self.oracle.add_xor([*(self.press[j] for j in game.flippers[i]), self.cell[i], self.colour], False)
         if game.goal != "any":
             self.oracle.add_clauses([[self.colour if game.goal == "black" else -self.colour]])
-        if cardinality == "auto":
-            cardinality = "totalizer" if n <= TOTALIZER_MAX_CELLS else "kmtotalizer"
-        self.cardinality, self.descent, self.time_limit = cardinality, descent, time_limit
-        self.engine = engine if engine == "xor" else f"cnf/{solver}"
         self._totalizer = None
-        self._assume: list[int] = []
-        self._deadline = 0.0
 
     def close(self) -> None:
         self.oracle.close()
@@ -245,7 +253,7 @@ class SatModel(Model):
         self.oracle.stop()
 
     def _run(self, call):
-        if self.engine == "xor":  # CryptoMiniSat handles Ctrl-C itself, in the main thread (see _CryptoMiniSat)
+        if self.engine == "xor":  # _call runs CryptoMiniSat in a thread of its own
             return call()
         return super()._run(call)
 
@@ -253,7 +261,50 @@ class SatModel(Model):
         left = self._deadline - time.perf_counter()
         if left <= 0:
             raise TimeoutError
-        return self.oracle.solve(self._assume + extra, left)
+        if self.engine != "xor":
+            return self.oracle.solve(self._assume + extra, left)
+        return self._call_abandonable(self._assume + extra, left)
+
+    def _call_abandonable(self, assumptions: list[int], left: float) -> list[bool] | None:
+        """CryptoMiniSat cannot be interrupted and counts its limit in CPU time, so a call runs
+        in a daemon thread that the board gives up at its wall-clock deadline (or on Ctrl-C):
+        the solver is then dropped, a new one is built for the next board, and the old one
+        ends at its own CPU limit.  Python's SIGINT handler, which CryptoMiniSat replaces
+        with its own while it solves, is put back while waiting, so Ctrl-C stays ours."""
+        import signal
+
+        handler = signal.getsignal(signal.SIGINT)
+        main = threading.current_thread() is threading.main_thread()
+        box: list = []
+        oracle = self.oracle
+
+        def run() -> None:
+            try:
+                box.append((True, oracle.solve(assumptions, left)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                box.append((False, exc))
+
+        worker = threading.Thread(target=run, daemon=True, name="flipgame-cryptominisat")
+        deadline = time.perf_counter() + left
+        worker.start()
+        try:
+            while worker.is_alive() and time.perf_counter() < deadline:
+                worker.join(min(0.05, max(deadline - time.perf_counter(), 0.001)))
+                if main:
+                    signal.signal(signal.SIGINT, handler)
+        except KeyboardInterrupt:
+            self._new_oracle()
+            raise
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, handler)
+        if worker.is_alive():
+            self._new_oracle()
+            raise TimeoutError
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return value
 
     def _at_most(self, k: int) -> list[int]:
         """Assumptions meaning "at most k presses", adding the clauses that need."""
@@ -300,7 +351,8 @@ class SatModel(Model):
         return Status.OPTIMAL, best, self._stats()
 
     def _stats(self) -> dict:
-        return {**self.oracle.stats(), "engine": self.engine, "cardinality": self.cardinality}
+        engine = self.engine if self.engine == "xor" else f"cnf/{self._solver_name}"
+        return {**self.oracle.stats(), "engine": engine, "cardinality": self.cardinality}
 
     def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
         self._deadline = time.perf_counter() + self.time_limit
