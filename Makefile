@@ -22,8 +22,8 @@ test: $(STAMP)  ## the test suite and the doctests (tests marked slow excluded)
 test-slow: $(STAMP)  ## the tests that need more than a few seconds each (39x39, 100x100, SCIP at 14x14)
 	$(BIN)/python -m pytest -q -m slow
 
-bench: $(STAMP)  ## every backend on all 4x4 boards side by side; saves flipgame-bench.json
-	$(BIN)/flipgame bench --size 4x4 --json flipgame-bench.json
+bench: $(STAMP)  ## every backend on all 4x4 boards, every strategy on the scaling inputs; flipgame-bench.json
+	$(BIN)/flipgame bench --size 4x4 --json flipgame-bench.json --strategies
 
 lint: $(STAMP)
 	$(BIN)/ruff check solvers verify tests

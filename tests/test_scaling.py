@@ -14,19 +14,8 @@ import pytest
 
 from solvers import Board, Game, solve
 from solvers.cli import ExitCode
+from solvers.cli.bench import B18, P14
 from verify.witness import check_solution
-
-B18 = [
-    "bwbwbwbwbbbbbwwwbb", "wwbwwbbbbbbwwwwwbb", "wbbwbwbwbbbwwbwbbw", "bwwbwwwwwbwbwbwbbb", "wwwbbwbwwwwbwbbbbw",
-    "wbwbbbbwbwwwwbbwbb", "bwwbwwbwwwwbwbbwbw", "wwwbbwbbbbwbbbwwbb", "bwbwwbbbwwwwbbwbbb", "bwwwbwwwbbbwwwwbbw",
-    "wbbwbwbwwbwwbwwwww", "bbbwbbbwbwwwbbbbwb", "wwbbwwwwwwbwwwbwwb", "wwbbbbwbwbbwwbwwbb", "bbbwwwwbwwwwwbbbww",
-    "bwbbwbbwwwbbwbbwww", "bbwbbbwwbwwwwwbwwb", "wwwwwwwbbbbwbwwbbw",
-]
-P14 = [
-    "ywwyyywywwwwyy", "wyyywwywwywyww", "wwwyywwwwywyyy", "ywwwywwwywywyy", "wywywyywyywwyy",
-    "wywwwyywywywww", "wwywwywwywywyw", "wyywyywwwwwyww", "yyywwyyyywwyyw", "wwwyyywwwwwyyy",
-    "wwwwyywwywwyyw", "wyywywwywyywwy", "ywyywyyyyywwww", "yywywwywwywwww",
-]
 
 
 def flipgame(*args: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess:

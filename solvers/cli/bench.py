@@ -25,7 +25,73 @@ def add_parser(sub) -> None:
                     help="process starts timed per backend; the median is reported (default 3)")
     bp.add_argument("--json", default="flipgame-bench.json", metavar="FILE",
                     help="where to save the table as JSON (default flipgame-bench.json)")
+    bp.add_argument("--strategies", nargs="?", const="all", metavar="all|LIST",
+                    help="also time every strategy (or the listed ones) on a 4x4 sample and on the scaling "
+                         "inputs: the 18x18 unique-solution board, the POJ 1681 14x14 case, 39x39 all-lit")
+    bp.add_argument("--sample", type=positive_int, default=500, metavar="N",
+                    help="4x4 boards per strategy for its boards/s (default 500)")
+    bp.add_argument("--time-limit", type=float, default=20.0, metavar="SECONDS",
+                    help="per-board limit for the strategies on the scaling inputs (default 20)")
     bp.set_defaults(run=run)
+
+
+B18 = ["bwbwbwbwbbbbbwwwbb", "wwbwwbbbbbbwwwwwbb", "wbbwbwbwbbbwwbwbbw", "bwwbwwwwwbwbwbwbbb", "wwwbbwbwwwwbwbbbbw", "wbwbbbbwbwwwwbbwbb", "bwwbwwbwwwwbwbbwbw", "wwwbbwbbbbwbbbwwbb", "bwbwwbbbwwwwbbwbbb", "bwwwbwwwbbbwwwwbbw", "wbbwbwbwwbwwbwwwww", "bbbwbbbwbwwwbbbbwb", "wwbbwwwwwwbwwwbwwb", "wwbbbbwbwbbwwbwwbb", "bbbwwwwbwwwwwbbbww", "bwbbwbbwwwbbwbbwww", "bbwbbbwwbwwwwwbwwb", "wwwwwwwbbbbwbwwbbw"]
+"""The backend-scaling issue's item 1: 18x18, goal black, a unique solution of 176 presses."""
+P14 = ["ywwyyywywwwwyy", "wyyywwywwywyww", "wwwyywwwwywyyy", "ywwwywwwywywyy", "wywywyywyywwyy", "wywwwyywywywww", "wwywwywwywywyw", "wyywyywwwwwyww", "yyywwyyyywwyyw", "wwwyyywwwwwyyy", "wwwwyywwywwyyw", "wyywywwywyywwy", "ywyywyyyyywwww", "yywywwywwywwww"]
+"""Item 2: a POJ 1681 case (y = painted = white), n = 14, minimum 89."""
+
+
+def scaling_inputs() -> list[tuple[str, Game, int, int]]:
+    """(name, rules, board, right value) of the backend-scaling issue's items 1, 2 and 6."""
+    from .. import Board
+
+    painter = Board.from_rows([r.replace("w", "b").replace("y", "w") for r in P14]).cells
+    return [("18x18 unique (176)", Game(18, 18, "black"), Board.from_rows(B18).cells, 176),
+            ("POJ 1681 n=14 (89)", Game(14, 14, "white"), painter, 89),
+            ("39x39 all-lit (561)", Game(39, 39, "white"), (1 << 1521) - 1, 561)]
+
+
+def bench_strategies(names: list[str], sample: int, time_limit: float) -> list[dict]:
+    """Per strategy: boards/s on a seeded 4x4 sample (goal any) and seconds on each scaling input.
+
+    A wrong answer on a scaling input raises RuntimeError: a benchmark never reports a wrong number
+    as a time.
+    """
+    import time
+
+    import numpy as np
+
+    from .. import solve_batch
+    from ..strategies import STRATEGIES
+
+    boards = np.random.default_rng(0).integers(0, 1 << 16, size=sample, dtype=np.uint64)
+    inputs = scaling_inputs()
+    rows = []
+    for name in names:
+        st = STRATEGIES[name]
+        row: dict = {"strategy": name}
+        game = Game(4, 4)
+        if st.applies(game):
+            t0 = time.perf_counter()
+            solve_batch(boards, game, st.backend, **st.call_options(time_limit))
+            row["boards_per_second_4x4"] = round(sample / (time.perf_counter() - t0), 1)
+        for label, g, board, right in inputs:
+            if not st.applies(g):
+                row[label] = "refused"
+                continue
+            t0 = time.perf_counter()
+            try:
+                s = st.solve(board, g, time_limit)
+            except FlipgameError as exc:
+                row[label] = f"refused ({type(exc).__name__})"
+                continue
+            seconds = time.perf_counter() - t0
+            if s.success and s.moves != right:
+                raise RuntimeError(f"{name} answered {s.moves} on {label}")
+            row[label] = round(seconds, 3) if s.success else f"Unknown ({seconds:.0f} s)"
+        print(f"  {name}: {row}", file=sys.stderr, flush=True)
+        rows.append(row)
+    return rows
 
 
 def startup_seconds(backend: str, game: Game, runs: int) -> float:
@@ -83,6 +149,29 @@ def run(args: argparse.Namespace) -> ExitCode:
             print("-" * (sum(widths) + 2 * (len(widths) - 1)))
     result = {"game": game.size, "jobs": args.jobs, "cpus": os.cpu_count(), "python": platform.python_version(),
               "machine": platform.machine(), "agree": report.ok, "backends": rows}
+    if args.strategies:
+        from ..strategies import strategy_list
+
+        try:
+            names = strategy_list(args.strategies)
+        except FlipgameError as exc:
+            return fail(ExitCode.USAGE, str(exc))
+        print(f"\nStrategies: {args.sample} random 4x4 boards each, then the scaling inputs under a "
+              f"{args.time_limit:g} s limit ...", file=sys.stderr)
+        strategy_rows = bench_strategies(names, args.sample, args.time_limit)
+        labels = [label for label, *_ in scaling_inputs()]
+        head = ("strategy", "4x4 boards/s", *labels)
+        table = [head] + [(r["strategy"], f"{r['boards_per_second_4x4']:,.0f}" if "boards_per_second_4x4" in r
+                           else "refused", *(str(r[label]) for label in labels)) for r in strategy_rows]
+        widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
+        print()
+        for k, r in enumerate(table):
+            print("  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
+                            for i, (v, w) in enumerate(zip(r, widths, strict=True))))
+            if k == 0:
+                print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+        result["strategies"] = strategy_rows
+        result["strategy_time_limit"] = args.time_limit
     if write_json(args.json, result, "benchmark"):
         return ExitCode.USAGE
     print(f"\nSaved {args.json}. All answers agree: {'yes' if report.ok else 'NO'}.")
