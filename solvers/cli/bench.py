@@ -35,9 +35,18 @@ def add_parser(sub) -> None:
     bp.set_defaults(run=run)
 
 
-B18 = ["bwbwbwbwbbbbbwwwbb", "wwbwwbbbbbbwwwwwbb", "wbbwbwbwbbbwwbwbbw", "bwwbwwwwwbwbwbwbbb", "wwwbbwbwwwwbwbbbbw", "wbwbbbbwbwwwwbbwbb", "bwwbwwbwwwwbwbbwbw", "wwwbbwbbbbwbbbwwbb", "bwbwwbbbwwwwbbwbbb", "bwwwbwwwbbbwwwwbbw", "wbbwbwbwwbwwbwwwww", "bbbwbbbwbwwwbbbbwb", "wwbbwwwwwwbwwwbwwb", "wwbbbbwbwbbwwbwwbb", "bbbwwwwbwwwwwbbbww", "bwbbwbbwwwbbwbbwww", "bbwbbbwwbwwwwwbwwb", "wwwwwwwbbbbwbwwbbw"]
+B18 = [
+    "bwbwbwbwbbbbbwwwbb", "wwbwwbbbbbbwwwwwbb", "wbbwbwbwbbbwwbwbbw", "bwwbwwwwwbwbwbwbbb", "wwwbbwbwwwwbwbbbbw",
+    "wbwbbbbwbwwwwbbwbb", "bwwbwwbwwwwbwbbwbw", "wwwbbwbbbbwbbbwwbb", "bwbwwbbbwwwwbbwbbb", "bwwwbwwwbbbwwwwbbw",
+    "wbbwbwbwwbwwbwwwww", "bbbwbbbwbwwwbbbbwb", "wwbbwwwwwwbwwwbwwb", "wwbbbbwbwbbwwbwwbb", "bbbwwwwbwwwwwbbbww",
+    "bwbbwbbwwwbbwbbwww", "bbwbbbwwbwwwwwbwwb", "wwwwwwwbbbbwbwwbbw",
+]
 """The backend-scaling issue's item 1: 18x18, goal black, a unique solution of 176 presses."""
-P14 = ["ywwyyywywwwwyy", "wyyywwywwywyww", "wwwyywwwwywyyy", "ywwwywwwywywyy", "wywywyywyywwyy", "wywwwyywywywww", "wwywwywwywywyw", "wyywyywwwwwyww", "yyywwyyyywwyyw", "wwwyyywwwwwyyy", "wwwwyywwywwyyw", "wyywywwywyywwy", "ywyywyyyyywwww", "yywywwywwywwww"]
+P14 = [
+    "ywwyyywywwwwyy", "wyyywwywwywyww", "wwwyywwwwywyyy", "ywwwywwwywywyy", "wywywyywyywwyy",
+    "wywwwyywywywww", "wwywwywwywywyw", "wyywyywwwwwyww", "yyywwyyyywwyyw", "wwwyyywwwwwyyy",
+    "wwwwyywwywwyyw", "wyywywwywyywwy", "ywyywyyyyywwww", "yywywwywwywwww",
+]
 """Item 2: a POJ 1681 case (y = painted = white), n = 14, minimum 89."""
 
 
