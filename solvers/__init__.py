@@ -222,6 +222,8 @@ def _batch_boards(boards, game: Game) -> np.ndarray:
         raise RulesError(f"batches hold boards of at most 64 cells in uint64; {game.size} has {game.n}: "
                          f"use solve() per board")
     boards = np.asarray(boards, dtype=np.uint64)
+    if boards.ndim != 1:
+        raise RulesError(f"boards must be a one-dimensional array of bitmasks, got shape {boards.shape}")
     if len(boards) and int(boards.max()) > game.full:
         raise RulesError(f"board {int(boards.max())} is not a {game.size} bitmask (0..{game.full})")
     return boards

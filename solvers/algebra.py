@@ -321,13 +321,14 @@ def method_for(game: Game, method: str = "auto") -> str:
         method = "chase" if chaseable(game) and game.n > AUTO_DENSE_CELLS else "dense"
     if method == "chase":
         if not chaseable(game):
-            raise RulesError("light chasing needs the plus neighbourhood without wrap; use method='dense'")
+            raise RulesError("light chasing needs the plus neighbourhood without wrap; use the dense method "
+                             "(--gauss-method dense)")
         if min(game.rows, game.cols) > CHASE_MAX_SIDE:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")
     elif game.n > DENSE_MAX_CELLS:
         hint = "" if chaseable(game) else " (light chasing, for larger boards, needs the plus neighbourhood " \
-                                          "without wrap; for these rules use sat or ilp)"
+                                          "without wrap)"
         raise BoardTooLargeError(f"{game.size} has {game.n} cells; dense elimination allows at most "
                                  f"{DENSE_MAX_CELLS}{hint}")
     return method

@@ -55,6 +55,8 @@ class Option:
         The only values allowed (compared case-sensitively after ``parse``).
     minimum : float, optional
         Smallest allowed value (exclusive when ``positive``).
+    maximum : float, optional
+        Largest allowed value (what the solver or the machine can take).
     positive : bool
         Values must be > ``minimum`` (e.g. seconds > 0).
     flag : str or None
@@ -70,6 +72,7 @@ class Option:
     minimum: float | None = None
     positive: bool = False
     flag: str | None = None
+    maximum: float | None = None
 
     @property
     def cli_flag(self) -> str:
@@ -77,24 +80,29 @@ class Option:
 
     def validate(self, backend: str, value: Any) -> Any:
         """``value`` checked (and parsed, if a string); raises :class:`OptionError` naming the option."""
+        name = f"{backend} option {self.name}" + (f" ({self.cli_flag})" if self.cli_flag else "")
         if isinstance(value, str) and self.parse is not str:
             try:
                 value = self.parse(value)
             except ValueError:
-                raise OptionError(f"{backend} option {self.name}: cannot read {value!r}") from None
+                raise OptionError(f"{name}: cannot read {value!r}") from None
+        if self.parse in (int, float) and value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise OptionError(f"{name}: expected a number, got {value!r}")
         if self.choices is not None:
             if self.parse is str and isinstance(value, str):
                 match = [c for c in self.choices if c.lower() == value.lower()]
                 value = match[0] if match else value
             if value not in self.choices:
-                raise OptionError(f"{backend} option {self.name}: {value!r} is not one of "
+                raise OptionError(f"{name}: {value!r} is not one of "
                                   f"{', '.join(map(str, self.choices))}")
         if self.minimum is not None and value is not None:
             ok = value > self.minimum if self.positive else value >= self.minimum
             if not ok or value != value or value == float("inf"):
                 sign = ">" if self.positive else ">="
-                raise OptionError(f"{backend} option {self.name} must be finite and {sign} {self.minimum}, "
-                                  f"got {value}")
+                raise OptionError(f"{name} must be finite and {sign} {self.minimum}, got {value}")
+        if self.maximum is not None and value is not None and value > self.maximum:
+            raise OptionError(f"{name} must be at most {self.maximum:g}, got {value}")
         return value
 
 
@@ -102,7 +110,7 @@ CANONICAL = Option("canonical", bool, False, "among minimum press sets, the lexi
                    "read row by row (POJ 3279)", flag="")
 TIME_LIMIT = Option("time_limit", float, None, "seconds per board for the solver's search (default 10 s plus "
                     "0.05 s per cell: 19.8 s at 14x14); a time-out answers Unknown, never a number",
-                    minimum=0, positive=True)
+                    minimum=0, positive=True, maximum=1e6)
 
 
 def default_time_limit(game: Game) -> float:
@@ -110,7 +118,7 @@ def default_time_limit(game: Game) -> float:
     to prove the 89-press POJ 1681 14x14 case, which a flat 10 s missed."""
     return 10.0 + 0.05 * game.n
 MEMORY_LIMIT = Option("memory_limit", float, 2.0, "GiB a model may take; a larger one is refused before "
-                      "it is built", minimum=0, positive=True)
+                      "it is built", minimum=0, positive=True, maximum=1e6)
 
 
 class Backend:
@@ -314,8 +322,12 @@ class ModelBackend(Backend):
             return why
         need, budget = self.estimate_bytes(game, options), options.get("memory_limit", 2.0) * 2**30
         if need > budget:
-            return (f"{self.name}: the model of {game.size} needs about {need / 2**30:.1f} GiB, over the "
-                    f"{budget / 2**30:.1f} GiB budget (--memory-limit); gauss solves it without a model")
+            from . import BACKENDS
+
+            gauss = BACKENDS.get("gauss")
+            hint = "; gauss solves it without a model" if gauss and not gauss.refusal(game, {}) else ""
+            return (f"{self.name}: the model of {game.size} needs about {need / 2**20:,.0f} MiB, over the "
+                    f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB){hint}")
         return None
 
     def refusal_error(self, game: Game, options: dict) -> type[Exception]:

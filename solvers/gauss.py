@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from . import algebra
-from .backend import Backend, Option
+from .backend import Backend, Option, interruptible
 from .board import Game
 from .errors import NullityTooLargeError, RefusedError
 from .result import BatchSolution, Solution, Status
@@ -64,7 +64,7 @@ class Gauss(Backend):
     options = (
         Option("max_nullity", int, DEFAULT_MAX_NULLITY,
                "enumerate at most 2**N solutions of a solvable board (32: about 30 s; Impossible boards "
-               "are answered at any nullity)", minimum=0),
+               "are answered at any nullity)", minimum=0, maximum=40),
         Option("method", str, "auto", "auto, dense (n x n elimination, any rules, <= 2500 cells) or chase "
                "(light chasing: plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
     )
@@ -76,7 +76,8 @@ class Gauss(Backend):
         try:
             algebra.method_for(game, options.get("method", "auto"))
         except RefusedError as exc:
-            return f"gauss: {exc}"
+            hint = "; sat and ilp take boards up to 40000 cells" if game.n <= 40_000 else ""
+            return f"gauss: {exc}{hint}"
         return None
 
     def solve(self, game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
@@ -102,12 +103,17 @@ class Gauss(Backend):
             raise NullityTooLargeError(
                 f"nullity {k}: the minimum needs 2**{k} solutions enumerated, over max_nullity={max_nullity}; "
                 f"{nullity_hint(k)}")
-        best = None
-        for x, t in parts:
-            x = algebra.min_weight(x, quiet, game.n, canonical)
-            if _better(x, best, game.n, canonical):
-                best = (x, t)
-        x, t = best
+        def minimum() -> tuple[int, int]:
+            best = None
+            for x, t in parts:
+                x = algebra.min_weight(x, quiet, game.n, canonical)
+                if _better(x, best, game.n, canonical):
+                    best = (x, t)
+            return best
+
+        # The enumeration runs in a thread (numpy and the compiled kernel release the GIL) so that
+        # Ctrl-C stops the command at once instead of after 2**k steps.
+        x, t = minimum() if k <= algebra.GRAY_MAX_NULLITY else interruptible(minimum, lambda: None)
         return Solution(self.name, Status.OPTIMAL, x.bit_count(), x, t, time.perf_counter() - start, stats)
 
     def solve_batch(self, game: Game, boards: np.ndarray, *, max_nullity: int = DEFAULT_MAX_NULLITY,
@@ -130,7 +136,8 @@ def nullity_hint(k: int) -> str:
     """What to do about a nullity too large to enumerate by default."""
     seconds = 2.0 ** k * k / 3e10  # measured: 2**32 (k = 32, 39x39) in about 4.5 s on 2 cores
     if k <= 40:
-        return f"--max-nullity {k} enumerates them (about {max(seconds, 1):.0f} s)"
+        when = "under a second" if seconds < 1 else f"about {seconds:.0f} s"
+        return f"--max-nullity {k} enumerates them ({when})"
     return "the sat and ilp backends may find the minimum within their time limit"
 
 

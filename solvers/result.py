@@ -115,7 +115,7 @@ class BatchSolution:
         The boards solved, as bitmasks.
     status : ndarray of uint8, shape (k,)
         :class:`Status` values.
-    moves : ndarray of int16, shape (k,)
+    moves : ndarray of int32, shape (k,)
         Minimum presses, or ``NO_MOVES`` (-1) when not OPTIMAL.
     presses : ndarray of uint64, shape (k,)
         Witness bitmasks; 0 when not OPTIMAL.
@@ -158,7 +158,7 @@ class BatchSolution:
             backend=backend,
             boards=np.asarray(boards, dtype=np.uint64),
             status=np.full(k, Status.UNKNOWN, dtype=np.uint8),
-            moves=np.full(k, NO_MOVES, dtype=np.int16),
+            moves=np.full(k, NO_MOVES, dtype=np.int32),
             presses=np.zeros(k, dtype=np.uint64),
             target=np.zeros(k, dtype=np.uint64),
         )

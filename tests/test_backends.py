@@ -165,7 +165,7 @@ def test_cpsat_time_out_is_unknown_never_a_number():
 
 
 def test_cpsat_rejects_bad_time_limit():
-    with pytest.raises(OptionError, match="time_limit must be finite and > 0"):
+    with pytest.raises(OptionError, match=r"time_limit \(--time-limit\) must be finite and > 0"):
         solve_gate("cpsat", Game(), 0, time_limit=0)
 
 

@@ -116,7 +116,7 @@ def test_verify_refuses_bfs_beyond_its_limit(tmp_path):
     assert r.returncode == ExitCode.REFUSED and "bfs" in r.stderr
 
 
-@pytest.mark.parametrize("args", [["--backend", "sat", "--sat-solver", "minisat22"],
+@pytest.mark.parametrize("args", [["--backend", "sat", "--sat-engine", "cnf", "--sat-solver", "minisat22"],
                                   ["--backend", "ilp", "--mip-solver", "highs", "--time-limit", "5"]])
 def test_solver_name_options(args):
     r = flipgame("solve", *args, stdin=SAMPLE + TRAP)

@@ -33,7 +33,7 @@ def test_every_witness_reaches_a_uniform_board_with_that_many_presses(backend, g
     ok = r.status == Status.OPTIMAL
     after = game4.apply_many(r.boards[ok], r.presses[ok])
     assert set(np.unique(after).tolist()) == {0, 0xFFFF}
-    assert np.array_equal(np.bitwise_count(r.presses[ok]).astype(np.int16), r.moves[ok])
+    assert np.array_equal(np.bitwise_count(r.presses[ok]).astype(np.int32), r.moves[ok])
 
 
 @pytest.mark.parametrize("backend", ["gauss", "bfs"])

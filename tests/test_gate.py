@@ -83,7 +83,7 @@ def test_one_error_base_class():
         assert issubclass(exc, FlipgameError)
     with pytest.raises(FlipgameError):
         solve(["bwwb"] * 4, "nope")
-    with pytest.raises(OptionError, match="max_nullity must be finite and >= 0"):
+    with pytest.raises(OptionError, match=r"max_nullity \(--max-nullity\) must be finite and >= 0"):
         solve(["bwwb"] * 4, "gauss", max_nullity=-1)
 
 
@@ -135,3 +135,40 @@ def test_a_new_backend_is_one_class_and_one_registry_line(monkeypatch, tmp_path,
     report = tmp_path / "r.json"
     assert main(["verify", "--size", "3x3", "--backends", "gauss,toy", "--jobs", "1", "--report", str(report)]) == 0
     assert [b["backend"] for b in json.loads(report.read_text())["backends"]] == ["gauss", "toy"]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["solve", "--backend", "ilp", "--time-limit", "1e300"], "must be at most 1e+06"),
+    (["solve", "--backend", "cpsat", "--cpsat-workers", "100000"], "must be at most 64"),
+    (["solve", "--max-nullity", "64", "--size", "40x40", "--wrap"], "must be at most 40"),
+    (["solve", "--certify", "--certify-time-limit", "inf"], "at most 1e6"),
+    (["solve", "--certify-time-limit", "5"], "needs --certify"),
+    (["solve", "--certify", "--proof-dir", "/proc"], "cannot create files there"),
+    (["solve", "--backend", "sat", "--sat-solver", "glucose4"], "--sat-engine cnf"),
+    (["solve", "--size", "0x4"], "(see flipgame solve --help)"),
+    (["verify", "--size", "3x3", "--backends", "gauss", "--scheduler", "nope"], "expected local:N"),
+    (["verify", "--size", "2x2", "--backends", "gauss", "--report", "/proc/x.json"], "cannot write"),
+])
+def test_odd_option_values_are_one_line_errors_found_by_a_new_user(args, words, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "solvers", *args], input="bwwb\nbbwb\nbwwb\nbwww\n",
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1 or args[0] == "verify"  # verify may print what it checks first
+    assert r.stdout == ""
+
+
+def test_hints_lead_to_something_that_takes_the_board():
+    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--size", "250x250", "--wrap"], input="",
+                       capture_output=True, text=True)
+    assert r.returncode == ExitCode.REFUSED and "sat and ilp" not in r.stderr  # they refuse 62500 cells too
+    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--size", "60x60", "--wrap", "--backend", "sat",
+                        "--memory-limit", "0.001"], input="", capture_output=True, text=True)
+    assert r.returncode == ExitCode.REFUSED and "gauss solves it" not in r.stderr  # gauss refuses 3600 dense cells
+
+
+def test_verify_takes_minima_above_32767(tmp_path):
+    # Moves were int16: 'verify --size 300x300 --sample 1' crashed with OverflowError on 44832 presses.
+    report = tmp_path / "r.json"
+    assert main(["verify", "--size", "1x100000", "--goal", "white", "--sample", "2", "--backends", "gauss",
+                 "--report", str(report)]) == ExitCode.OK
+    assert json.loads(report.read_text())["backends"][0]["solvable"] == 2

@@ -33,7 +33,7 @@ from solvers.board import Game
 from solvers.errors import CheckpointError
 from solvers.result import BatchSolution
 
-FORMAT = "flipgame-checkpoint/2"
+FORMAT = "flipgame-checkpoint/3"
 FIELD_NAMES = {
     "format": "checkpoint format",
     "game": "game (size, goal, wrap, neighbourhood, target)",
@@ -178,7 +178,7 @@ class Checkpoint:
             if k and max(int(batch.presses.max()), int(batch.target.max())) >= 1 << (8 * int(cells[-1])):
                 cells = "<u8"  # a faulty backend's out-of-range bitmask is kept as it was, for the report
             rec |= {"cells": cells, "presses": _pack(batch.presses, cells), "target": _pack(batch.target, cells)}
-        rec |= {"status": _pack(batch.status, "u1"), "moves": _pack(batch.moves, "<i2"),
+        rec |= {"status": _pack(batch.status, "u1"), "moves": _pack(batch.moves, "<i4"),
                 "seconds": batch.seconds, "errors": list(batch.stats.get("errors", []))}
         self.records[(batch.backend, chunk)] = rec
         self._fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
@@ -207,7 +207,7 @@ class Checkpoint:
             backend=rec["backend"],
             boards=boards,
             status=_unpack(rec["status"], "u1", k).astype(np.uint8),
-            moves=_unpack(rec["moves"], "<i2", k).astype(np.int16),
+            moves=_unpack(rec["moves"], "<i4", k).astype(np.int32),
             presses=presses,
             target=target,
             seconds=rec["seconds"],

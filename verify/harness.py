@@ -194,7 +194,7 @@ def _pack(name: str, boards: np.ndarray, solutions: Sequence[Solution], seconds:
         return BatchSolution.from_solutions(name, boards, solutions, seconds)
     k = len(boards)
     status = np.array([s.status for s in solutions], dtype=np.uint8).reshape(k)
-    moves = np.array([s.moves if s.success else NO_MOVES for s in solutions], dtype=np.int16).reshape(k)
+    moves = np.array([s.moves if s.success else NO_MOVES for s in solutions], dtype=np.int32).reshape(k)
     presses = np.array([s.presses if s.success else 0 for s in solutions] or [], dtype=object)
     target = np.array([s.target if s.success else 0 for s in solutions] or [], dtype=object)
     errors = [s.stats.get("error", "no message") for s in solutions if s.status is Status.ERROR]
@@ -309,10 +309,13 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
         target = cluster
     else:
         label, target = f"dask scheduler {scheduler}", scheduler
+        if "://" not in scheduler and ":" not in scheduler:
+            raise FlipgameError(f"--scheduler {scheduler!r}: expected local:N or a scheduler address such as "
+                                f"tcp://127.0.0.1:8786")
     try:
         try:
             client = Client(target, timeout="10s")
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             raise FlipgameError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
         try:
             n_workers = len(client.scheduler_info().get("workers", {}))
@@ -328,7 +331,7 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
 
 
 def _answer_keys(batch: BatchSolution) -> np.ndarray:
-    keys = np.full(len(batch), NO_ANSWER_KEY, dtype=np.int16)
+    keys = np.full(len(batch), NO_ANSWER_KEY, dtype=np.int32)
     keys[batch.status == Status.OPTIMAL] = batch.moves[batch.status == Status.OPTIMAL]
     keys[batch.status == Status.INFEASIBLE] = IMPOSSIBLE_KEY
     return keys
@@ -650,8 +653,8 @@ def _compare(game: Game, results: dict[str, BatchSolution], summaries: list[Back
     keys = np.stack([_answer_keys(results[n]) for n in names], axis=1)
     big = results[names[0]].boards.dtype == object
     definite = keys != NO_ANSWER_KEY
-    hi = np.where(definite, keys, np.iinfo(np.int16).min).max(axis=1)
-    lo = np.where(definite, keys, np.iinfo(np.int16).max).min(axis=1)
+    hi = np.where(definite, keys, np.iinfo(np.int32).min).max(axis=1)
+    lo = np.where(definite, keys, np.iinfo(np.int32).max).min(axis=1)
     differ = hi != lo
     presses = None
     if compare_presses:

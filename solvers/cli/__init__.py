@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from . import bench, solve, study, verify
-from .common import ExitCode, fail
+from .common import ExitCode, OneLineParser, fail
 
 COMMANDS = (solve, verify, study, bench)
 
@@ -30,7 +30,7 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="flipgame",
+    parser = OneLineParser(prog="flipgame",
                                      description="Flip Game (POJ 1753) and Lights Out solver with cross-checked "
                                                  "backends.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")

@@ -175,7 +175,36 @@ def writable_path(path: str, what: str) -> str:
         raise RulesError(f"{what} {path}: not a regular file")
     if not os.access(path if os.path.exists(path) else parent, os.W_OK):
         raise RulesError(f"{what} {path}: not writable")
+    existed = os.path.exists(path)
+    try:  # the only sure test (root passes os.access on /proc): open it for appending, leave it as it was
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise RulesError(f"{what} {path}: cannot write: {exc.strerror}") from None
+    if not existed:
+        os.remove(path)
     return path
+
+
+def writable_folder(path: str, what: str) -> str:
+    """Check up front that files can be created in the folder ``path``.  Raises RulesError."""
+    import tempfile
+
+    if not os.path.isdir(path):
+        raise RulesError(f"{what} {path}: not a folder")
+    try:
+        with tempfile.NamedTemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise RulesError(f"{what} {path}: cannot create files there: {exc.strerror}") from None
+    return path
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the command's --help, not the whole usage block."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def write_json(path: str, data: dict, what: str) -> ExitCode:

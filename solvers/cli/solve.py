@@ -14,7 +14,6 @@ answers and witnesses are those of the per-board path.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 import numpy as np
@@ -24,7 +23,7 @@ from ..board import format_cells
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
 from ..result import Solution, Status
-from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args
+from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args, writable_folder
 
 
 def add_parser(sub) -> None:
@@ -46,7 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--certify", action="store_true",
                    help="after each number, prove it minimal: a DRUP proof that no smaller press set reaches a "
                         "goal, checked by an independent checker (dratify); one line per case")
-    p.add_argument("--certify-time-limit", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--certify-time-limit", type=float, default=None, metavar="SECONDS",
                    help="seconds per case for --certify (default 10); past it the line says Unknown")
     p.add_argument("--proof-dir", metavar="DIR",
                    help="with --certify: write each case's CNF (DIMACS) and proof (DRAT) here")
@@ -206,7 +205,11 @@ class _Stream:
             cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
                                    time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
                                    name=f"case{number}")
-            print(cert.line())
+            line = cert.line()
+            if fmt.colours != ("w", "b"):  # the format's own words for the goal, as in --explain and --stats
+                line = line.replace("all white", fmt.goal_name(game, 0)).replace("all black",
+                                                                                fmt.goal_name(game, game.full))
+            print(line)
             if cert.status is CertStatus.FAILED:
                 self.worst = max(self.worst, ExitCode.CERTIFICATION_FAILURE)
             elif cert.status is CertStatus.UNKNOWN:
@@ -224,10 +227,17 @@ def run(args: argparse.Namespace) -> ExitCode:
     backend = get_backend(args.backend)
     if args.proof_dir is not None and not args.certify:
         return fail(ExitCode.USAGE, "--proof-dir needs --certify")
-    if args.proof_dir is not None and not os.path.isdir(args.proof_dir):
-        return fail(ExitCode.USAGE, f"--proof-dir {args.proof_dir}: not a folder")
-    if not args.certify_time_limit > 0:
-        return fail(ExitCode.USAGE, "--certify-time-limit must be a positive number of seconds")
+    if args.certify_time_limit is not None and not args.certify:
+        return fail(ExitCode.USAGE, "--certify-time-limit needs --certify")
+    if args.proof_dir is not None:
+        try:
+            writable_folder(args.proof_dir, "--proof-dir")
+        except FlipgameError as exc:
+            return fail(ExitCode.USAGE, str(exc))
+    if args.certify_time_limit is None:
+        args.certify_time_limit = 10.0
+    if not 0 < args.certify_time_limit <= 1e6:
+        return fail(ExitCode.USAGE, "--certify-time-limit must be a number of seconds above 0 and at most 1e6")
     try:
         rules = game_from_args(args)
         options = backend_options([backend.name], args)[backend.name]
