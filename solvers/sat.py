@@ -50,6 +50,7 @@ import time
 
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
+from .errors import OptionError
 from .result import Status
 
 SOLVERS = ("glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm", "maplesat",
@@ -62,8 +63,15 @@ TOTALIZER_MAX_CELLS = 400
 """``cardinality="auto"``: the incremental totalizer up to this many cells, ``kmtotalizer`` above
 (measured: fewer clauses for large bounds, e.g. 7.8 k against 55 k at 18x18 with bound 175)."""
 XOR_PIECE = 4
-BYTES_PER_CLAUSE = 120
-"""Measured peak memory per clause held by the solvers (CryptoMiniSat, MiniSat), in bytes."""
+BYTES_PER_CLAUSE = 250
+"""Peak memory per cardinality clause, in bytes: the solver's copy and python-sat's Python lists
+(measured at 50x50: totalizer 2.4 M clauses, 575 MB peak RSS above the 4x4 run's 37 MB)."""
+XOR_BYTES = 500
+"""CryptoMiniSat's memory for the n native XOR clauses and its Gauss-Jordan matrices is about
+``XOR_BYTES * n**1.5`` bytes.  Measured peak RSS above the 4x4 run's during the first call, random
+solvable NxN boards: 424 MB at 100x100, 1.35 GB at 150x150, 3.34 GB at 200x200 (about 420 n**1.5)."""
+BASE_BYTES = 64 << 20
+"""Fixed part of the estimate."""
 
 
 def xor_clauses(lits: list[int], rhs: int = 0) -> list[list[int]]:
@@ -230,6 +238,7 @@ class SatModel(Model):
         self.cardinality, self.descent = cardinality, descent
         self._assume: list[int] = []
         self._deadline = 0.0
+        self._used = False
 
     def _new_oracle(self) -> None:
         """The parity formula in a fresh solver (again after a CryptoMiniSat call was abandoned)."""
@@ -330,6 +339,12 @@ class SatModel(Model):
         return sum(1 << j for j, v in enumerate(self.press) if values[v])
 
     def _minimise(self, board: int):
+        if self.engine == "xor" and self.cardinality != "totalizer" and self._used:
+            # Measured: CryptoMiniSat (pycryptosat 5.17) answered Impossible for a solvable 4x4 board
+            # after about 600 boards of selector-guarded one-shot encodings added to one solver (the
+            # cross-check caught it); each board now starts from a fresh solver with those encodings.
+            self._new_oracle()
+        self._used = True
         self._deadline = time.perf_counter() + self.time_limit
         self._assume = [c if board >> i & 1 else -c for i, c in enumerate(self.cell)]
         try:
@@ -386,15 +401,33 @@ class Sat(ModelBackend):
         MEMORY_LIMIT,
     )
 
+    def check_options(self, options: dict) -> dict:
+        checked = super().check_options(options)
+        if "solver" in options and checked["engine"] == "xor":
+            raise OptionError("sat option solver (--sat-solver) chooses the python-sat solver of --sat-engine cnf; "
+                              "the xor engine is CryptoMiniSat")
+        return checked
+
     def estimate_bytes(self, game: Game, options: dict) -> int:
-        """Parity clauses plus the cardinality encoding at a bound of n/2 (its size at a typical
-        first model's weight): O(n^2) clauses for the totalizer and sequential counter,
-        O(n^1.5) for the k-modulo totalizer."""
+        """The parity clauses (native XOR: :data:`XOR_BYTES` * n**1.5; cut into CNF: 20 n clauses) plus
+        the cardinality encoding at a bound b = n/2 (its size at a typical first model's weight), in
+        clauses: n b for the totalizer and the networks, 2.5 n b for the sequential counter (its
+        Python lists weigh more per clause), 2 n sqrt(b) for the (k-)modulo totalizers.  Counted by
+        python-sat at n = 2500, b = 1250: totalizer 2.37 M, sequential counter 3.13 M, cardinality
+        network 0.39 M, k-modulo totalizer 0.14 M (1.09 M at n = 10000).  Measured peak RSS at 50x50
+        (5 s limit, above the 4x4 run's): totalizer 575 MB (estimate 911), sequential counter 1.53 GB
+        (2.08 GB), sorting/cardinality network 431/414 MB (911), k-modulo totalizer 123 MB (173); at
+        100x100 (k-modulo totalizer, first call) 424 MB (917 MB), 150x150 1.35 GB (2.95 GB: refused
+        at the default 2 GiB), 200x200 3.34 GB (6.89 GB)."""
         n = game.n
         card = options.get("cardinality", "auto")
         if card == "auto":
             card = "totalizer" if n <= TOTALIZER_MAX_CELLS else "kmtotalizer"
         bound = n // 2 + 1
-        clauses = 20 * n + (2 * n * int(bound ** 0.5) * 4 if card in ("kmtotalizer", "mtotalizer")
-                            else 2 * n * bound)
-        return clauses * BYTES_PER_CLAUSE
+        if card in ("kmtotalizer", "mtotalizer"):
+            clauses = 2 * n * int(bound ** 0.5)
+        else:
+            clauses = (5 * n * bound) // 2 if card == "seqcounter" else n * bound
+        xor = options.get("engine", "xor") == "xor"
+        parity = int(XOR_BYTES * n ** 1.5) if xor else 20 * n * BYTES_PER_CLAUSE
+        return BASE_BYTES + parity + clauses * BYTES_PER_CLAUSE

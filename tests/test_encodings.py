@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import POJ_SAMPLE, board, solve_gate
 
-from solvers import Game, OptionError, Status, sat, solve
+from solvers import Game, OptionError, Status, sat, solve, solve_batch
 from solvers.sat import SatModel, xor_chain, xor_clauses
 
 
@@ -101,3 +101,16 @@ def test_3x5_known_board_agrees_with_gauss(backend):
     # All white except the corner L: one press at (0,0) to white.
     corner = (1 << 0) | (1 << 1) | (1 << 5)
     assert solve_gate(backend, g, corner).moves == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cardinality", ["kmtotalizer", "seqcounter"])
+def test_one_shot_cardinality_on_one_model_stays_right_over_many_boards(cardinality):
+    """CryptoMiniSat answered Impossible for solvable 4x4 board 42804 (minimum 5) after about 600
+    boards of selector-guarded one-shot encodings on one solver; found by the cross-check."""
+    g = Game(4, 4)
+    ref = solve_batch(np.arange(1 << 16, dtype=np.uint64), g, "gauss")
+    rng = np.random.default_rng(1)
+    boards = rng.choice(np.flatnonzero(ref.moves >= 0), 1000, replace=False).astype(np.uint64)
+    got = solve_batch(boards, g, "sat", cardinality=cardinality)
+    assert np.array_equal(got.moves, ref.moves[boards.astype(np.int64)])
