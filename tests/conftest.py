@@ -49,3 +49,11 @@ def solve_gate(backend: str, game: Game, board: int, **options):
 def batch_gate(backend: str, game: Game, boards, **options):
     """Many boards through the gate."""
     return solve_batch(boards, game, backend, **options)
+
+
+def sigint_default() -> None:
+    """``preexec_fn`` for a child that a test will Ctrl-C: a test run started in the background
+    (``make test &``) ignores SIGINT, and children would inherit that; give them the default."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

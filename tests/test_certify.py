@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import sigint_default
 
 pytest.importorskip("pysat")
 dratify = pytest.importorskip("dratify")
@@ -339,7 +340,7 @@ def _start_hard_parent(hard_case):
     _, _, moves, witness = hard_case
     code = HARD.format(root=str(ROOT), moves=moves, witness=witness)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=sigint_default)
     assert proc.stdout.readline().strip() == "start"
     deadline = time.monotonic() + 10
     while not (kids := _children_of(proc.pid)):

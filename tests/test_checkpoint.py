@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from conftest import sigint_default
 
 from solvers.cli import ExitCode
 
@@ -35,7 +36,7 @@ def comparable(report_path) -> dict:
 def start_and_kill(tmp_path, checkpoint, min_lines: int, sig=signal.SIGKILL) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "solvers", *ARGS, "--checkpoint", str(checkpoint),
                              "--report", str(tmp_path / "partial.json")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if checkpoint.exists() and checkpoint.read_text().count("\n") >= min_lines:

@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from conftest import sigint_default
 
 from solvers import Board, Game, solve
 from solvers.cli import ExitCode
@@ -81,7 +82,7 @@ def test_item4_ctrl_c_exits_130_promptly_without_traceback(backend, tmp_path):
     f.write_text("\n".join(["b" * 39] * 39) + "\n")
     p = subprocess.Popen([sys.executable, "-m", "solvers", "solve", "--size", "39x39", "--goal", "white",
                           "--backend", backend, "--time-limit", "60", str(f)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     time.sleep(3)
     t = time.perf_counter()
     p.send_signal(signal.SIGINT)

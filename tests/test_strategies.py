@@ -68,7 +68,7 @@ def test_each_strategy_solves_the_poj_sample_through_the_gate(name):
     (Game(6, 6, "white", wrap=True), {}, "gauss", "dense elimination"),
     (Game(9, 9, "white"), {"max_nullity": 4}, "sat-xor", "nullity 8 > max_nullity 4"),
     (Game(51, 51, "white", neighbourhood="king"), {}, "sat-xor", "the algebra does not take 51x51"),
-    (Game(51, 51, "white", neighbourhood="king"), {"memory_limit": 0.05}, "ilp-scip", "budget (--memory-limit)"),
+    (Game(51, 51, "white", neighbourhood="king"), {"memory_limit": 0.12}, "ilp-scip", "budget (--memory-limit"),
 ])
 def test_auto_plan(game, options, strategy, words):
     p = plan(game, options)
