@@ -255,16 +255,22 @@ def test_line_source_limits_and_line_ends():
     assert lines("é€€€€€€€€€\n".encode()) == ["é€€€€€€€€€"]
 
 
-def test_session_reuses_one_model_per_game_and_answers_as_fresh_solves(monkeypatch):
+@pytest.fixture
+def built(monkeypatch) -> list:
+    """The games for which a sat model gets built, in order."""
     sat = BACKENDS["sat"]
-    built = []
+    games = []
 
     class Counting(sat.model):
         def __init__(self, game, **options):
-            built.append(game)
+            games.append(game)
             super().__init__(game, **options)
 
     monkeypatch.setattr(sat, "model", Counting)
+    return games
+
+
+def test_session_reuses_one_model_per_game_and_answers_as_fresh_solves(built):
     game, boards = Game(4, 4), list(range(0, 1 << 16, 1601))  # 41 boards: a fresh model costs ~50 ms
     other = Game(4, 4, "board", target=0b1000_0100_0010_0001)
     with Session("sat", time_limit=5) as session:
@@ -292,16 +298,7 @@ def test_session_reuses_one_model_per_game_and_answers_as_fresh_solves(monkeypat
     assert sum(s.success for s in mine) == sum(s.success for s in fresh) > 0
 
 
-def test_cli_stream_builds_one_model(monkeypatch, tmp_path, capsys):
-    sat = BACKENDS["sat"]
-    built = []
-
-    class Counting(sat.model):
-        def __init__(self, game, **options):
-            built.append(game)
-            super().__init__(game, **options)
-
-    monkeypatch.setattr(sat, "model", Counting)
+def test_cli_stream_builds_one_model(built, tmp_path, capsys):
     f = tmp_path / "cases.txt"
     f.write_text(SAMPLE + TRAP + SAMPLE * 20)
     code = main(["solve", "--backend", "sat", str(f)])

@@ -133,6 +133,11 @@ def run(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.REFUSED, str(exc))
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
+    return _write(st, plot, args) or ExitCode.OK
+
+
+def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
+    """Draw ``st`` with ``plot`` if --plot, then print it as text or --json; an exit code on failure."""
     if args.plot:
         try:
             plot(st, args.plot)
@@ -141,7 +146,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     print(json.dumps(st.to_json(), indent=1) if args.json else st.text())
     if args.plot and not args.json:
         print(f"Plot: {args.plot}")
-    return ExitCode.OK
+    return None
 
 
 def run_strategies(args: argparse.Namespace) -> ExitCode:
@@ -181,14 +186,9 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
 
     st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards,
                             time_limit=time_limit, budget=args.budget, seed=args.seed, progress=progress)
-    if args.plot:
-        try:
-            plot_strategies(st, args.plot)
-        except OSError as exc:
-            return fail(ExitCode.USAGE, f"cannot write {args.plot}: {exc.strerror}")
-    print(json.dumps(st.to_json(), indent=1) if args.json else st.text())
-    if args.plot and not args.json:
-        print(f"Plot: {args.plot}")
+    failed = _write(st, plot_strategies, args)
+    if failed:
+        return failed
     if st.disagreements:
         return fail(ExitCode.DISAGREEMENT, f"{st.disagreements} answer(s) flagged (see the table)")
     return ExitCode.OK
