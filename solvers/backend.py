@@ -23,6 +23,7 @@ when the model is closed (``with backend.model(game) as m: ...``).
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -358,7 +359,13 @@ class ModelBackend(Backend):
         """Many boards on an open model, as :meth:`solve_batch` answers them; ``start``: when timing began."""
         start = time.perf_counter() if start is None else start
         boards = np.asarray(boards, dtype=np.uint64)
-        solutions = [model.solve(int(b), canonical) for b in boards]
+        collecting = gc.isenabled()
+        gc.disable()  # each board's objects die by reference count; a profile put 2.6% in the collector
+        try:
+            solutions = [model.solve(int(b), canonical) for b in boards]
+        finally:
+            if collecting:
+                gc.enable()
         out = BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start)
         summed = {k: sum(s.stats.get(k, 0) for s in solutions) for k in self.SUMMED_STATS
                   if any(k in s.stats for s in solutions)}

@@ -96,7 +96,11 @@ class IlpModel(Model):
             # (found by `flipgame verify --size 3x5 --wrap`; a regression test keeps
             # it).  No aggregation also fixes it but is 10x slower; one round costs
             # nothing measurable, and the full 4x4 and 3x5-torus checks agree with it.
-            settings = "propagating/probing/maxprerounds = 0\nmisc/catchctrlc = FALSE\npresolving/maxrounds = 1\n"
+            # No statistics clocks: SCIP starts and stops a clock per plugin call, and a
+            # profile of 4x4 boards put 7-8% of the time in those clocks; the time limit
+            # keeps its own clock.
+            settings = ("propagating/probing/maxprerounds = 0\nmisc/catchctrlc = FALSE\npresolving/maxrounds = 1\n"
+                        "timing/statistictiming = FALSE\n")
             if game.n <= SMALL_MODEL_MAX_CELLS:
                 settings += SMALL_MODEL_SETTINGS
             if not s.SetSolverSpecificParametersAsString(settings):
@@ -117,6 +121,14 @@ class IlpModel(Model):
             row.SetCoefficient(k, -2)
             row.SetCoefficient(self.colour, -1)
             self.rows.append(row)
+        # Branch on the goal colour first, then on the presses in cell order: once the colour
+        # and the first row are fixed, the parity rows fix every other press (light chasing),
+        # so a branch closes after a few nodes.  Measured on 4x4 (CPU time, 300 solvable
+        # boards, best of 3): 4.9-7.1 ms per solvable board over 7 nodes before, 2.3-3.0 ms
+        # over 16 nodes after; Impossible boards unchanged (0.6 ms, decided in presolve).
+        self.colour.SetBranchingPriority(n + 1)
+        for j, v in enumerate(self.press):
+            v.SetBranchingPriority(n - j)
         self._board, self._fixed = 0, False  # board whose right-hand sides are set; presses fixed?
         objective = s.Objective()
         for v in self.press:
