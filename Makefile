@@ -22,8 +22,16 @@ test: $(STAMP)  ## the test suite and the doctests (tests marked slow excluded)
 test-slow: $(STAMP)  ## the tests that need more than a few seconds each (39x39, 100x100, SCIP at 14x14)
 	$(BIN)/python -m pytest -q -m slow
 
-bench: $(STAMP)  ## every backend on all 4x4 boards, every strategy on the scaling inputs; flipgame-bench.json
-	$(BIN)/flipgame bench --size 4x4 --json flipgame-bench.json --strategies
+# The POJ 1753 reference C++ (beside the repository in ../shared/seeds), compiled for `make bench`
+# when it and g++ are there: bench times it on the same stream of all 65536 boards as `flipgame solve`.
+SEED      ?= ../shared/seeds/000_b1df5a2eb2915c27.txt
+REFERENCE := $(VENV)/poj1753-reference
+
+bench: $(STAMP)  ## every backend on all 4x4 boards, the solve stream beside the reference C++, every strategy; flipgame-bench.json
+	@if [ -f "$(SEED)" ] && command -v g++ >/dev/null 2>&1; then \
+	  sed '1,/AC代码：/d' "$(SEED)" > $(REFERENCE).cpp && g++ -O2 -o $(REFERENCE) $(REFERENCE).cpp; \
+	else echo "bench: no reference C++ (needs $(SEED) and g++); timing flipgame alone"; rm -f $(REFERENCE); fi
+	$(BIN)/flipgame bench --size 4x4 --json flipgame-bench.json --strategies $$([ -x $(REFERENCE) ] && echo --reference $(REFERENCE))
 
 lint: $(STAMP)
 	$(BIN)/ruff check solvers verify tests

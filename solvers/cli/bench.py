@@ -32,6 +32,9 @@ def add_parser(sub) -> None:
                     help="4x4 boards per strategy for its boards/s (default 500)")
     bp.add_argument("--time-limit", type=float, default=20.0, metavar="SECONDS",
                     help="per-board limit for the strategies on the scaling inputs (default 20)")
+    bp.add_argument("--reference", metavar="PROGRAM",
+                    help="also time PROGRAM (e.g. the POJ 1753 C++ reference, compiled) on the same stream of "
+                         "all boards as `flipgame solve --backend gauss`, and count the answers that differ")
     bp.set_defaults(run=run)
 
 
@@ -119,6 +122,47 @@ def startup_seconds(backend: str, game: Game, runs: int) -> float:
     return statistics.median(times)
 
 
+def stream_seconds(game: Game, reference: str | None) -> dict:
+    """Wall time of `flipgame solve --backend gauss` on all boards of ``game`` as one stdin stream
+    (the POJ format, one board after another), and of ``reference`` on the same bytes.
+
+    The CLI's answers must equal gauss's in-process answers line for line (RuntimeError if not:
+    a benchmark never reports a wrong answer as a time); the reference's are only counted where
+    they differ.  Running time: one process start each plus the stream.
+    """
+    import subprocess
+    import tempfile
+    import time
+
+    import numpy as np
+
+    from .. import format_cells, solve_batch
+
+    boards = np.arange(1 << game.n, dtype=np.uint64)
+    want = solve_batch(boards, game, "gauss")
+    expected = [want[i].answer() for i in range(len(boards))]
+    with tempfile.TemporaryFile("w+b") as stream:
+        stream.write(("\n".join(format_cells(int(b), game.rows, game.cols) for b in boards) + "\n").encode())
+        row: dict = {"boards": len(boards)}
+        for label, cmd in (("flipgame", [sys.executable, "-m", "solvers", "solve", "--backend", "gauss",
+                                         "--size", game.size]), ("reference", [reference] if reference else None)):
+            if cmd is None:
+                continue
+            stream.seek(0)
+            t0 = time.perf_counter()
+            out = subprocess.run(cmd, stdin=stream, capture_output=True, check=False)
+            row[f"{label}_seconds"] = round(time.perf_counter() - t0, 3)
+            answers = out.stdout.decode(errors="replace").split()
+            differ = sum(a != b for a, b in zip(answers, expected, strict=False)) + abs(len(answers) - len(expected))
+            if label == "flipgame" and (out.returncode or differ):
+                raise RuntimeError(f"flipgame solve answered {differ} of {len(expected)} boards differently "
+                                   f"from gauss in this process (exit {out.returncode})")
+            if label == "reference":
+                row["reference_differs"] = differ
+                row["times_reference"] = round(row["flipgame_seconds"] / max(row["reference_seconds"], 1e-9), 1)
+    return row
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     from verify.harness import run_agreement
 
@@ -158,6 +202,14 @@ def run(args: argparse.Namespace) -> ExitCode:
             print("-" * (sum(widths) + 2 * (len(widths) - 1)))
     result = {"game": game.size, "jobs": args.jobs, "cpus": os.cpu_count(), "python": platform.python_version(),
               "machine": platform.machine(), "agree": report.ok, "backends": rows}
+    stream = stream_seconds(game, args.reference)
+    result["stream"] = stream
+    line = (f"\nStream: `flipgame solve --backend gauss` on all {stream['boards']} boards through stdin: "
+            f"{stream['flipgame_seconds']:.2f} s")
+    if args.reference:
+        line += (f"; {args.reference}: {stream['reference_seconds']:.2f} s ({stream['times_reference']:.1f}x), "
+                 f"{stream['reference_differs']} answers differ from flipgame's")
+    print(line)
     if args.strategies:
         from ..strategies import strategy_list
 

@@ -1,0 +1,33 @@
+"""`flipgame bench`: the backend table, and the CLI stream timed beside a reference program."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+
+from solvers.cli import main
+
+
+def test_bench_times_the_stream_beside_a_reference_and_counts_its_wrong_answers(tmp_path):
+    # A "reference" that answers Impossible to every case: on 2x2 every board is solvable
+    # (nullity 0), so it differs from flipgame on all 16.
+    fake = tmp_path / "reference"
+    fake.write_text(f"#!{sys.executable}\nimport sys\nrows = sys.stdin.read().split()\n"
+                    "print('\\n'.join(['Impossible'] * (len(rows) // 2)))\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    out = tmp_path / "bench.json"
+    rc = main(["bench", "--size", "2x2", "--backends", "gauss,bfs", "--startup-runs", "1", "--json", str(out),
+               "--reference", str(fake)])
+    assert rc == 0
+    stream = json.loads(out.read_text())["stream"]
+    assert (stream["boards"], stream["reference_differs"]) == (16, 16)
+    assert stream["flipgame_seconds"] > 0 and stream["reference_seconds"] > 0
+
+
+def test_bench_without_a_reference_times_the_stream_alone(tmp_path):
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--size", "2x2", "--backends", "gauss", "--startup-runs", "1", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert set(result["stream"]) == {"boards", "flipgame_seconds"} and result["stream"]["boards"] == 16
+    assert [r["backend"] for r in result["backends"]] == ["gauss"] and result["agree"]
