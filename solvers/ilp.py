@@ -14,8 +14,9 @@ game; between boards only the right-hand sides ``-b_i`` change.
 A number is returned only when the MIP solver proves it OPTIMAL; a time-out
 (FEASIBLE or NOT_SOLVED) gives ``UNKNOWN``.  OR-Tools is imported only here.
 
-Running time: NP-hard in general; about 1 ms per 4x4 board with SCIP (6 ms when
-solvable, 0.6 ms when not; CPU time), about 50 ms with HiGHS.
+Running time: NP-hard in general; about 0.9 ms per 4x4 board with SCIP (2.5-3 ms
+when solvable, 0.6 ms when not; CPU time), about 50 ms with HiGHS; the POJ 1681
+14x14 case (89 presses) in 2.4 s.
 Source: OR-Tools linear solver documentation (``pywraplp``: ``CreateSolver``,
 ``Constraint.SetBounds``, ``SetTimeLimit``, ``InterruptSolve``); the
 parity-as-slack formulation is standard (e.g. Wolsey, "Integer Programming",
@@ -32,20 +33,21 @@ SOLVERS = ("SCIP", "HIGHS")
 SMALL_MODEL_MAX_CELLS = 64
 """Up to this many cells SCIP runs without primal heuristics, cutting planes or conflict analysis
 (:data:`SMALL_MODEL_SETTINGS`)."""
-_HEURISTICS = ("actconsdiving", "adaptivediving", "alns", "bound", "clique", "coefdiving", "completesol",
-               "conflictdiving", "crossover", "dins", "distributiondiving", "dps", "dualval", "farkasdiving",
-               "feaspump", "fixandinfer", "fracdiving", "gins", "guideddiving", "indicator", "indicatordiving",
-               "intdiving", "intshifting", "linesearchdiving", "localbranching", "locks", "lpface", "mpec",
-               "multistart", "mutation", "nlpdiving", "objpscostdiving", "octane", "ofins", "oneopt", "padm",
-               "proximity", "pscostdiving", "randrounding", "rens", "reoptsols", "repair", "rins", "rootsoldiving",
-               "rounding", "scheduler", "shiftandpropagate", "shifting", "simplerounding", "subnlp", "trivial",
-               "trivialnegation", "trustregion", "trysol", "twoopt", "undercover", "vbounds", "veclendiving",
-               "zeroobj", "zirounding")
+# SCIP's primal heuristics that run by default (the others have frequency -1 in SCIP 10, which
+# OR-Tools 9.15 bundles): each line of the settings string is parsed again on every solve.
+_HEURISTICS = ("adaptivediving", "alns", "clique", "completesol", "conflictdiving", "crossover",
+               "distributiondiving", "farkasdiving", "feaspump", "fracdiving", "gins", "guideddiving",
+               "indicator", "indicatordiving", "intshifting", "linesearchdiving", "locks", "lpface", "mpec",
+               "multistart", "nlpdiving", "objpscostdiving", "ofins", "oneopt", "padm", "pscostdiving",
+               "randrounding", "rens", "reoptsols", "rins", "rootsoldiving", "rounding", "shiftandpropagate",
+               "shifting", "simplerounding", "subnlp", "trivial", "trivialnegation", "trysol", "undercover",
+               "vbounds", "veclendiving", "zirounding")
 SMALL_MODEL_SETTINGS = ("".join(f"heuristics/{h}/freq = -1\n" for h in _HEURISTICS)
                         + "separating/maxrounds = 0\nseparating/maxroundsroot = 0\nconflict/enable = FALSE\n")
 """SCIP settings for small models.  Measured on 4x4 (shared 2-core machine, CPU time): a solvable
 board took 16-18 ms, nearly all of it in root cutting-plane rounds that close the gap in one node;
-without cuts, heuristics and conflict analysis it takes 7.5-8 ms over about 7 nodes.  An Impossible
+without cuts, heuristics and conflict analysis it takes 7.5-8 ms over about 7 nodes (2.5-3 ms over
+16 nodes with the branching order of :class:`IlpModel`).  An Impossible
 board (1.0-1.3 ms, found by the xor constraint handler after presolve) is unchanged.  Checked
 against gauss on all 65536 4x4 boards and all 32768 boards of the 3x5 torus."""
 BYTES_PER_CELL = 14_000
