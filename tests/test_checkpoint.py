@@ -89,3 +89,6 @@ def test_unreadable_or_empty_checkpoint(tmp_path, garbage):
     checkpoint.write_text(garbage)
     r = verify("--checkpoint", str(checkpoint), "--report", str(tmp_path / "a.json"))
     assert r.returncode == (ExitCode.USAGE if garbage else ExitCode.OK)
+    if garbage:
+        assert f"checkpoint {checkpoint} is not a flipgame checkpoint (its first line is not a checkpoint header)" \
+            in r.stderr

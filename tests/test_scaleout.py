@@ -148,10 +148,10 @@ def test_resume_says_how_much_came_from_the_checkpoint(tmp_path):
 
 
 @pytest.mark.parametrize("change, field", [
-    (["--chunk-size", "32"], "its chunk size differs"),
-    (["--backends", "gauss"], "its backends differs"),
-    (["--goal", "white"], "its game"),
-    (["--max-nullity", "3"], "its backend options differs"),
+    (["--chunk-size", "32"], "different chunk size from"),
+    (["--backends", "gauss"], "different backends from"),
+    (["--goal", "white"], "different game (size, goal"),
+    (["--max-nullity", "3"], "different backend options from"),
 ])
 def test_mismatched_checkpoint_names_the_field(tmp_path, change, field):
     ck = tmp_path / "ck.jsonl"
@@ -168,7 +168,7 @@ def test_mismatched_sample_names_the_boards_digest(tmp_path):
     base = ["--size", "5x5", "--backends", "gauss", "--sample", "100", "--checkpoint", str(ck)]
     assert verify(*base, "--seed", "1", "--report", str(tmp_path / "a.json")).returncode == 0
     r = verify(*base, "--seed", "2", "--report", str(tmp_path / "b.json"))
-    assert r.returncode == ExitCode.USAGE and "its boards digest" in r.stderr
+    assert r.returncode == ExitCode.USAGE and "different boards digest" in r.stderr
 
 
 def test_checkpoint_is_compact_and_resumes_to_the_same_report(tmp_path):

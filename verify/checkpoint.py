@@ -128,10 +128,13 @@ class Checkpoint:
                 first = json.loads(lines[0])
             except json.JSONDecodeError:
                 first = None
+            if not isinstance(first, dict):
+                raise CheckpointError(f"checkpoint {self.path} is not a flipgame checkpoint (its first line is not "
+                                      f"a checkpoint header); remove it or pick another file")
             differs = header_difference(first, json.loads(json.dumps(header)))
             if differs:
-                raise CheckpointError(f"checkpoint {self.path} belongs to another run (its {differs} differs "
-                                      f"from this run's); remove it or pick another file")
+                raise CheckpointError(f"checkpoint {self.path} belongs to another run (different {differs} from "
+                                      f"this run's); remove it or pick another file")
             good_lines.append(lines[0])
             for line in lines[1:]:
                 try:
