@@ -21,7 +21,7 @@ def test_bench_times_the_stream_beside_a_reference_and_counts_its_wrong_answers(
                "--reference", str(fake)])
     assert rc == 0
     stream = json.loads(out.read_text())["stream"]
-    assert (stream["boards"], stream["reference_differs"]) == (16, 16)
+    assert (stream["boards"], stream["reference_differs"], stream["reference_exit"]) == (16, 16, 0)
     assert stream["flipgame_seconds"] > 0 and stream["reference_seconds"] > 0
 
 
@@ -31,3 +31,22 @@ def test_bench_without_a_reference_times_the_stream_alone(tmp_path):
     result = json.loads(out.read_text())
     assert set(result["stream"]) == {"boards", "flipgame_seconds"} and result["stream"]["boards"] == 16
     assert [r["backend"] for r in result["backends"]] == ["gauss"] and result["agree"]
+
+
+def test_bench_refuses_a_reference_that_is_not_a_program_before_it_runs(tmp_path, capsys):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a program\n")
+    for ref in (str(tmp_path / "missing"), str(text)):
+        rc = main(["bench", "--size", "2x2", "--backends", "gauss", "--json", str(tmp_path / "b.json"),
+                   "--reference", ref])
+        err = capsys.readouterr().err
+        assert rc == 2 and f"--reference {ref}: not an executable program" in err and "Benchmark:" not in err
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_bench_reports_a_reference_that_fails(tmp_path, capsys):
+    rc = main(["bench", "--size", "2x2", "--backends", "gauss", "--startup-runs", "1", "--json",
+               str(tmp_path / "b.json"), "--reference", "false"])
+    assert rc == 0
+    assert "16 answers differ from flipgame's (it exited with status 1)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "b.json").read_text())["stream"]["reference_exit"] == 1

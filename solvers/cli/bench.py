@@ -159,6 +159,7 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
                                    f"from gauss in this process (exit {out.returncode})")
             if label == "reference":
                 row["reference_differs"] = differ
+                row["reference_exit"] = out.returncode
                 row["times_reference"] = round(row["flipgame_seconds"] / max(row["reference_seconds"], 1e-9), 1)
     return row
 
@@ -171,6 +172,14 @@ def run(args: argparse.Namespace) -> ExitCode:
         writable_path(args.json, "--json")
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
+    if args.reference is not None:
+        import shutil
+
+        found = shutil.which(args.reference)
+        if found is None:
+            return fail(ExitCode.USAGE, f"--reference {args.reference}: not an executable program (a path, or a "
+                                        f"name on PATH)")
+        args.reference = found
     names = args.backends or [n for n, b in BACKENDS.items() if b.supports(game)]
     if game.n > 24 or any(not BACKENDS[n].supports(game) for n in names):
         return fail(ExitCode.REFUSED, f"bench solves all 2**n boards; {game.size} is too large for "
@@ -208,7 +217,8 @@ def run(args: argparse.Namespace) -> ExitCode:
             f"{stream['flipgame_seconds']:.2f} s")
     if args.reference:
         line += (f"; {args.reference}: {stream['reference_seconds']:.2f} s ({stream['times_reference']:.1f}x), "
-                 f"{stream['reference_differs']} answers differ from flipgame's")
+                 f"{stream['reference_differs']} answers differ from flipgame's"
+                 + (f" (it exited with status {stream['reference_exit']})" if stream["reference_exit"] else ""))
     print(line)
     if args.strategies:
         from ..strategies import strategy_list
