@@ -228,6 +228,24 @@ def test_dev_zero_is_refused_at_once_in_bounded_memory():
     assert time.monotonic() - start < 10  # a hard bound (start-up included); it reads 64 KiB
 
 
+def test_target_dev_zero_and_an_endless_target_are_refused_in_bounded_memory(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--target", "/dev/zero"], input="bwwb\n" * 4,
+                       capture_output=True, text=True, timeout=30, preexec_fn=_one_gib_address_space)
+    assert (r.returncode, r.stdout) == (ExitCode.USAGE, "")
+    assert r.stderr == "flipgame: --target /dev/zero: line 1: line longer than 72 characters\n"
+    # An endless stream of valid rows: refused after the second board, not read to the end.
+    endless = subprocess.Popen(["yes", "bwwb"], stdout=subprocess.PIPE)
+    try:
+        r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--target", "/dev/stdin"],
+                           stdin=endless.stdout, capture_output=True, text=True, timeout=30,
+                           preexec_fn=_one_gib_address_space)
+    finally:
+        endless.kill()
+        endless.wait()
+    assert r.returncode == ExitCode.USAGE
+    assert r.stderr == "flipgame: --target /dev/stdin: expected one 4x4 board, found more than one\n"
+
+
 def test_over_long_line_names_case_and_line_after_the_good_answers():
     r = flipgame("solve", stdin=SAMPLE + "\n" + "b" * 73 + "\n")
     assert (r.returncode, r.stdout) == (ExitCode.USAGE, "4\n")

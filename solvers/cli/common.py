@@ -146,15 +146,22 @@ def game_from_args(args) -> Game:
     if args.target is not None:
         if args.goal is not None:
             raise RulesError("give either --goal or --target, not both")
+        import itertools
+
+        from ..formats import FORMATS, LineSource
+
         try:
-            with open(args.target, encoding="utf-8-sig", errors="replace") as fh:
-                boards = list(read_cases(fh, rows, cols))
+            # Read in bounded pieces, and at most two boards: one is expected, a second is refused.
+            with open(args.target, "rb", buffering=0) as fh:
+                lines = LineSource(fh, FORMATS["poj1753"].line_limit(Game(rows, cols)), universal=True)
+                boards = list(itertools.islice(read_cases(lines, rows, cols), 2))
         except OSError as exc:
             raise RulesError(f"cannot read --target {args.target}: {exc.strerror}") from None
         except BoardFormatError as exc:
             raise RulesError(f"--target {args.target}: {exc}") from None
         if len(boards) != 1:
-            raise RulesError(f"--target {args.target}: expected one {rows}x{cols} board, found {len(boards)}")
+            found = "none" if not boards else "more than one"
+            raise RulesError(f"--target {args.target}: expected one {rows}x{cols} board, found {found}")
         goal, target = "board", boards[0].cells
     return Game(rows, cols, goal, args.wrap, args.neighbourhood, args.stencil, target)
 
