@@ -92,3 +92,43 @@ def test_unreadable_or_empty_checkpoint(tmp_path, garbage):
     if garbage:
         assert f"checkpoint {checkpoint} is not a flipgame checkpoint (its first line is not a checkpoint header)" \
             in r.stderr
+
+
+def _damaged_run(tmp_path, change) -> subprocess.CompletedProcess:
+    """A 2x2 gauss,bfs checkpoint whose first chunk record is replaced by ``change(record)``, then resumed."""
+    ck = tmp_path / "ck.jsonl"
+    args = [sys.executable, "-m", "solvers", "verify", "--size", "2x2", "--backends", "gauss,bfs",
+            "--checkpoint", str(ck), "--report", str(tmp_path / "r.json")]
+    assert subprocess.run(args, capture_output=True, text=True, timeout=120).returncode == ExitCode.OK
+    header, first, *rest = ck.read_text().splitlines()
+    ck.write_text("\n".join([header, change(json.loads(first)), *rest]) + "\n")
+    return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("line", ["[1,2,3]", "{}", '{"backend":"gauss"}', '"str"', "null", "123",
+                                  '{"backend":["x"],"chunk":0}', '{"backend":"gauss","chunk":-1}'])
+def test_a_record_that_is_no_chunk_record_is_refused_in_one_line(tmp_path, line):
+    r = _damaged_run(tmp_path, lambda rec: line)
+    assert r.returncode == ExitCode.USAGE and "Traceback" not in r.stderr
+    assert "ck.jsonl: line 2 is damaged (not a chunk record with a backend and a chunk number); remove the file " \
+           "to start again" in r.stderr
+
+
+@pytest.mark.parametrize("field, value, why", [
+    ("errors", 5, "its errors are not a list of messages"),
+    ("errors", [1], "its errors are not a list of messages"),
+    ("seconds", "x", "its seconds are not a time"),
+    ("seconds", -1, "its seconds are not a time"),
+    ("moves", None, "no field 'moves'"),
+])
+def test_a_damaged_field_of_a_chunk_is_named(tmp_path, field, value, why):
+    def change(rec):
+        if value is None:
+            del rec[field]
+        else:
+            rec[field] = value
+        return json.dumps(rec)
+
+    r = _damaged_run(tmp_path, change)
+    assert r.returncode == ExitCode.USAGE and "Traceback" not in r.stderr
+    assert f"chunk 0 of gauss is damaged ({why}); remove the file to start again" in r.stderr

@@ -136,11 +136,15 @@ class Checkpoint:
                 raise CheckpointError(f"checkpoint {self.path} belongs to another run (different {differs} from "
                                       f"this run's); remove it or pick another file")
             good_lines.append(lines[0])
-            for line in lines[1:]:
+            for number, line in enumerate(lines[1:], start=2):
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError:
                     break  # a line torn by an interruption, and nothing after it counts
+                if not (isinstance(rec, dict) and isinstance(rec.get("backend"), str)
+                        and type(rec.get("chunk")) is int and rec["chunk"] >= 0):
+                    raise CheckpointError(f"checkpoint {self.path}: line {number} is damaged (not a chunk record "
+                                          f"with a backend and a chunk number); remove the file to start again")
                 self.records[(rec["backend"], rec["chunk"])] = rec
                 good_lines.append(line)
         else:
@@ -164,7 +168,10 @@ class Checkpoint:
             return None
         try:
             return self._decode(rec, boards)
-        except (KeyError, ValueError, TypeError, zlib.error) as exc:
+        except KeyError as exc:
+            raise CheckpointError(f"checkpoint {self.path}: chunk {chunk} of {backend} is damaged (no field "
+                                  f"{exc}); remove the file to start again") from None
+        except (ValueError, TypeError, AttributeError, zlib.error) as exc:
             raise CheckpointError(f"checkpoint {self.path}: chunk {chunk} of {backend} is damaged ({exc}); "
                                   f"remove the file to start again") from None
 
@@ -205,7 +212,12 @@ class Checkpoint:
                 raise ValueError(f"unknown cell type {cells!r}")
             presses = _unpack(rec["presses"], cells, k).astype(np.uint64)
             target = _unpack(rec["target"], cells, k).astype(np.uint64)
-        stats = {"errors": rec["errors"]} if rec.get("errors") else {}
+        errors, seconds = rec.get("errors", []), rec["seconds"]
+        if not (isinstance(errors, list) and all(isinstance(e, str) for e in errors)):
+            raise ValueError("its errors are not a list of messages")
+        if type(seconds) not in (int, float) or not 0 <= seconds < float("inf"):
+            raise ValueError("its seconds are not a time")
+        stats = {"errors": errors} if errors else {}
         return BatchSolution(
             backend=rec["backend"],
             boards=boards,
@@ -213,6 +225,6 @@ class Checkpoint:
             moves=_unpack(rec["moves"], "<i4", k).astype(np.int32),
             presses=presses,
             target=target,
-            seconds=rec["seconds"],
+            seconds=float(seconds),
             stats=stats,
         )
