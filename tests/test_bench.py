@@ -6,6 +6,8 @@ import json
 import stat
 import sys
 
+import pytest
+
 from solvers.cli import main
 
 
@@ -44,9 +46,36 @@ def test_bench_refuses_a_reference_that_is_not_a_program_before_it_runs(tmp_path
     assert not (tmp_path / "b.json").exists()
 
 
-def test_bench_reports_a_reference_that_fails(tmp_path, capsys):
+def _script(tmp_path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text(f"#!{sys.executable}\nimport os, signal, sys, time\n{body}\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+@pytest.mark.parametrize("body, exit_text", [
+    ("sys.exit(1)", "exited with status 1"),
+    ("os.kill(os.getpid(), signal.SIGSEGV)", "killed by signal 11"),
+])
+def test_bench_reports_a_reference_that_fails_without_a_speed_ratio(tmp_path, capsys, body, exit_text):
+    ref = _script(tmp_path, "ref", body)
     rc = main(["bench", "--size", "2x2", "--backends", "gauss", "--startup-runs", "1", "--json",
-               str(tmp_path / "b.json"), "--reference", "false"])
+               str(tmp_path / "b.json"), "--reference", ref])
+    out = capsys.readouterr().out
     assert rc == 0
-    assert "16 answers differ from flipgame's (it exited with status 1)" in capsys.readouterr().out
-    assert json.loads((tmp_path / "b.json").read_text())["stream"]["reference_exit"] == 1
+    assert f"{ref} {exit_text} after " in out and "(no speed ratio), 16 answers differ from flipgame's" in out
+    assert "All backends agree: yes (the reference program is not among them: 16 of its answers differ)." in out
+    stream = json.loads((tmp_path / "b.json").read_text())["stream"]
+    assert stream["reference_exit"] == exit_text and "times_reference" not in stream
+
+
+def test_bench_stops_a_reference_that_hangs(tmp_path, capsys, monkeypatch):
+    from solvers.cli import bench
+
+    monkeypatch.setattr(bench, "REFERENCE_TIMEOUT", 1.0)
+    ref = _script(tmp_path, "hang", "time.sleep(600)")
+    rc = main(["bench", "--size", "2x2", "--backends", "gauss", "--startup-runs", "1", "--json",
+               str(tmp_path / "b.json"), "--reference", ref])
+    assert rc == 0 and f"{ref} did not finish within 1 s" in capsys.readouterr().out
+    stream = json.loads((tmp_path / "b.json").read_text())["stream"]
+    assert (stream["reference_seconds"], stream["reference_exit"]) == (None, "did not finish within 1 s")

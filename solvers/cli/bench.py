@@ -9,7 +9,17 @@ import sys
 
 from .. import BACKENDS, Game
 from ..errors import FlipgameError
-from .common import ExitCode, backend_list, board_size, fail, positive_int, writable_path, write_json
+from .common import (
+    ExitCode,
+    backend_list,
+    board_size,
+    fail,
+    positive_int,
+    positive_seconds,
+    strategy_names,
+    writable_path,
+    write_json,
+)
 
 
 def add_parser(sub) -> None:
@@ -25,16 +35,17 @@ def add_parser(sub) -> None:
                     help="process starts timed per backend; the median is reported (default 3)")
     bp.add_argument("--json", default="flipgame-bench.json", metavar="FILE",
                     help="where to save the table as JSON (default flipgame-bench.json)")
-    bp.add_argument("--strategies", nargs="?", const="all", metavar="all|LIST",
+    bp.add_argument("--strategies", type=strategy_names, nargs="?", const="all", metavar="all|LIST",
                     help="also time every strategy (or the listed ones) on a 4x4 sample and on the scaling "
                          "inputs: the 18x18 unique-solution board, the POJ 1681 14x14 case, 39x39 all-lit")
     bp.add_argument("--sample", type=positive_int, default=500, metavar="N",
                     help="4x4 boards per strategy for its boards/s (default 500)")
-    bp.add_argument("--time-limit", type=float, default=20.0, metavar="SECONDS",
+    bp.add_argument("--time-limit", type=positive_seconds, default=20.0, metavar="SECONDS",
                     help="per-board limit for the strategies on the scaling inputs (default 20)")
     bp.add_argument("--reference", metavar="PROGRAM",
-                    help="also time PROGRAM (e.g. the POJ 1753 C++ reference, compiled) on the same stream of "
-                         "all boards as `flipgame solve --backend gauss`, and count the answers that differ")
+                    help="also time PROGRAM (e.g. the POJ 1753 C++ reference, compiled; it reads boards of --size) "
+                         f"on the same stream of all boards as `flipgame solve --backend gauss`, for at most "
+                         f"{REFERENCE_TIMEOUT:g} s, and count the answers that differ")
     bp.set_defaults(run=run)
 
 
@@ -122,6 +133,10 @@ def startup_seconds(backend: str, game: Game, runs: int) -> float:
     return statistics.median(times)
 
 
+REFERENCE_TIMEOUT = 60.0
+"""Seconds the reference program may take on the stream; past that it is stopped and reported."""
+
+
 def stream_seconds(game: Game, reference: str | None) -> dict:
     """Wall time of `flipgame solve --backend gauss` on all boards of ``game`` as one stdin stream
     (the POJ format, one board after another), and of ``reference`` on the same bytes.
@@ -150,7 +165,13 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
                 continue
             stream.seek(0)
             t0 = time.perf_counter()
-            out = subprocess.run(cmd, stdin=stream, capture_output=True, check=False)
+            try:
+                out = subprocess.run(cmd, stdin=stream, capture_output=True, check=False,
+                                     timeout=REFERENCE_TIMEOUT if label == "reference" else None)
+            except subprocess.TimeoutExpired:
+                row |= {"reference_seconds": None, "reference_differs": None,
+                        "reference_exit": f"did not finish within {REFERENCE_TIMEOUT:g} s"}
+                continue
             row[f"{label}_seconds"] = round(time.perf_counter() - t0, 3)
             answers = out.stdout.decode(errors="replace").split()
             differ = sum(a != b for a, b in zip(answers, expected, strict=False)) + abs(len(answers) - len(expected))
@@ -159,8 +180,11 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
                                    f"from gauss in this process (exit {out.returncode})")
             if label == "reference":
                 row["reference_differs"] = differ
-                row["reference_exit"] = out.returncode
-                row["times_reference"] = round(row["flipgame_seconds"] / max(row["reference_seconds"], 1e-9), 1)
+                code = out.returncode
+                row["reference_exit"] = (0 if code == 0 else f"killed by signal {-code}" if code < 0
+                                         else f"exited with status {code}")
+                if code == 0:  # a speed ratio only for a run that finished normally
+                    row["times_reference"] = round(row["flipgame_seconds"] / max(row["reference_seconds"], 1e-9), 1)
     return row
 
 
@@ -215,18 +239,17 @@ def run(args: argparse.Namespace) -> ExitCode:
     result["stream"] = stream
     line = (f"\nStream: `flipgame solve --backend gauss` on all {stream['boards']} boards through stdin: "
             f"{stream['flipgame_seconds']:.2f} s")
-    if args.reference:
+    if args.reference and stream["reference_seconds"] is None:
+        line += f"; {args.reference} {stream['reference_exit']}"
+    elif args.reference and stream["reference_exit"]:
+        line += (f"; {args.reference} {stream['reference_exit']} after {stream['reference_seconds']:.2f} s "
+                 f"(no speed ratio), {stream['reference_differs']} answers differ from flipgame's")
+    elif args.reference:
         line += (f"; {args.reference}: {stream['reference_seconds']:.2f} s ({stream['times_reference']:.1f}x), "
-                 f"{stream['reference_differs']} answers differ from flipgame's"
-                 + (f" (it exited with status {stream['reference_exit']})" if stream["reference_exit"] else ""))
+                 f"{stream['reference_differs']} answers differ from flipgame's")
     print(line)
     if args.strategies:
-        from ..strategies import strategy_list
-
-        try:
-            names = strategy_list(args.strategies)
-        except FlipgameError as exc:
-            return fail(ExitCode.USAGE, str(exc))
+        names = args.strategies
         print(f"\nStrategies: {args.sample} random 4x4 boards each, then the scaling inputs under a "
               f"{args.time_limit:g} s limit ...", file=sys.stderr)
         strategy_rows = bench_strategies(names, args.sample, args.time_limit)
@@ -245,5 +268,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         result["strategy_time_limit"] = args.time_limit
     if write_json(args.json, result, "benchmark"):
         return ExitCode.USAGE
-    print(f"\nSaved {args.json}. All answers agree: {'yes' if report.ok else 'NO'}.")
+    reference = (f" (the reference program is not among them: {stream['reference_differs']} of its answers "
+                 f"differ)" if args.reference and stream["reference_differs"] else "")
+    print(f"\nSaved {args.json}. All backends agree: {'yes' if report.ok else 'NO'}{reference}.")
     return ExitCode.OK if report.ok else ExitCode.DISAGREEMENT

@@ -62,6 +62,25 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
+def strategy_names(text: str) -> list[str]:
+    from ..strategies import strategy_list
+
+    try:
+        return strategy_list(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
 def png_path(text: str) -> str:
     if not text.lower().endswith(".png"):
         raise argparse.ArgumentTypeError(f"expected a file name ending in .png, got {text!r}")

@@ -18,7 +18,9 @@ from .common import (
     option_flags,
     png_path,
     positive_int,
+    positive_seconds,
     seed_int,
+    strategy_names,
     writable_path,
 )
 
@@ -26,15 +28,6 @@ STRATEGY_TIME_LIMIT = 5.0
 """Seconds per board in ``--strategies`` mode unless ``--time-limit`` is given."""
 STRATEGY_BUDGET = 600.0
 """Seconds for a whole ``--strategies`` run unless ``--budget`` is given."""
-
-
-def _strategies(text: str) -> list[str]:
-    from ..strategies import strategy_list
-
-    try:
-        return strategy_list(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _families(text: str) -> list[str]:
@@ -61,16 +54,6 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
-
-
 def add_parser(sub) -> None:
     from ..strategies import STRATEGIES
     from ..study import FAMILIES
@@ -95,7 +78,7 @@ def add_parser(sub) -> None:
                          "per strategy, one panel per family")
     sp.add_argument("--json", action="store_true", help="print everything as JSON instead of text")
     group = sp.add_argument_group("strategies x families (--strategies)")
-    group.add_argument("--strategies", type=_strategies, nargs="?", const="all", metavar="all|LIST",
+    group.add_argument("--strategies", type=strategy_names, nargs="?", const="all", metavar="all|LIST",
                        help="run these strategies (default all) across the families; the rule options and "
                             "--backends do not apply")
     group.add_argument("--families", type=_families, metavar="all|LIST",
@@ -104,7 +87,7 @@ def add_parser(sub) -> None:
                        help="board sides n (n x n) for every family chosen (default: each family's own)")
     group.add_argument("--boards", type=positive_int, default=2, metavar="K",
                        help="random boards per size (default 2; all-lit has one)")
-    group.add_argument("--budget", type=_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
+    group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
                        help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the rest is skipped "
                             f"with a note. Per board: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here)")
     add_rule_options(sp)
@@ -162,7 +145,7 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
         if value is None:
             continue
         if owners[0][1].name == "time_limit":
-            time_limit = _seconds(value) if _positive(value) else None
+            time_limit = positive_seconds(value) if _positive(value) else None
             if time_limit is None:
                 return fail(ExitCode.USAGE, f"--time-limit: expected a positive number of seconds, got {value!r}")
         else:
