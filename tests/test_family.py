@@ -227,6 +227,8 @@ def test_study_large_board_says_distribution_not_computed():
 @pytest.mark.parametrize("args, words", [
     (["verify", "--size", "4x4", "--backends", "gauss", "--sample", "5", "--seed", "-1"], "non-negative"),
     (["verify", "--size", "4x4", "--backends", "gauss", "--sample", "5", "--exhaustive"], "not both"),
+    (["verify", "--size", "4x4", "--backends", "gauss", "--sample", "10000000000000"],
+     "--sample 10000000000000: at most 2**30 boards a run"),
     (["study", "--plot", "out.txt"], ".png"),
     (["solve", "--format", "painter"], "declares 1 cases but goes on"),
 ])

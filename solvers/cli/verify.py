@@ -229,6 +229,9 @@ def run(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, str(exc))
     if args.sample is not None and args.exhaustive:
         return fail(ExitCode.USAGE, "give either --sample or --exhaustive, not both")
+    if args.sample is not None and args.sample > 1 << EXHAUSTIVE_LIMIT:
+        return fail(ExitCode.USAGE, f"--sample {args.sample}: at most 2**{EXHAUSTIVE_LIMIT} boards a run (as "
+                                    f"--exhaustive); run several seeds for more")
     exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_MAX_CELLS or args.exhaustive)
     if args.sample is None and not exhaustive:
         return fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards; check a random sample with "
