@@ -230,6 +230,8 @@ def test_study_large_board_says_distribution_not_computed():
     (["verify", "--size", "4x4", "--backends", "gauss", "--sample", "10000000000000"],
      "--sample 10000000000000: at most 2**30 boards a run"),
     (["study", "--plot", "out.txt"], ".png"),
+    (["solve", "a.txt", "b.txt"], "flipgame solve: unrecognized arguments: b.txt (see flipgame solve --help)"),
+    (["verify", "--bogus"], "flipgame verify: unrecognized arguments: --bogus (see flipgame verify --help)"),
     (["solve", "--format", "painter"], "declares 1 cases but goes on"),
 ])
 def test_more_bad_options_are_one_line(args, words, tmp_path):

@@ -232,6 +232,17 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, but arguments left over are reported by the command that was given them,
+        so the message points to that command's --help (``flipgame verify --help``)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            subparsers = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+            owner = subparsers[0].choices.get(command, self) if subparsers and command else self
+            owner.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
 
 def write_json(path: str, data: dict, what: str) -> ExitCode:
     try:

@@ -46,7 +46,8 @@ def add_parser(sub) -> None:
                    help="after each number, prove it minimal: a DRUP proof that no smaller press set reaches a "
                         "goal, checked by an independent checker (dratify); one line per case")
     p.add_argument("--certify-time-limit", type=float, default=None, metavar="SECONDS",
-                   help="seconds per case for --certify (default 10); past it the line says Unknown")
+                   help="seconds per case for --certify (default 10); past it the certification line says "
+                        "'unknown: certification not finished within N s'")
     p.add_argument("--proof-dir", metavar="DIR",
                    help="with --certify: write each case's CNF (DIMACS) and proof (DRAT) here")
     p.add_argument("--stats", action="store_true",
