@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards; check a random sample with "
                                     f"--sample N [--seed S]{_exhaustive_hint(game)}")
     if exhaustive and game.n > EXHAUSTIVE_LIMIT:
-        return fail(ExitCode.REFUSED, f"--exhaustive allows at most {EXHAUSTIVE_LIMIT} cells "
+        return fail(ExitCode.USAGE, f"--exhaustive allows at most {EXHAUSTIVE_LIMIT} cells "
                                       f"(2**{EXHAUSTIVE_LIMIT} boards); use --sample N")
     if exhaustive:
         boards = np.arange(1 << game.n, dtype=np.uint64)
