@@ -232,6 +232,7 @@ def test_study_large_board_says_distribution_not_computed():
     (["study", "--plot", "out.txt"], ".png"),
     (["solve", "a.txt", "b.txt"], "flipgame solve: unrecognized arguments: b.txt (see flipgame solve --help)"),
     (["verify", "--size", "1x31", "--backends", "gauss", "--exhaustive"], "--exhaustive allows at most 30 cells"),
+    (["verify", "--size", "4x4", "--backends", "gauss", "--seed", "3"], "--seed chooses the boards of --sample N"),
     (["verify", "--bogus"], "flipgame verify: unrecognized arguments: --bogus (see flipgame verify --help)"),
     (["solve", "--format", "painter"], "declares 1 cases but goes on"),
 ])

@@ -67,7 +67,7 @@ def add_parser(sub) -> None:
     v.add_argument("--sample", type=positive_int, metavar="N",
                    help=f"check N random boards instead of all (default for more than {EXHAUSTIVE_MAX_CELLS} cells; "
                         f"boards of any size: above 64 cells each board is solved on its own)")
-    v.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed for --sample (default 0)")
+    v.add_argument("--seed", type=seed_int, default=None, metavar="S", help="random seed for --sample (default 0)")
     v.add_argument("--exhaustive", action="store_true",
                    help=f"check every board even above {EXHAUSTIVE_MAX_CELLS} cells (at most {EXHAUSTIVE_LIMIT}; "
                         f"5x5 takes about a minute with gauss,bfs)")
@@ -229,6 +229,9 @@ def run(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, str(exc))
     if args.sample is not None and args.exhaustive:
         return fail(ExitCode.USAGE, "give either --sample or --exhaustive, not both")
+    if args.seed is not None and args.sample is None:
+        return fail(ExitCode.USAGE, "--seed chooses the boards of --sample N; give --sample too")
+    args.seed = 0 if args.seed is None else args.seed
     if args.sample is not None and args.sample > 1 << EXHAUSTIVE_LIMIT:
         return fail(ExitCode.USAGE, f"--sample {args.sample}: at most 2**{EXHAUSTIVE_LIMIT} boards a run (as "
                                     f"--exhaustive); run several seeds for more")
