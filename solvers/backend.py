@@ -26,7 +26,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -260,6 +260,7 @@ class Model:
             raise RulesError(f"a model takes the goals any, white and black; goal {game.goal!r} is normalised "
                              f"by the gate: call solvers.solve or solvers.solve_batch")
         self.game = game
+        self._board = 0  # the board whose bits the model's rows hold (built for the all-white board)
 
     def __enter__(self) -> Model:
         return self
@@ -272,6 +273,15 @@ class Model:
 
     def _stop(self) -> None:
         """Ask a running search to stop; the default cannot."""
+
+    def _changed_cells(self, board: int) -> Iterator[int]:
+        """The cells whose bit differs between ``board`` and the board the rows hold, which
+        becomes ``board``: a model rewrites only those rows between boards."""
+        changed, self._board = board ^ self._board, board
+        while changed:
+            i = changed.bit_length() - 1
+            changed ^= 1 << i
+            yield i
 
     def _run(self, call: Callable[[], Any]) -> Any:
         if self.game.n <= self.THREAD_MIN_CELLS:

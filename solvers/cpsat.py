@@ -104,7 +104,6 @@ class CpSatModel(Model):
             self._signs = (-t - 1, t)
         else:
             self._rows = [[x.proto.constraints[c].linear.domain for x in models] for c in rows]
-        self._board: int | None = None
         self._fixed = False  # presses fixed by _solve_fixed?
         self._press_domains = [m.proto.variables[v.index].domain for v in self.press]
         self.solver = cp_model.CpSolver()
@@ -139,15 +138,12 @@ class CpSatModel(Model):
         return sum(1 << j for j, v in enumerate(self.press) if self.solver.boolean_value(v))
 
     def _set_board(self, board: int) -> None:
-        """Write ``board``'s bits into the rows whose bit differs from the last board's."""
-        changed = board ^ self._board if self._board is not None else (1 << self.game.n) - 1
-        self._board = board
-        while changed:
-            i = changed.bit_length() - 1
-            changed ^= 1 << i
+        """Write ``board``'s bits into the rows (of both models) whose bit differs from the last board's."""
+        xor = self.formulation == "xor"
+        for i in self._changed_cells(board):
             bit = board >> i & 1
             for row in self._rows[i]:
-                if self.formulation == "xor":
+                if xor:
                     row[len(row) - 1] = self._signs[bit]
                 else:
                     row[0] = row[1] = -bit

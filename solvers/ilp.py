@@ -131,7 +131,7 @@ class IlpModel(Model):
         self.colour.SetBranchingPriority(n + 1)
         for j, v in enumerate(self.press):
             v.SetBranchingPriority(n - j)
-        self._board, self._fixed = 0, False  # board whose right-hand sides are set; presses fixed?
+        self._fixed = False  # presses fixed by _solve_fixed?
         objective = s.Objective()
         for v in self.press:
             objective.SetCoefficient(v, 1)
@@ -151,10 +151,7 @@ class IlpModel(Model):
         return sum(1 << j for j, v in enumerate(self.press) if v.solution_value() > 0.5)
 
     def _minimise(self, board: int):
-        changed, self._board = board ^ self._board, board  # only rows whose right-hand side changed
-        while changed:
-            i = changed.bit_length() - 1
-            changed ^= 1 << i
+        for i in self._changed_cells(board):
             rhs = -float(board >> i & 1)
             self.rows[i].SetBounds(rhs, rhs)
         self._fix_presses({})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -363,11 +364,9 @@ def _children_of_any() -> set[int]:
     live = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            try:
+            with contextlib.suppress(OSError):  # the process ended while we looked
                 if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
                     live.add(int(entry.name))
-            except OSError:
-                pass
     return live
 
 

@@ -143,7 +143,8 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
 
     The CLI's answers must equal gauss's in-process answers line for line (RuntimeError if not:
     a benchmark never reports a wrong answer as a time); the reference's are only counted where
-    they differ.  Running time: one process start each plus the stream.
+    they differ, and it is stopped after :data:`REFERENCE_TIMEOUT`.  Running time: one process
+    start each plus the stream.
     """
     import subprocess
     import tempfile
@@ -156,35 +157,37 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
     boards = np.arange(1 << game.n, dtype=np.uint64)
     want = solve_batch(boards, game, "gauss")
     expected = [want[i].answer() for i in range(len(boards))]
+
+    def run(cmd: list[str], timeout: float | None) -> tuple[float, int, int]:
+        """(seconds, exit status, answers differing from ``expected``) of ``cmd`` on the stream."""
+        stream.seek(0)
+        t0 = time.perf_counter()
+        out = subprocess.run(cmd, stdin=stream, capture_output=True, check=False, timeout=timeout)
+        seconds = round(time.perf_counter() - t0, 3)
+        answers = out.stdout.decode(errors="replace").split()
+        differ = sum(a != b for a, b in zip(answers, expected, strict=False)) + abs(len(answers) - len(expected))
+        return seconds, out.returncode, differ
+
     with tempfile.TemporaryFile("w+b") as stream:
         stream.write(("\n".join(format_cells(int(b), game.rows, game.cols) for b in boards) + "\n").encode())
-        row: dict = {"boards": len(boards)}
-        for label, cmd in (("flipgame", [sys.executable, "-m", "solvers", "solve", "--backend", "gauss",
-                                         "--size", game.size]), ("reference", [reference] if reference else None)):
-            if cmd is None:
-                continue
-            stream.seek(0)
-            t0 = time.perf_counter()
-            try:
-                out = subprocess.run(cmd, stdin=stream, capture_output=True, check=False,
-                                     timeout=REFERENCE_TIMEOUT if label == "reference" else None)
-            except subprocess.TimeoutExpired:
-                row |= {"reference_seconds": None, "reference_differs": None,
-                        "reference_exit": f"did not finish within {REFERENCE_TIMEOUT:g} s"}
-                continue
-            row[f"{label}_seconds"] = round(time.perf_counter() - t0, 3)
-            answers = out.stdout.decode(errors="replace").split()
-            differ = sum(a != b for a, b in zip(answers, expected, strict=False)) + abs(len(answers) - len(expected))
-            if label == "flipgame" and (out.returncode or differ):
-                raise RuntimeError(f"flipgame solve answered {differ} of {len(expected)} boards differently "
-                                   f"from gauss in this process (exit {out.returncode})")
-            if label == "reference":
-                row["reference_differs"] = differ
-                code = out.returncode
-                row["reference_exit"] = (0 if code == 0 else f"killed by signal {-code}" if code < 0
-                                         else f"exited with status {code}")
-                if code == 0:  # a speed ratio only for a run that finished normally
-                    row["times_reference"] = round(row["flipgame_seconds"] / max(row["reference_seconds"], 1e-9), 1)
+        seconds, code, differ = run([sys.executable, "-m", "solvers", "solve", "--backend", "gauss",
+                                     "--size", game.size], None)
+        if code or differ:
+            raise RuntimeError(f"flipgame solve answered {differ} of {len(expected)} boards differently "
+                               f"from gauss in this process (exit {code})")
+        row: dict = {"boards": len(boards), "flipgame_seconds": seconds}
+        if reference is None:
+            return row
+        try:
+            seconds, code, differ = run([reference], REFERENCE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return row | {"reference_seconds": None, "reference_differs": None,
+                          "reference_exit": f"did not finish within {REFERENCE_TIMEOUT:g} s"}
+    row |= {"reference_seconds": seconds, "reference_differs": differ,
+            "reference_exit": 0 if code == 0 else f"killed by signal {-code}" if code < 0
+            else f"exited with status {code}"}
+    if code == 0:  # a speed ratio only for a run that finished normally
+        row["times_reference"] = round(row["flipgame_seconds"] / max(seconds, 1e-9), 1)
     return row
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import enum
+import itertools
 import json
 import os
 import re
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from .. import BACKENDS, GOALS, Game, read_cases
 from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
+from ..formats import FORMATS, LineSource
 
 MAX_CELLS = 4_000_000
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
@@ -165,10 +167,6 @@ def game_from_args(args) -> Game:
     if args.target is not None:
         if args.goal is not None:
             raise RulesError("give either --goal or --target, not both")
-        import itertools
-
-        from ..formats import FORMATS, LineSource
-
         try:
             # Read in bounded pieces, and at most two boards: one is expected, a second is refused.
             with open(args.target, "rb", buffering=0) as fh:
