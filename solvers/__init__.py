@@ -9,9 +9,9 @@ before anything is built), normalise an explicit goal board to all white on
 ``white`` and ``black``, and attach an Impossible board's certificates.
 
 The registries.  :data:`BACKENDS` maps a backend name to its
-:class:`~solvers.backend.Backend`; the CLI's ``--backend`` choices and flags,
+:class:`~flipgame.backend.Backend`; the CLI's ``--backend`` choices and flags,
 the verification harness, the study and the tests all read it.  Adding a
-backend is one module with a :class:`~solvers.backend.Backend` subclass and
+backend is one module with a :class:`~flipgame.backend.Backend` subclass and
 one :func:`register` call.  Heavy solver libraries (OR-Tools, python-sat,
 pycryptosat) are imported inside their backend's model only.
 
@@ -250,7 +250,7 @@ class Session:
 
     The options are validated once, when the session starts; whether the
     backend takes a rule set is asked once per distinct :class:`Game`; a model
-    backend (cpsat, sat, ilp) keeps one open :class:`~solvers.backend.Model`
+    backend (cpsat, sat, ilp) keeps one open :class:`~flipgame.backend.Model`
     per distinct normalised game, so a stream of same-size boards builds one
     model instead of one per board.  Validation, goal-board normalisation and
     certificates are those of :func:`solve` and :func:`solve_batch` (the same

@@ -1,4 +1,4 @@
-"""``python -m solvers`` is the ``flipgame`` command."""
+"""``python -m flipgame`` is the ``flipgame`` command."""
 
 import sys
 

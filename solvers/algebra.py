@@ -29,7 +29,7 @@ Computations", 4th ed., section 3.2 (XOR for row operations); light chasing
 as in Leach, "Lights Out and the chasing of lights" (2017) and Fleischer &
 Yu, "A survey of the game Lights Out!", 2013.
 
->>> from solvers.board import Game
+>>> from flipgame.board import Game
 >>> e = eliminate(Game(4, 4))
 >>> (e.rank, e.nullity)
 (12, 4)
@@ -53,7 +53,7 @@ AUTO_DENSE_CELLS = 1024
 """Above this many cells light chasing is used where it applies (:func:`method_for`)."""
 GRAY_MAX_NULLITY = 10
 """Up to this nullity :func:`min_weight` walks the null space in Gray-code order in Python;
-above it, the Walsh-Hadamard transform of :mod:`solvers.minweight` is faster."""
+above it, the Walsh-Hadamard transform of :mod:`flipgame.minweight` is faster."""
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def certificates(game: Game, board: int) -> dict[int, int] | None:
 
     Returns ``None`` if some goal board is reachable.  See
     :meth:`Elimination.certificate`; check one with
-    :func:`verify.witness.check_certificate`.  O(n^2 / w) per goal board.
+    :func:`flipgame.verify.witness.check_certificate`.  O(n^2 / w) per goal board.
     """
     elim = eliminate(game)
     found = {t: elim.certificate(board ^ t) for t in game.targets}
@@ -376,7 +376,7 @@ def min_weight(x: int, basis: list[int] | tuple[int, ...], n: int, canonical: bo
     lexicographically smallest press pattern read cell by cell (POJ 3279's rule).
     Up to :data:`GRAY_MAX_NULLITY` basis vectors a Gray-code walk (one XOR and one
     popcount per step); above, the Walsh-Hadamard transform of
-    :mod:`solvers.minweight` (O(2**k k) additions, compiled for k > 22).
+    :mod:`flipgame.minweight` (O(2**k k) additions, compiled for k > 22).
 
     >>> min_weight(0b0111, [0b0110], 4)
     1

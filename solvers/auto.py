@@ -24,8 +24,8 @@ that strategy's own statistics (``flipgame solve --stats`` prints them).
 Running time: the plan costs the elimination (cached per rule set: O(n^3/w),
 or O(side * n) by light chasing), then the chosen strategy's time.
 
->>> from solvers import solve
->>> from solvers.board import Game
+>>> from flipgame import solve
+>>> from flipgame.board import Game
 >>> s = solve(Game(19, 19).full, "auto", game=Game(19, 19, "white"))
 >>> (s.moves, s.stats["strategy"])
 (141, 'gauss')
@@ -57,7 +57,7 @@ class Plan:
     Attributes
     ----------
     strategy : str
-        A key of :data:`solvers.strategies.STRATEGIES`.
+        A key of :data:`flipgame.strategies.STRATEGIES`.
     why : str
         One sentence: the rule, size and nullity that decided it.
     nullity : int or None
@@ -133,7 +133,7 @@ def plan(game: Game, options: dict | None = None) -> Plan:
 class Auto(Backend):
     """The portfolio backend; see the module docstring.
 
-    >>> from solvers import solve
+    >>> from flipgame import solve
     >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "auto").stats["strategy"]
     'gauss'
     """

@@ -2,8 +2,8 @@
 :class:`ModelBackend` / :class:`Model`, the base of the solver backends that
 build one model per rule set and solve many boards on it.
 
-A backend is called only through the gate (:func:`solvers.solve`,
-:func:`solvers.solve_batch`), which validates the board, the rules and the
+A backend is called only through the gate (:func:`flipgame.solve`,
+:func:`flipgame.solve_batch`), which validates the board, the rules and the
 options once, normalises an explicit goal board to all white on
 ``board ^ target``, and asks :meth:`Backend.refusal` before anything is built.
 So a backend sees only rules whose goal is ``any``, ``white`` or ``black``, and
@@ -16,7 +16,7 @@ canonical witness, recomputes the goal board reached with the board model,
 honours Ctrl-C while the solver runs, and frees the solver's native memory
 when the model is closed (``with backend.model(game) as m: ...``).
 
->>> from solvers import BACKENDS
+>>> from flipgame import BACKENDS
 >>> [o.name for o in BACKENDS["cpsat"].options][:2]
 ['time_limit', 'workers']
 """
@@ -185,7 +185,7 @@ class Backend:
         return None
 
     def refusal_error(self, game: Game, options: dict) -> type[Exception]:
-        """The :class:`~solvers.errors.RefusedError` subclass matching :meth:`refusal`."""
+        """The :class:`~flipgame.errors.RefusedError` subclass matching :meth:`refusal`."""
         return BoardTooLargeError
 
     def solve(self, game: Game, board: int, **options) -> Solution:
@@ -258,7 +258,7 @@ class Model:
     def __init__(self, game: Game, **options):
         if game.goal not in ("any", "white", "black"):
             raise RulesError(f"a model takes the goals any, white and black; goal {game.goal!r} is normalised "
-                             f"by the gate: call solvers.solve or solvers.solve_batch")
+                             f"by the gate: call flipgame.solve or flipgame.solve_batch")
         self.game = game
         self._board = 0  # the board whose bits the model's rows hold (built for the all-white board)
 
@@ -357,7 +357,7 @@ class ModelBackend(Backend):
             return self.solve_on(m, board, canonical=options.get("canonical", False))
 
     def solve_on(self, model: Model, board: int, *, canonical: bool = False) -> Solution:
-        """One board on an open model (e.g. a :class:`solvers.Session`'s), as :meth:`solve` answers it."""
+        """One board on an open model (e.g. a :class:`flipgame.Session`'s), as :meth:`solve` answers it."""
         return model.solve(board, canonical)
 
     def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:

@@ -15,7 +15,7 @@ A witness is recovered by walking down the table: from a board at distance
 ``d`` some press leads to a board at distance ``d - 1``.  A shortest path never
 presses a cell twice, so the walk's presses form a set of exactly ``d`` cells.
 
-This backend shares nothing with the elimination in :mod:`solvers.gauss`
+This backend shares nothing with the elimination in :mod:`flipgame.gauss`
 beyond the press masks; that independence is why it is in the cross-check.
 
 Running time: O(2**n * n) for the table (one vectorised sweep per press;
@@ -183,7 +183,7 @@ def _canonical(game: Game, table: np.ndarray, board: int) -> tuple[int, int]:
 class Bfs(Backend):
     """Breadth-first distance-table backend; see the module docstring.
 
-    >>> from solvers import solve
+    >>> from flipgame import solve
     >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "bfs").moves
     4
     """

@@ -194,7 +194,7 @@ class CpSatModel(Model):
 class CpSat(ModelBackend):
     """OR-Tools CP-SAT backend; see the module docstring.
 
-    >>> from solvers import solve
+    >>> from flipgame import solve
     >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "cpsat").moves
     4
     """

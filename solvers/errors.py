@@ -5,7 +5,7 @@ each child says which part of the input is at fault.  Every child is also a
 builtin (``ValueError``, ``KeyError``, ``TypeError``) so existing ``except``
 clauses keep working.
 
->>> from solvers.errors import FlipgameError, RefusedError
+>>> from flipgame.errors import FlipgameError, RefusedError
 >>> issubclass(RefusedError, FlipgameError)
 True
 """

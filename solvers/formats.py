@@ -11,7 +11,7 @@
   lexicographically smallest reading, or ``IMPOSSIBLE``.
 
 Every reader streams: a case is yielded as soon as its last line is read.
-Errors are :class:`~solvers.board.BoardFormatError` naming case and line.
+Errors are :class:`~flipgame.board.BoardFormatError` naming case and line.
 
 :class:`LineSource` reads a byte stream (a file, a pipe, a terminal) as the
 readers' lines, in bounded pieces: a line longer than :meth:`Format.line_limit`
@@ -183,7 +183,7 @@ class Format:
         """Longest input line accepted, in characters: a row of as many cells as a case may
         have, each followed by a space or tab, plus 64 for indentation and a CR.  The row is
         ``rules.cols`` cells for poj1753 (``--size``); for formats that give the size in their
-        input, the largest board flipgame takes in one row (:data:`solvers.gauss.MAX_CELLS`
+        input, the largest board flipgame takes in one row (:data:`flipgame.gauss.MAX_CELLS`
         cells: 8,000,064 characters).
 
         >>> FORMATS["poj1753"].line_limit(Game(4, 4))

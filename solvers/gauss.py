@@ -1,11 +1,11 @@
 """``gauss``: GF(2) elimination, then the minimum-weight solution over the null space.
 
-Method.  The algebra (:mod:`solvers.algebra`) turns a board into one coset
+Method.  The algebra (:mod:`flipgame.algebra`) turns a board into one coset
 ``x ^ span(quiet patterns)`` per reachable goal board: by dense Gauss-Jordan
 elimination of the press matrix, or by light chasing for large plus boards
 without wrap.  Solvability is decided first, so an Impossible board is
 answered at any nullity; a solvable board then needs the lightest element of
-its coset(s), found by :func:`solvers.algebra.min_weight` (a Gray-code walk
+its coset(s), found by :func:`flipgame.algebra.min_weight` (a Gray-code walk
 for small nullity, a Walsh-Hadamard transform above).  For the goal "any
 colour" both targets are solved and the lighter solution kept (white first on
 a tie).
@@ -53,7 +53,7 @@ class Gauss(Backend):
     Options: ``max_nullity`` (refuse to enumerate more than ``2**max_nullity``
     solutions of a solvable board) and ``method`` (``auto``, ``dense``, ``chase``).
 
-    >>> from solvers import solve
+    >>> from flipgame import solve
     >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "gauss").moves
     4
     """

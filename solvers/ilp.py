@@ -180,7 +180,7 @@ class IlpModel(Model):
 class Ilp(ModelBackend):
     """OR-Tools MIP backend; see the module docstring.
 
-    >>> from solvers import solve
+    >>> from flipgame import solve
     >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "ilp").moves
     4
     """

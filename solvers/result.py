@@ -66,7 +66,7 @@ class Solution:
         For INFEASIBLE through the gate: goal board -> a set of cells that
         every press flips an even number of times while the board differs
         from that goal in an odd number of them (check one with
-        :func:`verify.witness.check_certificate`); None otherwise.
+        :func:`flipgame.verify.witness.check_certificate`); None otherwise.
     """
 
     backend: str
@@ -202,7 +202,7 @@ class BatchSolution:
 def canonical_solution(backend: str, game: Game, board: int, presses: int, solve_fixed, start: float,
                        stats: Mapping[str, object] | None = None) -> Solution:
     """OPTIMAL with the lexicographically smallest minimum press set, found from the
-    minimum ``presses`` by :func:`~solvers.board.refine_lexicographic`; UNKNOWN if
+    minimum ``presses`` by :func:`~flipgame.board.refine_lexicographic`; UNKNOWN if
     ``solve_fixed`` raises TimeoutError.  The goal board reached is recomputed by the
     board model.  ``start``: ``time.perf_counter()`` when the solve began.
     """

@@ -383,7 +383,7 @@ class SatModel(Model):
 class Sat(ModelBackend):
     """SAT backend (CryptoMiniSat native XOR, or python-sat with CNF-cut XOR); see the module docstring.
 
-    >>> from solvers import solve
+    >>> from flipgame import solve
     >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "sat").moves
     4
     """

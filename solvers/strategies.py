@@ -3,13 +3,13 @@
 A strategy is what the study compares and what the ``auto`` backend picks
 from: ``sat-xor-binary`` is the ``sat`` backend with ``engine="xor"`` and
 ``descent="binary"``.  Whether a strategy takes a rule set is the gate's own
-answer (:func:`solvers.prepare`), so a strategy never claims boards its
+answer (:func:`flipgame.prepare`), so a strategy never claims boards its
 backend would refuse; solving goes through the gate too
-(:func:`solvers.solve`).
+(:func:`flipgame.solve`).
 
 >>> STRATEGIES["sat-xor-binary"].options["descent"]
 'binary'
->>> from solvers.board import Game
+>>> from flipgame.board import Game
 >>> STRATEGIES["gauss-chase"].applies(Game(5, 5, wrap=True))
 False
 >>> STRATEGIES["bfs"].refusal(Game(6, 6)) is not None
@@ -36,7 +36,7 @@ class Strategy:
     name : str
         Registry key, e.g. ``sat-xor-binary``.
     backend : str
-        A key of :data:`solvers.BACKENDS`.
+        A key of :data:`flipgame.BACKENDS`.
     options : Mapping
         Keyword options for that backend (validated by the gate on each call).
     summary : str
@@ -84,7 +84,7 @@ class Strategy:
         return self.refusal(game) is None
 
     def solve(self, board: int, game: Game, time_limit: float | None = None, **extra) -> Solution:
-        """One board (bitmask) through the gate: ``solvers.solve(board, backend, game=game, **options)``.
+        """One board (bitmask) through the gate: ``flipgame.solve(board, backend, game=game, **options)``.
 
         Raises
         ------

@@ -4,12 +4,12 @@
 Structure.  The rank and nullity of the press matrix, the quiet patterns (a
 basis of its null space: press sets that change nothing) and how many boards
 are solvable come from the dense elimination or light chasing
-(:func:`solvers.algebra.structure`): under a second for every square board up
+(:func:`flipgame.algebra.structure`): under a second for every square board up
 to 60x60.  The distribution of minimum presses over all solvable boards, and
 the largest minimum, come from one of (the text says which):
 
 * the bfs distance table, up to :data:`TABLE_MAX_CELLS` cells (and
-  :data:`solvers.bfs.MAX_CELLS`);
+  :data:`flipgame.bfs.MAX_CELLS`);
 * the binomial coefficients when the nullity is 0 (each board has exactly one
   press set, so ``C(n, w)`` boards need ``w`` presses), up to
   :data:`BINOMIAL_MAX_CELLS` cells;
@@ -193,7 +193,7 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
 
 TABLE_MAX_CELLS = 24
 """The study reads the bfs distance table up to this many cells (16 MiB, a few seconds) and at most
-:data:`solvers.bfs.MAX_CELLS`; larger tables cost more than coset enumeration."""
+:data:`flipgame.bfs.MAX_CELLS`; larger tables cost more than coset enumeration."""
 BINOMIAL_MAX_CELLS = 100
 """Nullity 0: the distribution is binomial; listed up to this many cells (101 lines of text)."""
 COSET_MAX_CELLS = 28
@@ -507,7 +507,7 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     Parameters
     ----------
     strategies : list of str, optional
-        Keys of :data:`solvers.strategies.STRATEGIES` (default: all).
+        Keys of :data:`flipgame.strategies.STRATEGIES` (default: all).
     families : list of str, optional
         Keys of :data:`FAMILIES` (default: all).
     sizes : list of int, optional
@@ -526,7 +526,7 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     Returns
     -------
     StrategyStudy
-        A run is flagged when its witness fails :func:`verify.witness.check_solution`,
+        A run is flagged when its witness fails :func:`flipgame.verify.witness.check_solution`,
         or its answer differs from gauss's (when gauss answers the board), or, without
         gauss, from the answer most strategies gave.
 
@@ -539,7 +539,7 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     timings are comparable; the wall time of each run is taken around the gate call
     (model building included).
     """
-    from verify.witness import check_solution
+    from flipgame.verify.witness import check_solution
 
     strategies = list(strategies or STRATEGIES)
     families = list(families or FAMILIES)

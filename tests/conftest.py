@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers import Board, Game, solve, solve_batch
+from flipgame import Board, Game, solve, solve_batch
 
 POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]
 
@@ -19,6 +19,20 @@ REFERENCE_TRAP_BOARDS = [
     ["wbbb", "wbww", "bbbw", "wbww"],  # 14 ^ press(2,1)
     ["wbbb", "wwww", "wwwb", "wwbb"],  # 14 ^ press(3,3)
 ]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", help="also run the tests marked slow (make test-slow)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Slow tests are opt-in, as in networkx's conftest: a bare ``pytest`` runs the fast suite."""
+    if config.getoption("--runslow") or "slow" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow or make test-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """Deliberately faulty backends, each with a bug a real solver could have.
 
-Each is a registry :class:`~solvers.Backend` built around a plain
+Each is a registry :class:`~flipgame.Backend` built around a plain
 ``solve(game, board)``; the harness must catch every one of them.
 """
 
@@ -11,8 +11,8 @@ import dataclasses
 import numpy as np
 from conftest import solve_gate
 
-from solvers import Backend, Game, Solution, Status, sat
-from solvers.algebra import eliminate
+from flipgame import Backend, Game, Solution, Status, sat
+from flipgame.algebra import eliminate
 
 
 class FunctionBackend(Backend):

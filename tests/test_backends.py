@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from conftest import POJ_SAMPLE, REFERENCE_TRAP_BOARDS, batch_gate, board, solve_gate
 
-from solvers import BACKENDS, Board, Game, Status, UnknownBackendError, get_backend, solve
-from solvers.errors import BoardTooLargeError, NullityTooLargeError, OptionError
-from verify.witness import check_solution
+from flipgame import BACKENDS, Board, Game, Status, UnknownBackendError, get_backend, solve
+from flipgame.errors import BoardTooLargeError, NullityTooLargeError, OptionError
+from flipgame.verify.witness import check_solution
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

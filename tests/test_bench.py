@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from solvers.cli import main
+from flipgame.cli import main
 
 
 def test_bench_times_the_stream_beside_a_reference_and_counts_its_wrong_answers(tmp_path):
@@ -70,7 +70,7 @@ def test_bench_reports_a_reference_that_fails_without_a_speed_ratio(tmp_path, ca
 
 
 def test_bench_stops_a_reference_that_hangs(tmp_path, capsys, monkeypatch):
-    from solvers.cli import bench
+    from flipgame.cli import bench
 
     monkeypatch.setattr(bench, "REFERENCE_TIMEOUT", 1.0)
     ref = _script(tmp_path, "hang", "time.sleep(600)")

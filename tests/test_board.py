@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers import Board, BoardFormatError, Game, read_cases
+from flipgame import Board, BoardFormatError, Game, read_cases
 
 
 def test_bit_layout_row_major_black_is_one():

@@ -1,4 +1,4 @@
-"""verify.certify: checked DRUP proofs that a claimed minimum is minimal."""
+"""flipgame.verify.certify: checked DRUP proofs that a claimed minimum is minimal."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from conftest import sigint_default
 pytest.importorskip("pysat")
 dratify = pytest.importorskip("dratify")
 
-from solvers.board import Board, Game  # noqa: E402
-from verify.certify import (  # noqa: E402
+from flipgame.board import Board, Game  # noqa: E402
+from flipgame.verify.certify import (  # noqa: E402
     Certification,
     CertStatus,
     _check,
@@ -38,7 +38,7 @@ POJ_WITNESS = (1 << 0) | (1 << 5) | (1 << 7) | (1 << 8)  # (0,0) (1,1) (1,3) (2,
 
 def gauss_solve(game: Game, board: int):
     """The gauss backend's answer, through the gate."""
-    from solvers import solve
+    from flipgame import solve
 
     return solve(board, "gauss", game=game)
 
@@ -291,7 +291,7 @@ def _children_of(pid: int) -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"verify.certify" in b" ".join(cmd) and str(pid).encode() in cmd and state != "Z":
+        if b"flipgame.verify.certify" in b" ".join(cmd) and str(pid).encode() in cmd and state != "Z":
             out.append(int(entry.name))
     return out
 
@@ -308,8 +308,8 @@ def test_child_process_certifies(poj):
 HARD = textwrap.dedent("""
     import random, sys
     sys.path.insert(0, {root!r})
-    from solvers.board import Game
-    from verify.certify import certify_minimum
+    from flipgame.board import Game
+    from flipgame.verify.certify import certify_minimum
     game = Game(18, 18, "black")
     board = random.Random(1).getrandbits(game.n)
     moves, witness = {moves}, {witness}

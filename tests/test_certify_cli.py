@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 from faulty_backends import FunctionBackend
 
-from solvers import BACKENDS, solve
-from solvers.algebra import eliminate
-from solvers.cli import ExitCode, main
+from flipgame import BACKENDS, solve
+from flipgame.algebra import eliminate
+from flipgame.cli import ExitCode, main
 
 SAMPLE = "bwwb\nbbwb\nbwwb\nbwww\n"
 

@@ -11,7 +11,7 @@ import time
 import pytest
 from conftest import sigint_default
 
-from solvers.cli import ExitCode
+from flipgame.cli import ExitCode
 
 # 3x3: 512 boards, 32 chunks of 16 per backend.
 ARGS = ["verify", "--size", "3x3", "--backends", "gauss,sat,ilp", "--jobs", "1", "--chunk-size", "16"]
@@ -19,7 +19,7 @@ CHUNKS = 32
 
 
 def verify(*extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solvers", *ARGS, *extra],
+    return subprocess.run([sys.executable, "-m", "flipgame", *ARGS, *extra],
                           capture_output=True, text=True, timeout=300)
 
 
@@ -34,7 +34,7 @@ def comparable(report_path) -> dict:
 
 
 def start_and_kill(tmp_path, checkpoint, min_lines: int, sig=signal.SIGKILL) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "solvers", *ARGS, "--checkpoint", str(checkpoint),
+    proc = subprocess.Popen([sys.executable, "-m", "flipgame", *ARGS, "--checkpoint", str(checkpoint),
                              "--report", str(tmp_path / "partial.json")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     deadline = time.monotonic() + 120
@@ -77,7 +77,7 @@ def test_ctrl_c_writes_the_partial_report_and_exits_130(tmp_path):
 def test_checkpoint_of_another_run_is_refused(tmp_path):
     checkpoint = tmp_path / "run.jsonl"
     assert verify("--checkpoint", str(checkpoint), "--report", str(tmp_path / "a.json")).returncode == 0
-    other = subprocess.run([sys.executable, "-m", "solvers", "verify", "--size", "2x3", "--backends", "gauss",
+    other = subprocess.run([sys.executable, "-m", "flipgame", "verify", "--size", "2x3", "--backends", "gauss",
                             "--checkpoint", str(checkpoint), "--report", str(tmp_path / "b.json")],
                            capture_output=True, text=True)
     assert other.returncode == ExitCode.USAGE and "another run" in other.stderr
@@ -97,7 +97,7 @@ def test_unreadable_or_empty_checkpoint(tmp_path, garbage):
 def _damaged_run(tmp_path, change) -> subprocess.CompletedProcess:
     """A 2x2 gauss,bfs checkpoint whose first chunk record is replaced by ``change(record)``, then resumed."""
     ck = tmp_path / "ck.jsonl"
-    args = [sys.executable, "-m", "solvers", "verify", "--size", "2x2", "--backends", "gauss,bfs",
+    args = [sys.executable, "-m", "flipgame", "verify", "--size", "2x2", "--backends", "gauss,bfs",
             "--checkpoint", str(ck), "--report", str(tmp_path / "r.json")]
     assert subprocess.run(args, capture_output=True, text=True, timeout=120).returncode == ExitCode.OK
     header, first, *rest = ck.read_text().splitlines()

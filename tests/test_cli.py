@@ -7,15 +7,15 @@ import sys
 
 import pytest
 
-from solvers import BACKENDS
-from solvers.cli import ExitCode, main
+from flipgame import BACKENDS
+from flipgame.cli import ExitCode, main
 
 SAMPLE = "bwwb\nbbwb\nbwwb\nbwww\n"
 TRAP = "wbbb\nwwww\nwwww\nwwww\n"
 
 
 def flipgame(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solvers", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -98,7 +98,7 @@ def test_bfs_refuses_large_boards_with_the_limit():
 
 
 def test_gauss_never_loads_ortools():
-    code = ("import sys; from solvers.cli import main; main(['solve', '--backend', 'gauss', '-']); "
+    code = ("import sys; from flipgame.cli import main; main(['solve', '--backend', 'gauss', '-']); "
             "sys.stderr.write(str(any(m.startswith('ortools') for m in sys.modules)))")
     r = subprocess.run([sys.executable, "-c", code], input=SAMPLE, capture_output=True, text=True)
     assert r.stdout == "4\n" and r.stderr == "False"
@@ -142,18 +142,18 @@ def test_bad_solver_options_are_usage_errors(args, words):
     (["--checkpoint", "same.json", "--report", "same.json"], "different files"),
 ])
 def test_verify_output_paths_checked_before_the_run(args, words, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "solvers", "verify", "--size", "2x2", "--backends", "gauss", *args],
+    r = subprocess.run([sys.executable, "-m", "flipgame", "verify", "--size", "2x2", "--backends", "gauss", *args],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
     assert r.stdout == ""  # nothing was solved
 
 
 def test_output_errors_are_one_line():
-    full = subprocess.run(f"{sys.executable} -m solvers solve > /dev/full", shell=True, input=SAMPLE,
+    full = subprocess.run(f"{sys.executable} -m flipgame solve > /dev/full", shell=True, input=SAMPLE,
                           capture_output=True, text=True)
     assert full.returncode == ExitCode.USAGE and "cannot write output" in full.stderr
     assert "Traceback" not in full.stderr
-    closed = subprocess.run(f"{sys.executable} -m solvers solve >&-", shell=True, input=SAMPLE,
+    closed = subprocess.run(f"{sys.executable} -m flipgame solve >&-", shell=True, input=SAMPLE,
                             capture_output=True, text=True)
     assert closed.returncode == ExitCode.USAGE and "standard output is closed" in closed.stderr
 
@@ -161,7 +161,7 @@ def test_output_errors_are_one_line():
 def test_bom_and_not_utf8_input():
     r = flipgame("solve", stdin="\ufeff" + SAMPLE)
     assert r.stdout == "4\n"
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve"], input=b"bw\xffb\nbbwb\nbwwb\nbwww\n",
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve"], input=b"bw\xffb\nbbwb\nbwwb\nbwww\n",
                        capture_output=True)
     assert r.returncode == ExitCode.USAGE and b"not UTF-8" in r.stderr
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from conftest import POJ_SAMPLE, board, solve_gate
 
-from solvers import Game, OptionError, Status, sat, solve, solve_batch
-from solvers.sat import SatModel, xor_chain, xor_clauses
+from flipgame import Game, OptionError, Status, sat, solve, solve_batch
+from flipgame.sat import SatModel, xor_chain, xor_clauses
 
 
 def models_of(clauses, primary):

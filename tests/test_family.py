@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from conftest import batch_gate, solve_gate
 
-from solvers import BACKENDS, Board, Game, Status
-from solvers.board import parse_stencil
-from solvers.cli import ExitCode, main
-from verify.witness import check_solution
+from flipgame import BACKENDS, Board, Game, Status
+from flipgame.board import parse_stencil
+from flipgame.cli import ExitCode, main
+from flipgame.verify.witness import check_solution
 
 # Nullity of the n x n plus board, n = 1..20 (known values).
 NULLITY = [0, 0, 0, 4, 2, 0, 0, 0, 8, 0, 6, 0, 0, 4, 0, 8, 2, 0, 16, 0]
@@ -112,7 +112,7 @@ FLIPTILE_ANSWER = "0 0 0 0\n1 0 0 1\n1 0 0 1\n0 0 0 0\n"
 
 
 def flipgame(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solvers", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin,
                           capture_output=True, text=True, timeout=300)
 
 

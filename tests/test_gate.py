@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from faulty_backends import FunctionBackend
 
-import solvers
-from solvers import (
+import flipgame
+from flipgame import (
     BACKENDS,
     Board,
     FlipgameError,
@@ -25,8 +25,8 @@ from solvers import (
     solve,
     solve_batch,
 )
-from solvers.cli import ExitCode, main
-from verify.witness import check_certificate, check_solution
+from flipgame.cli import ExitCode, main
+from flipgame.verify.witness import check_certificate, check_solution
 
 T = Board.from_rows(["bwb", "wbw", "bwb"])
 
@@ -40,8 +40,8 @@ def test_explicit_goal_board_through_the_gate_is_right(backend):
 
 @pytest.mark.parametrize("backend", ["cpsat", "sat", "ilp"])
 def test_a_model_refuses_a_goal_it_would_get_wrong(backend):
-    # Before the gate, solvers.sat.solve(Game(3, 3, goal="board", target=T), 0) answered 0 presses.
-    with pytest.raises(RulesError, match="solvers.solve"):
+    # Before the gate, flipgame.sat.solve(Game(3, 3, goal="board", target=T), 0) answered 0 presses.
+    with pytest.raises(RulesError, match="flipgame.solve"):
         BACKENDS[backend].solve(Game(3, 3, goal="board", target=T.cells), 0)
 
 
@@ -79,7 +79,7 @@ def test_status_repr_is_its_name():
 
 
 def test_one_error_base_class():
-    for exc in (RulesError, OptionError, RefusedError, solvers.UnknownBackendError, solvers.BoardFormatError):
+    for exc in (RulesError, OptionError, RefusedError, flipgame.UnknownBackendError, flipgame.BoardFormatError):
         assert issubclass(exc, FlipgameError)
     with pytest.raises(FlipgameError):
         solve(["bwwb"] * 4, "nope")
@@ -88,11 +88,11 @@ def test_one_error_base_class():
 
 
 def test_painter_explain_and_fliptile_stats_use_the_formats_own_colours():
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--format", "painter", "--explain"],
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--format", "painter", "--explain"],
                        input="1\n4\nwyyy\nyyyy\nyyyy\nyyyy\n", capture_output=True, text=True)
     assert r.stdout.splitlines()[:2] == ["inf", "certificate for all y: every press flips an even number of the "
                                                 "cells marked x, but 1 of them (odd) must change"]
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--format", "fliptile", "--stats"],
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--format", "fliptile", "--stats"],
                        input="1 3\n1 1 0\n", capture_output=True, text=True)
     assert r.stdout == "1 0 0\n" and "goal all 0;" in r.stderr and "white" not in r.stderr
 
@@ -104,7 +104,7 @@ def test_verify_with_one_backend_does_not_claim_agreement(tmp_path, capsys):
 
 
 def test_binary_input_is_escaped_in_errors():
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve"], input=b"\x1b[2J\x00bwb\n", capture_output=True)
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve"], input=b"\x1b[2J\x00bwb\n", capture_output=True)
     assert r.returncode == ExitCode.USAGE
     assert b"\x1b" not in r.stderr and b"\x00" not in r.stderr and b"\\x1b" in r.stderr
 
@@ -150,7 +150,7 @@ def test_a_new_backend_is_one_class_and_one_registry_line(monkeypatch, tmp_path,
     (["verify", "--size", "2x2", "--backends", "gauss", "--report", "/proc/x.json"], "cannot write"),
 ])
 def test_odd_option_values_are_one_line_errors_found_by_a_new_user(args, words, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "solvers", *args], input="bwwb\nbbwb\nbwwb\nbwww\n",
+    r = subprocess.run([sys.executable, "-m", "flipgame", *args], input="bwwb\nbbwb\nbwwb\nbwww\n",
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
     assert r.stderr.count("\n") == 1 or args[0] == "verify"  # verify may print what it checks first
@@ -158,10 +158,10 @@ def test_odd_option_values_are_one_line_errors_found_by_a_new_user(args, words, 
 
 
 def test_hints_lead_to_something_that_takes_the_board():
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--size", "250x250", "--wrap"], input="",
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--size", "250x250", "--wrap"], input="",
                        capture_output=True, text=True)
     assert r.returncode == ExitCode.REFUSED and "sat and ilp" not in r.stderr  # they refuse 62500 cells too
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--size", "60x60", "--wrap", "--backend", "sat",
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--size", "60x60", "--wrap", "--backend", "sat",
                         "--memory-limit", "0.001"], input="", capture_output=True, text=True)
     assert r.returncode == ExitCode.REFUSED and "gauss solves it" not in r.stderr  # gauss refuses 3600 dense cells
 

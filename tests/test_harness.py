@@ -11,9 +11,9 @@ import pytest
 from conftest import solve_gate
 from faulty_backends import FAULTY, FunctionBackend
 
-from solvers import BACKENDS, Backend, Game, Solution, Status
-from solvers.cli import ExitCode, main
-from verify.harness import run_agreement
+from flipgame import BACKENDS, Backend, Game, Solution, Status
+from flipgame.cli import ExitCode, main
+from flipgame.verify.harness import run_agreement
 
 POJ_SAMPLE_CELLS = 0b0001100110111001  # bwwb / bbwb / bwwb / bwww
 
@@ -142,7 +142,7 @@ def test_verify_reports_every_known_kind_of_fault(monkeypatch, tmp_path, fault):
     assert rows["gauss"]["witness_failures"] == rows["bfs"]["witness_failures"] == 0
     # Replay the first reported board with the CLI: it gives gauss's recorded answer.
     record = (report["disagreements"] or report["witness_failures"])[0]
-    replay = subprocess.run([sys.executable, "-m", "solvers", "solve"], input="\n".join(record["text"]) + "\n",
+    replay = subprocess.run([sys.executable, "-m", "flipgame", "solve"], input="\n".join(record["text"]) + "\n",
                             capture_output=True, text=True, check=True)
     expected = record["answers"]["gauss"]["answer"] if "answers" in record else None
     if expected is not None:

@@ -1,4 +1,4 @@
-"""solvers.minweight (Walsh-Hadamard minimum-weight coset search) against brute force."""
+"""flipgame.minweight (Walsh-Hadamard minimum-weight coset search) against brute force."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from solvers import minweight
-from solvers.algebra import eliminate
-from solvers.board import Game
-from solvers.minweight import min_weight, minima, weights
+from flipgame import minweight
+from flipgame.algebra import eliminate
+from flipgame.board import Game
+from flipgame.minweight import min_weight, minima, weights
 
 # OEIS A075464: fewest presses to turn an all-lit n x n Lights Out board off, n = 1..19
 # (A075462 is the number of solutions; A075464(39) = 561 is the nullity-32 39x39 case).

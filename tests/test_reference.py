@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from solvers import Status, format_cells
+from flipgame import Status, format_cells
 
 SEED = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "000_b1df5a2eb2915c27.txt"
 

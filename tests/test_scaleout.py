@@ -19,17 +19,17 @@ import psutil
 import pytest
 from faulty_backends import FunctionBackend
 
-from solvers import BACKENDS, Game, Solution, Status, prepare, solve
-from solvers.bfs import _level_bfs, distance_table
-from solvers.cli import ExitCode, main
-from solvers.errors import BoardTooLargeError
-from verify.harness import run_agreement
+from flipgame import BACKENDS, Game, Solution, Status, prepare, solve
+from flipgame.bfs import _level_bfs, distance_table
+from flipgame.cli import ExitCode, main
+from flipgame.errors import BoardTooLargeError
+from flipgame.verify.harness import run_agreement
 
 BIN = os.path.dirname(sys.executable)
 
 
 def verify(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solvers", "verify", *args],
+    return subprocess.run([sys.executable, "-m", "flipgame", "verify", *args],
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -50,7 +50,7 @@ def counts(report_path) -> dict:
 @pytest.mark.parametrize("game", [Game(4, 4), Game(3, 5, "white", True), Game(4, 4, neighbourhood="king"),
                                   Game(2, 7, "black"), Game(4, 5, neighbourhood="cross")])
 def test_press_by_press_table_equals_the_level_bfs(game, monkeypatch):
-    monkeypatch.setattr("solvers.bfs.BLOCK_BITS", 9)  # many blocks, so pairs of blocks are exercised
+    monkeypatch.setattr("flipgame.bfs.BLOCK_BITS", 9)  # many blocks, so pairs of blocks are exercised
     distance_table.cache_clear()
     try:
         assert np.array_equal(distance_table(game), _level_bfs(game))
@@ -241,7 +241,7 @@ def test_external_dask_scheduler_gives_the_local_counts(tmp_path):
 
 @pytest.mark.parametrize("executor", [["--jobs", "2"], ["--scheduler", "local:2"]])
 def test_no_worker_outlives_a_killed_verify(tmp_path, executor):
-    proc = subprocess.Popen([sys.executable, "-m", "solvers", "verify", "--size", "4x4", "--backends", "sat",
+    proc = subprocess.Popen([sys.executable, "-m", "flipgame", "verify", "--size", "4x4", "--backends", "sat",
                              "--report", str(tmp_path / "r.json"), *executor],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parent = psutil.Process(proc.pid)

@@ -13,14 +13,14 @@ import time
 import pytest
 from conftest import sigint_default
 
-from solvers import Board, Game, solve
-from solvers.cli import ExitCode
-from solvers.cli.bench import B18, P14
-from verify.witness import check_solution
+from flipgame import Board, Game, solve
+from flipgame.cli import ExitCode
+from flipgame.cli.bench import B18, P14
+from flipgame.verify.witness import check_solution
 
 
 def flipgame(*args: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solvers", *args], input=stdin, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin, capture_output=True, text=True,
                           timeout=timeout)
 
 
@@ -80,7 +80,7 @@ def test_item4_time_limit_2_returns_unknown_within_4_s(backend):
 def test_item4_ctrl_c_exits_130_promptly_without_traceback(backend, tmp_path):
     f = tmp_path / "lit39.txt"
     f.write_text("\n".join(["b" * 39] * 39) + "\n")
-    p = subprocess.Popen([sys.executable, "-m", "solvers", "solve", "--size", "39x39", "--goal", "white",
+    p = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--size", "39x39", "--goal", "white",
                           "--backend", backend, "--time-limit", "60", str(f)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     time.sleep(3)
@@ -121,7 +121,7 @@ def test_certify_the_poj_sample():
 
 
 def test_certify_writes_proof_files_that_recheck(tmp_path):
-    from verify.certify import check_proof_files
+    from flipgame.verify.certify import check_proof_files
 
     r = flipgame("solve", "--certify", "--proof-dir", str(tmp_path), stdin="bwwb\nbbwb\nbwwb\nbwww\n")
     assert r.returncode == 0

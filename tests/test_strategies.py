@@ -12,15 +12,15 @@ import pytest
 from conftest import solve_gate
 from faulty_backends import FunctionBackend
 
-from solvers import BACKENDS, Game, RefusedError, Solution, Status, algebra, bfs
-from solvers.auto import plan
-from solvers.strategies import STRATEGIES, Strategy, strategy_list
-from solvers.study import FAMILIES, compare_strategies, coset_distribution, distribution
-from verify.witness import check_solution
+from flipgame import BACKENDS, Game, RefusedError, Solution, Status, algebra, bfs
+from flipgame.auto import plan
+from flipgame.strategies import STRATEGIES, Strategy, strategy_list
+from flipgame.study import FAMILIES, compare_strategies, coset_distribution, distribution
+from flipgame.verify.witness import check_solution
 
 
 def flipgame(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solvers", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "flipgame", *args], capture_output=True, text=True, timeout=300)
 
 
 # --- the strategy registry -------------------------------------------------------------------------
@@ -112,7 +112,7 @@ def test_auto_batch_is_gauss_relabelled():
 
 
 def test_solve_stats_show_the_strategy():
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--backend", "auto", "--stats"],
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--backend", "auto", "--stats"],
                        input="bwwb\nbbwb\nbwwb\nbwww\n", capture_output=True, text=True, timeout=60)
     assert r.stdout == "4\n" and "strategy=gauss" in r.stderr and "why=the algebra takes 4x4" in r.stderr
 

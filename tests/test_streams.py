@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 from faulty_backends import FunctionBackend
 
-from solvers import BACKENDS, Game, Session, Solution, Status, solve, solve_batch
-from solvers.board import format_cells
-from solvers.cli import ExitCode, main
-from solvers.cli import solve as solve_cli
-from solvers.formats import LineSource
-from verify.witness import check_solution
+from flipgame import BACKENDS, Game, Session, Solution, Status, solve, solve_batch
+from flipgame.board import format_cells
+from flipgame.cli import ExitCode, main
+from flipgame.cli import solve as solve_cli
+from flipgame.formats import LineSource
+from flipgame.verify.witness import check_solution
 
 SAMPLE = "bwwb\nbbwb\nbwwb\nbwww\n"
 TRAP = "wbbb\nwwww\nwwww\nwwww\n"
@@ -35,7 +35,7 @@ MIXED_ANSWERS = ["4", "Impossible", "0", "0", "1", "Impossible"]
 
 
 def flipgame(*args: str, stdin: str = "", timeout: float = 120, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solvers", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin, capture_output=True,
                           text=True, timeout=timeout, **kw)
 
 
@@ -179,7 +179,7 @@ def _read_line(pipe, timeout: float) -> bytes:
 @pytest.mark.parametrize("backend, args", [("gauss", []), ("gauss", ["--presses"]), ("sat", [])])
 def test_interactive_pipe_gets_each_answer_before_the_next_case(backend, args):
     cases = [(SAMPLE, "4"), (TRAP, "Impossible"), ("wwww\n" * 4, "0"), ("bbww\nbwww\nwwww\nwwww\n", "1")]
-    proc = subprocess.Popen([sys.executable, "-m", "solvers", "solve", "--backend", backend, *args],
+    proc = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--backend", backend, *args],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     try:
         for text, answer in cases:
@@ -199,7 +199,7 @@ def test_interactive_pipe_gets_each_answer_before_the_next_case(backend, args):
 
 
 def test_interactive_painter_answers_the_last_declared_case_before_end_of_input():
-    proc = subprocess.Popen([sys.executable, "-m", "solvers", "solve", "--format", "painter"],
+    proc = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--format", "painter"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     try:
         proc.stdin.write(b"2\n1\nw\n")
@@ -221,7 +221,7 @@ def _one_gib_address_space():
 
 def test_dev_zero_is_refused_at_once_in_bounded_memory():
     start = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "/dev/zero"], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "/dev/zero"], capture_output=True, text=True,
                        timeout=30, preexec_fn=_one_gib_address_space)
     assert (r.returncode, r.stdout) == (ExitCode.USAGE, "")
     assert r.stderr == "flipgame: /dev/zero: case 1, line 1: line longer than 72 characters\n"
@@ -229,14 +229,14 @@ def test_dev_zero_is_refused_at_once_in_bounded_memory():
 
 
 def test_target_dev_zero_and_an_endless_target_are_refused_in_bounded_memory(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--target", "/dev/zero"], input="bwwb\n" * 4,
+    r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--target", "/dev/zero"], input="bwwb\n" * 4,
                        capture_output=True, text=True, timeout=30, preexec_fn=_one_gib_address_space)
     assert (r.returncode, r.stdout) == (ExitCode.USAGE, "")
     assert r.stderr == "flipgame: --target /dev/zero: line 1: line longer than 72 characters\n"
     # An endless stream of valid rows: refused after the second board, not read to the end.
     endless = subprocess.Popen(["yes", "bwwb"], stdout=subprocess.PIPE)
     try:
-        r = subprocess.run([sys.executable, "-m", "solvers", "solve", "--target", "/dev/stdin"],
+        r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--target", "/dev/stdin"],
                            stdin=endless.stdout, capture_output=True, text=True, timeout=30,
                            preexec_fn=_one_gib_address_space)
     finally:

@@ -13,7 +13,7 @@ For every goal board ``t`` of the game it builds the CNF
 from ``game.press_masks`` alone, asks a proof-logging SAT solver (CaDiCaL
 1.9.5 through python-sat) to refute it, and replays the solver's DRUP proof in
 :mod:`dratify`, a DRAT checker that shares no code with any solver.  Nothing
-here imports :mod:`solvers.sat`, :mod:`solvers.cpsat` or :mod:`solvers.ilp`:
+here imports :mod:`flipgame.sat`, :mod:`flipgame.cpsat` or :mod:`flipgame.ilp`:
 the encoding (XOR chains cut into pieces of at most four literals; the
 cardinality constraint from :func:`pysat.card.CardEnc.atmost`) is written
 independently of theirs, so a shared encoding bug cannot certify itself.
@@ -306,7 +306,7 @@ def _solve_one(clauses, top: int, solver: str):
 
 def _cnf_header(job: dict, goal: dict, nvars: int, nclauses: int) -> str:
     lines = [
-        "flipgame lower-bound certificate (verify.certify)",
+        "flipgame lower-bound certificate (flipgame.verify.certify)",
         f"rules: {job['rules']}",
         f"board: {job['board']} (bit r*cols+c, black = 1); goal board {goal['label']}: {goal['target']}",
         f"claim: no press set of at most {job['bound']} presses reaches {goal['describe']}: this CNF is UNSAT",
@@ -415,7 +415,7 @@ def _child_main() -> None:
     out.close()
 
 
-_CHILD_CODE = "import sys; sys.path.insert(0, sys.argv[2]); from verify.certify import _child_main; _child_main()"
+_CHILD_CODE = "from flipgame.verify.certify import _child_main; _child_main()"
 
 
 def _run_in_child(job: dict, time_limit: float) -> dict | None:
@@ -429,9 +429,8 @@ def _run_in_child(job: dict, time_limit: float) -> dict | None:
     import pickle
     import subprocess
 
-    root = str(Path(__file__).resolve().parent.parent)
     deadline = time.monotonic() + time_limit
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD_CODE, str(os.getpid()), root],
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD_CODE, str(os.getpid())],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
@@ -531,7 +530,7 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
     goal white, certify within 10 s up to about 10x10.  Checking in pure
     Python takes 75-95 % of the time.
     Impossible boards are out of scope: their certificate is a parity check
-    (:func:`solvers.gauss.certificates`), not a proof of minimality.
+    (:func:`flipgame.gauss.certificates`), not a proof of minimality.
     """
     n = game.n
     if not 0 <= moves <= n:
@@ -640,8 +639,8 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
     import statistics
     import time
 
-    from solvers.algebra import certificates
-    from solvers.result import Status
+    from flipgame.algebra import certificates
+    from flipgame.result import Status
 
     from .witness import check_certificate
 

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.board import Game
-from solvers.errors import CheckpointError
-from solvers.result import BatchSolution
+from flipgame.board import Game
+from flipgame.errors import CheckpointError
+from flipgame.result import BatchSolution
 
 FORMAT = "flipgame-checkpoint/3"
 FIELD_NAMES = {

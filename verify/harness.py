@@ -4,7 +4,7 @@ For each backend the boards are solved in chunks (on an executor for backends
 whose registry entry says ``parallel``: a local process pool by default, or any
 ``concurrent.futures`` executor, e.g. a Dask cluster's through
 :func:`open_executor`), every witness is re-applied
-by the board model (:mod:`verify.witness`), and then the answers are compared
+by the board model (:mod:`flipgame.verify.witness`), and then the answers are compared
 board by board.  Two answers agree when both are ``Impossible`` or both give
 the same minimum number of presses; press sets are not compared, since a board
 may have several minimum-weight solutions.  UNKNOWN (time-out) and ERROR
@@ -41,10 +41,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from solvers import BACKENDS, get_backend, solve, solve_batch
-from solvers.board import Game, format_cells
-from solvers.errors import RulesError
-from solvers.result import NO_MOVES, BatchSolution, Solution, Status
+from flipgame import BACKENDS, get_backend, solve, solve_batch
+from flipgame.board import Game, format_cells
+from flipgame.errors import RulesError
+from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
 
 from .witness import check_batch, check_solution
 
@@ -101,7 +101,7 @@ class AgreementReport:
     """Chunks (over all backends) read from the checkpoint instead of solved."""
     total_chunks: int = 0
     certification: dict | None = None
-    """With ``certify``: :func:`verify.certify.certify_run`'s counts and failures."""
+    """With ``certify``: :func:`flipgame.verify.certify.certify_run`'s counts and failures."""
 
     @property
     def incomplete(self) -> bool:
@@ -169,7 +169,7 @@ def _solve_chunk(name: str, game: Game, boards: np.ndarray, options: dict) -> Ba
     """Solve one chunk; an exception becomes ERROR answers for the chunk, and the run goes on.
 
     Boards of more than 64 cells (an object array of Python ints) are solved
-    board by board through the gate's :func:`solvers.solve`.
+    board by board through the gate's :func:`flipgame.solve`.
     """
     start = time.perf_counter()
     if boards.dtype != object:
@@ -249,7 +249,7 @@ def _ignore_sigint() -> None:
 
 
 def dask_setup(worker) -> None:  # noqa: ARG001 - the Dask preload hook's signature
-    """Dask worker preload (``LocalCluster(preload=["verify.harness"])``): ignore Ctrl-C, die with the driver.
+    """Dask worker preload (``LocalCluster(preload=["flipgame.verify.harness"])``): ignore Ctrl-C, die with the driver.
 
     The worker processes of a LocalCluster are children of the driver (the
     nannies run inside it), so their parent is the ``verify`` process.
@@ -289,7 +289,7 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
 
     Dask is imported only here.
     """
-    from solvers.errors import FlipgameError
+    from flipgame.errors import FlipgameError
 
     if scheduler is None:
         yield None, f"local pool of {jobs} worker{'s' if jobs != 1 else ''}"
@@ -304,7 +304,7 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
         if not (n.isascii() and n.isdigit() and int(n) > 0):
             raise FlipgameError(f"--scheduler local:N needs a positive number of workers, got {scheduler!r}")
         cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None,
-                               preload=["verify.harness"], silence_logs=40)
+                               preload=["flipgame.verify.harness"], silence_logs=40)
         label = f"dask LocalCluster of {n} worker{'s' if n != '1' else ''}"
         target = cluster
     else:
@@ -400,7 +400,7 @@ def run_agreement(
         Registry names; default every registered backend.
     boards : ndarray, shape (k,), optional
         uint64 bitmasks for at most 64 cells; Python ints (any array or
-        sequence) above, solved board by board through :func:`solvers.solve`.
+        sequence) above, solved board by board through :func:`flipgame.solve`.
         Default: all ``2**n`` boards (n <= 30).
     jobs : int
         Worker processes of the default local pool for backends marked
@@ -420,7 +420,7 @@ def run_agreement(
     on_backend_done : callable(BackendSummary), optional
         Called when a backend has finished every board (before comparison).
     checkpoint : str, optional
-        JSON-lines file of finished chunks (:mod:`verify.checkpoint`): chunks
+        JSON-lines file of finished chunks (:mod:`flipgame.verify.checkpoint`): chunks
         already in it are not solved again, new ones are appended as they
         finish, so an interrupted run resumes where it stopped.
     on_resume : callable(chunks_found, chunks_total, path), optional
@@ -428,7 +428,7 @@ def run_agreement(
     compare_presses : bool
         Also require equal press sets (for canonical witnesses, e.g. POJ 3279).
     certify : bool
-        Also prove every answer (:func:`verify.certify.certify_run`): each minimum
+        Also prove every answer (:func:`flipgame.verify.certify.certify_run`): each minimum
         by a DRUP proof checked by dratify, each Impossible by its parity certificate.
     on_certify : callable(done, total), optional
         Progress of the certification.
@@ -604,7 +604,7 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     """
     if not any(len(v) for v in infeasible.values()):
         return {}
-    from solvers.algebra import eliminate
+    from flipgame.algebra import eliminate
 
     checks = eliminate(game).checks
     for c in checks:

@@ -1,12 +1,12 @@
 """Independent witness checks: no backend is trusted on its own word.
 
 A backend's OPTIMAL answer is accepted only if re-applying its press set with
-the board model's plain simulation (:meth:`solvers.board.Game.apply`, or its
+the board model's plain simulation (:meth:`flipgame.board.Game.apply`, or its
 vectorised twin ``apply_many``) reaches the goal board it names, that board is
 a goal of the game, and the press set has exactly the claimed number of
 presses.  A non-OPTIMAL answer must carry no number.  Minimality and
 ``Impossible`` are not checkable from one answer; they are checked by
-agreement between independent backends (:mod:`verify.harness`).
+agreement between independent backends (:mod:`flipgame.verify.harness`).
 
 Source: the same idea as scipy's ``_check_result`` and networkx's
 ``validate_flows``.
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.board import Game
-from solvers.result import NO_MOVES, BatchSolution, Solution, Status
+from flipgame.board import Game
+from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
 
 
 def check_solution(game: Game, board: int, solution: Solution) -> str | None:

@@ -118,13 +118,13 @@ def bench_strategies(names: list[str], sample: int, time_limit: float) -> list[d
 
 
 def startup_seconds(backend: str, game: Game, runs: int) -> float:
-    """Median wall time of `python -m solvers solve --backend NAME` on one all-white board."""
+    """Median wall time of `python -m flipgame solve --backend NAME` on one all-white board."""
     import statistics
     import subprocess
     import time
 
     board = "\n".join(["w" * game.cols] * game.rows) + "\n"
-    cmd = [sys.executable, "-m", "solvers", "solve", "--backend", backend, "--size", game.size]
+    cmd = [sys.executable, "-m", "flipgame", "solve", "--backend", backend, "--size", game.size]
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -170,7 +170,7 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
 
     with tempfile.TemporaryFile("w+b") as stream:
         stream.write(("\n".join(format_cells(int(b), game.rows, game.cols) for b in boards) + "\n").encode())
-        seconds, code, differ = run([sys.executable, "-m", "solvers", "solve", "--backend", "gauss",
+        seconds, code, differ = run([sys.executable, "-m", "flipgame", "solve", "--backend", "gauss",
                                      "--size", game.size], None)
         if code or differ:
             raise RuntimeError(f"flipgame solve answered {differ} of {len(expected)} boards differently "
@@ -192,7 +192,7 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from verify.harness import run_agreement
+    from flipgame.verify.harness import run_agreement
 
     game = Game(*args.size)
     try:

@@ -1,10 +1,10 @@
 """``flipgame solve``: answer judge cases from a file or standard input.
 
 Cases stream through in chunks.  The input is read in bounded pieces
-(:class:`~solvers.formats.LineSource`); cases of one game of at most 64 cells
+(:class:`~flipgame.formats.LineSource`); cases of one game of at most 64 cells
 are gathered, up to :data:`CHUNK` of them or until the input would wait, and
 answered by one batch through the gate (:meth:`solvers.Session.solve_batch`),
-their witnesses checked in bulk (:func:`verify.witness.check_batch`) and their
+their witnesses checked in bulk (:func:`flipgame.verify.witness.check_batch`) and their
 answers written at once.  Other cases (larger boards, a backend that solves
 board by board, ``--stats``) go one at a time through the same session, which
 keeps one model per rule set.  The output is the same either way: the batch
@@ -61,7 +61,7 @@ def explain_impossible(game: Game, board: int, fmt: Format, certificates) -> str
 
     Raises RuntimeError if a certificate fails the board model's check.
     """
-    from verify.witness import check_certificate
+    from flipgame.verify.witness import check_certificate
 
     if certificates is None:
         from ..algebra import DENSE_MAX_CELLS
@@ -148,7 +148,7 @@ class _Stream:
             self.one(case)
 
     def one(self, case: Case) -> None:
-        from verify.witness import check_solution
+        from flipgame.verify.witness import check_solution
 
         self.number = case.number
         sol = self.session.solve(case.board, game=case.game)
@@ -156,7 +156,7 @@ class _Stream:
 
     def flush(self) -> None:
         """Answer the cases waiting: one batch, one witness check, one write."""
-        from verify.witness import check_batch, check_solution
+        from flipgame.verify.witness import check_batch, check_solution
 
         cases, self.pending = self.pending, []
         if not cases:
@@ -201,7 +201,7 @@ class _Stream:
         if args.explain and sol.status is Status.INFEASIBLE:
             print(explain_impossible(game, case.board, fmt, sol.certificates))
         if args.certify and sol.success:
-            from verify.certify import CertStatus, certify_minimum
+            from flipgame.verify.certify import CertStatus, certify_minimum
 
             cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
                                    time_limit=args.certify_time_limit, proof_dir=args.proof_dir,

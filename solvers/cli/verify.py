@@ -200,7 +200,7 @@ def _duration(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from verify.harness import open_executor, run_agreement
+    from flipgame.verify.harness import open_executor, run_agreement
 
     try:
         game = game_from_args(args)
