@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import auto, bfs, cpsat, gauss, ilp, sat
+from . import auto, bfs, cpsat, external, gauss, ilp, maxsat, pb, sat
 from .backend import Backend, ModelBackend, Option
 from .board import GOALS, Board, Game, format_cells, read_cases
 from .errors import (
@@ -63,7 +63,8 @@ def register(backend: Backend) -> Backend:
     return backend
 
 
-for _b in (gauss.Gauss(), bfs.Bfs(), cpsat.CpSat(), sat.Sat(), ilp.Ilp(), auto.Auto()):
+for _b in (gauss.Gauss(), bfs.Bfs(), cpsat.CpSat(), sat.Sat(), ilp.Ilp(), auto.Auto(), external.External(),
+           maxsat.MaxSat(), pb.Pb()):
     register(_b)
 
 
@@ -75,8 +76,12 @@ def get_backend(name: str) -> Backend:
     UnknownBackendError
         Naming every valid backend.
     """
-    try:
+    if name in BACKENDS:
         return BACKENDS[name]
+    from .strategies import strategy_backend  # a strategy's name runs its backend with its options
+
+    try:
+        return strategy_backend(name)
     except KeyError:
         raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {', '.join(BACKENDS)}") from None
 

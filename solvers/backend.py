@@ -123,6 +123,13 @@ MEMORY_LIMIT = Option("memory_limit", float, 2.0, "GiB a model may take; a large
                       "it is built", minimum=0, positive=True, maximum=1e6)
 
 
+def no_canonical(backend: str, options: dict) -> dict:
+    """``options``, or OptionError if they ask for the canonical press set (a backend that gives one minimum)."""
+    if options.get("canonical"):
+        raise OptionError(f"{backend}: the canonical press set is not offered (it gives one minimum press set)")
+    return options
+
+
 class Backend:
     """A solver backend: a name, declared options, and ``solve`` / ``solve_batch``.
 
@@ -143,9 +150,13 @@ class Backend:
         Largest board, in cells, the backend takes; None = no fixed limit.
     options : tuple of Option
         Keyword options besides ``canonical``, which every backend takes.
+    by_default : bool
+        Run by ``verify`` and ``bench`` when no list is given (False for the
+        external programs, MaxSAT and PB: opt-in, named with ``--backends`` or a strategy).
     """
 
     name: ClassVar[str]
+    by_default: ClassVar[bool] = True
     summary: ClassVar[str]
     parallel: ClassVar[bool] = False
     max_cells: ClassVar[int | None] = None

@@ -22,9 +22,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+import numpy as np
+
+from .backend import Backend
 from .board import Game
 from .errors import RefusedError, RulesError
-from .result import Solution
+from .result import BatchSolution, Solution
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,73 @@ for _s in (
     Strategy("ilp-scip", "ilp", {"solver": "SCIP"}, "MIP, SCIP"),
     Strategy("ilp-highs", "ilp", {"solver": "HIGHS"}, "MIP, HiGHS"),
     Strategy("bfs", "bfs", {}, "breadth-first distance table over all 2**n boards"),
+    Strategy("rc2", "maxsat", {"solver": "g3"}, "MaxSAT: pysat's RC2 (Glucose 3) over the WCNF"),
+    Strategy("exact", "pb", {}, "PB: Exact over the OPB model, board bits as assumptions"),
+    # External programs (Debian packages), each on an exported file; SAT ones descend over the bound.
+    Strategy("cadical", "external", {"command": "cadical -q {file}", "format": "cnf"},
+             "CaDiCaL (program) on DIMACS CNF, descent over the bound"),
+    Strategy("cryptominisat5", "external", {"command": "cryptominisat5 --verb 0 {file}", "format": "xcnf"},
+             "CryptoMiniSat 5 (program) on CNF-XOR, descent over the bound"),
+    Strategy("minisat", "external", {"command": "minisat -verb=0 {file} {out}", "format": "cnf"},
+             "MiniSat (program) on DIMACS CNF, result file, descent over the bound"),
+    Strategy("picosat", "external", {"command": "picosat {file}", "format": "cnf"},
+             "PicoSAT (program) on DIMACS CNF, descent over the bound"),
+    Strategy("cbc", "external", {"command": "cbc {file} solve solu {out}", "format": "mps"},
+             "COIN-OR CBC (program) on the MPS, its solution file"),
 ):
     register(_s)
+
+EXTERNAL = ("cadical", "cryptominisat5", "minisat", "picosat", "cbc")
+"""The strategies that run a Debian package's program."""
+
+
+def solver_cmd_strategy(command: str, fmt: str) -> Strategy:
+    """The strategy for ``--solver-cmd COMMAND --solver-format FMT``, registered as ``solver-cmd``."""
+    return register(Strategy("solver-cmd", "external", {"command": command, "format": fmt},
+                             f"external program: {command} ({fmt})"))
+
+
+class StrategyBackend(Backend):
+    """A strategy seen as a backend named after it: its backend with its options fixed underneath the
+    caller's (``verify --strategies``, ``solve --strategy``).  Answers carry the underlying backend's name."""
+
+    by_default = False
+
+    def __init__(self, strategy: Strategy):
+        from . import get_backend
+
+        self.strategy = strategy
+        self.base = get_backend(strategy.backend)
+        self.name = strategy.name
+        self.summary = strategy.summary
+        self.parallel = self.base.parallel
+        self.max_cells = self.base.max_cells
+        self.options = self.base.options
+
+    def check_options(self, options: dict) -> dict:
+        return self.base.check_options({**self.strategy.options, **options})
+
+    def refusal(self, game: Game, options: dict) -> str | None:
+        return self.base.refusal(game, options)
+
+    def refusal_error(self, game: Game, options: dict) -> type[Exception]:
+        return self.base.refusal_error(game, options)
+
+    def solve(self, game: Game, board: int, **options) -> Solution:
+        return self.base.solve(game, board, **options)
+
+    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+        return self.base.solve_batch(game, boards, **options)
+
+
+_AS_BACKEND: dict[str, StrategyBackend] = {}
+
+
+def strategy_backend(name: str) -> StrategyBackend:
+    """The strategy ``name`` as a backend (cached).  Raises KeyError for an unknown name."""
+    if name not in _AS_BACKEND:
+        _AS_BACKEND[name] = StrategyBackend(STRATEGIES[name])
+    return _AS_BACKEND[name]
 
 
 def strategy_list(text: str) -> list[str]:

@@ -207,7 +207,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             return fail(ExitCode.USAGE, f"--reference {args.reference}: not an executable program (a path, or a "
                                         f"name on PATH)")
         args.reference = found
-    names = args.backends or [n for n, b in BACKENDS.items() if b.supports(game)]
+    names = args.backends or [n for n, b in BACKENDS.items() if b.by_default and b.supports(game)]
     if game.n > 24 or any(not BACKENDS[n].supports(game) for n in names):
         return fail(ExitCode.REFUSED, f"bench solves all 2**n boards; {game.size} is too large for "
                                       f"{', '.join(names)}")

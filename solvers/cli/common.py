@@ -13,10 +13,11 @@ import re
 import sys
 from collections.abc import Sequence
 
-from .. import BACKENDS, GOALS, Game, read_cases
+from .. import BACKENDS, GOALS, Backend, Game, get_backend, read_cases
 from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
 from ..formats import FORMATS, LineSource
+from ..strategies import StrategyBackend
 
 MAX_CELLS = 4_000_000
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
@@ -154,6 +155,22 @@ def backend_options(names: Sequence[str], args) -> dict[str, dict]:
         for n, o in chosen:
             options[n][o.name] = value
     return options
+
+
+def chosen_backend(args) -> Backend:
+    """The backend of ``--strategy NAME`` (a strategy as a backend), of ``--backend`` (default gauss), or,
+    when only ``--solver-cmd`` is given, the ``external`` backend.  Raises UnknownBackendError."""
+    if getattr(args, "strategy", None):
+        return get_backend(args.strategy)
+    if args.backend is None and getattr(args, "opt_solver_cmd", None) is not None:
+        return get_backend("external")
+    return get_backend(args.backend or "gauss")
+
+
+def chosen_options(backend: Backend, args) -> dict:
+    """The flags given for ``backend`` (for a strategy: the flags of its underlying backend)."""
+    base = backend.base.name if isinstance(backend, StrategyBackend) else backend.name
+    return backend_options([base], args)[base]
 
 
 def game_from_args(args) -> Game:

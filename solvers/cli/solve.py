@@ -18,12 +18,13 @@ import sys
 
 import numpy as np
 
-from .. import BACKENDS, Game, Session, get_backend
+from .. import BACKENDS, Game, Session
 from ..board import format_cells
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
 from ..result import Solution, Status
-from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args, writable_folder
+from ..strategies import STRATEGIES
+from .common import ExitCode, add_rule_options, chosen_backend, chosen_options, fail, game_from_args, writable_folder
 
 
 def add_parser(sub) -> None:
@@ -31,9 +32,12 @@ def add_parser(sub) -> None:
                        description="Print, per case, the minimum number of presses or Impossible, exactly as "
                                    "the judge expects.")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file (default: standard input)")
-    p.add_argument("--backend", choices=list(BACKENDS), default="gauss",
-                   help="solver backend (default gauss): "
+    p.add_argument("--backend", choices=list(BACKENDS), default=None,
+                   help="solver backend (default gauss; external when only --solver-cmd is given): "
                         + "; ".join(f"{n}: {b.summary}" for n, b in BACKENDS.items()))
+    p.add_argument("--strategy", choices=list(STRATEGIES), default=None, metavar="NAME",
+                   help="a registered strategy instead of --backend (a backend with fixed options, external "
+                        "programs included): " + ", ".join(STRATEGIES))
     p.add_argument("--presses", action="store_true",
                    help="after each answer, print the press set as a board of x (press) and . (no press)")
     p.add_argument("--explain", action="store_true",
@@ -225,7 +229,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     if fmt.size_from_input and (args.size or args.goal or args.target):
         return fail(ExitCode.USAGE, f"the {args.format} format gives the size and goal in its input; "
                                     f"drop --size/--goal/--target")
-    backend = get_backend(args.backend)
+    if args.strategy and args.backend:
+        return fail(ExitCode.USAGE, "give either --backend or --strategy, not both")
+    backend = chosen_backend(args)
     if args.proof_dir is not None and not args.certify:
         return fail(ExitCode.USAGE, "--proof-dir needs --certify")
     if args.certify_time_limit is not None and not args.certify:
@@ -241,7 +247,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, "--certify-time-limit must be a number of seconds above 0 and at most 1e6")
     try:
         rules = game_from_args(args)
-        options = backend_options([backend.name], args)[backend.name]
+        options = chosen_options(backend, args)
         if fmt.canonical or args.canonical:
             options["canonical"] = True
         session = Session(backend, **options)

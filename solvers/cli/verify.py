@@ -214,7 +214,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.backends:
         names = args.backends
     else:
-        names = [n for n, b in BACKENDS.items() if b.supports(game)]
+        names = [n for n, b in BACKENDS.items() if b.by_default and b.supports(game)]
         for n in BACKENDS.keys() - set(names):
             print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
     try:
