@@ -139,8 +139,8 @@ for _s in (
              "MiniSat (program) on DIMACS CNF, result file, descent over the bound"),
     Strategy("picosat", "external", {"command": "picosat {file}", "format": "cnf"},
              "PicoSAT (program) on DIMACS CNF, descent over the bound"),
-    Strategy("cbc", "external", {"command": "cbc {file} solve solu {out}", "format": "mps"},
-             "COIN-OR CBC (program) on the MPS, its solution file"),
+    Strategy("cbc", "external", {"command": "cbc {file} -cuts off solve solu {out}", "format": "mps"},
+             "COIN-OR CBC (program) on the MPS, no cuts (4x4: 0.07 s a call, 0.8 s with), its solution file"),
 ):
     register(_s)
 

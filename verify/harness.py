@@ -371,7 +371,7 @@ def chunk_sizes(names: Sequence[str], chunk_size: int | None, boards: int) -> di
     if chunk_size is not None:
         return dict.fromkeys(names, chunk_size)
     per_board = max(16, min(CHUNK_SIZE, -(-boards // 64)))
-    return {n: per_board if BACKENDS[n].parallel else BATCH_CHUNK_SIZE for n in names}
+    return {n: per_board if get_backend(n).parallel else BATCH_CHUNK_SIZE for n in names}
 
 
 def run_agreement(
@@ -514,11 +514,11 @@ def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[
                     progress(name, len(chunks[name][i]))
 
             ex = executor
-            if ex is None and BACKENDS[name].parallel and jobs > 1 and len(todo) > 1:
+            if ex is None and get_backend(name).parallel and jobs > 1 and len(todo) > 1:
                 if pool is None:
                     pool = local_pool(min(jobs, len(todo), 4 * (os.cpu_count() or 1)))
                 ex = pool
-            if ex is not None and BACKENDS[name].parallel and todo:
+            if ex is not None and get_backend(name).parallel and todo:
                 _run_on(ex, name, game, chunks[name], todo, opts, finish, window=4 * max(jobs, 8))
             else:
                 for i in todo:

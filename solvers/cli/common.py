@@ -17,6 +17,7 @@ from .. import BACKENDS, GOALS, Backend, Game, get_backend, read_cases
 from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
 from ..formats import FORMATS, LineSource
+from .. import strategies
 from ..strategies import StrategyBackend
 
 MAX_CELLS = 4_000_000
@@ -171,6 +172,28 @@ def chosen_options(backend: Backend, args) -> dict:
     """The flags given for ``backend`` (for a strategy: the flags of its underlying backend)."""
     base = backend.base.name if isinstance(backend, StrategyBackend) else backend.name
     return backend_options([base], args)[base]
+
+
+def strategy_list(text: str) -> list[str]:
+    """``--strategies LIST`` checked (``all`` or names); an argparse error names the valid ones."""
+    try:
+        return strategies.strategy_list(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def strategy_options(names: Sequence[str], args) -> dict[str, dict]:
+    """Per-strategy options from the flags given: each strategy gets its underlying backend's flags.
+
+    Raises
+    ------
+    RulesError
+        When a flag given applies to none of the strategies' backends.
+    """
+    base = {n: get_backend(n) for n in names}
+    base = {n: b.base.name if isinstance(b, StrategyBackend) else b.name for n, b in base.items()}
+    flags = backend_options(sorted(set(base.values())), args)
+    return {n: dict(flags[base[n]]) for n in names}
 
 
 def game_from_args(args) -> Game:

@@ -10,8 +10,9 @@ import time
 
 import numpy as np
 
-from .. import BACKENDS, prepare
+from .. import BACKENDS, get_backend, prepare
 from ..errors import FlipgameError, RefusedError
+from ..strategies import STRATEGIES
 from .common import (
     ExitCode,
     add_rule_options,
@@ -21,6 +22,8 @@ from .common import (
     game_from_args,
     positive_int,
     seed_int,
+    strategy_list,
+    strategy_options,
     writable_path,
     write_json,
 )
@@ -48,6 +51,9 @@ def add_parser(sub) -> None:
                        description="Exhaustive agreement check: every backend on every board, witnesses re-applied.")
     v.add_argument("--backends", type=backend_list, metavar="LIST",
                    help=f"comma-separated backends (default: all that fit the size: {','.join(BACKENDS)})")
+    v.add_argument("--strategies", type=strategy_list, metavar="LIST",
+                   help="comma-separated registered strategies (or all) instead of --backends, external programs "
+                        "included: " + ",".join(STRATEGIES))
     v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
                    help="JSON report with the table and every disagreement (default flipgame-verify.json)")
     v.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
@@ -211,14 +217,16 @@ def run(args: argparse.Namespace) -> ExitCode:
                 raise FlipgameError("--checkpoint and --report must be different files")
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    if args.backends:
-        names = args.backends
+    if args.backends and args.strategies:
+        return fail(ExitCode.USAGE, "give either --backends or --strategies, not both")
+    if args.backends or args.strategies:
+        names = args.backends or args.strategies
     else:
         names = [n for n, b in BACKENDS.items() if b.by_default and b.supports(game)]
         for n in BACKENDS.keys() - set(names):
             print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
     try:
-        options = backend_options(names, args)
+        options = strategy_options(names, args) if args.strategies else backend_options(names, args)
         for n in names:  # every option and size checked before the long run, nothing built
             if args.canonical:
                 options[n]["canonical"] = True
@@ -257,7 +265,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     try:
         with open_executor(args.scheduler, args.jobs) as (executor, label):
-            where = {n: label if BACKENDS[n].parallel and (executor is not None or args.jobs > 1)
+            where = {n: label if get_backend(n).parallel and (executor is not None or args.jobs > 1)
                      else "in this process" for n in names}
             log = ProgressLog(total, where, args.progress_interval, sys.stderr.isatty())
 
