@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import BACKENDS, algebra, bfs, prepare, solve, solve_batch
+from . import BACKENDS, algebra, bfs, prepare, solve, solve_batch, study_metrics
 from .board import Game, format_cells
 from .errors import RefusedError
 from .result import Status
@@ -458,6 +458,8 @@ class StrategyStudy:
             "seed": self.seed, "wall_seconds": round(self.wall_seconds, 3), "budget_note": self.budget_note,
             "disagreements": self.disagreements,
             "summary": self.summary(),
+            "metrics": {"sgm_shift_seconds": study_metrics.SGM_SHIFT, "par_factor": study_metrics.PAR_FACTOR,
+                        "rows": study_metrics.metrics(self.runs, self.time_limit)},
             "runs": [dataclasses.asdict(r) for r in self.runs],
         }
 

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+from .. import study_metrics
 from ..errors import FlipgameError, RefusedError, RulesError
 from .common import (
     ExitCode,
@@ -90,6 +91,10 @@ def add_parser(sub) -> None:
     group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
                        help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the rest is skipped "
                             f"with a note. Per board: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here)")
+    group.add_argument("--csv", metavar="FILE", help="per-instance CSV: instance, strategy, status, seconds, "
+                                                     "answer (one row per run)")
+    group.add_argument("--cactus", type=png_path, metavar="FILE.png",
+                       help="cactus plot per family (instances solved against seconds, with the virtual best solver)")
     add_rule_options(sp)
     sp.set_defaults(run=run)
 
@@ -155,8 +160,9 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
                                     f"rules and each strategy its backend options (use --families, --sizes, "
                                     f"--boards, --time-limit, --budget)")
     try:
-        if args.plot:
-            writable_path(args.plot, "--plot")
+        for flag in ("plot", "csv", "cactus"):
+            if getattr(args, flag):
+                writable_path(getattr(args, flag), f"--{flag}")
     except RulesError as exc:
         return fail(ExitCode.USAGE, str(exc))
 
@@ -169,12 +175,29 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
 
     st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards,
                             time_limit=time_limit, budget=args.budget, seed=args.seed, progress=progress)
-    failed = _write(st, plot_strategies, args)
+    failed = _write(st, plot_strategies, args) or _write_metrics(st, args)
     if failed:
         return failed
     if st.disagreements:
         return fail(ExitCode.DISAGREEMENT, f"{st.disagreements} answer(s) flagged (see the table)")
     return ExitCode.OK
+
+
+def _write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
+    """The field's metrics (text unless --json), --csv and --cactus; an exit code on failure."""
+    try:
+        if args.csv:
+            rows = study_metrics.write_csv(st.runs, args.csv)
+            print(f"CSV: {args.csv} ({rows} runs)", file=sys.stderr)
+        if args.cactus:
+            study_metrics.plot_cactus(st.runs, st.time_limit, args.cactus)
+            print(f"Cactus plot: {args.cactus}", file=sys.stderr)
+    except OSError as exc:
+        return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
+    if not args.json:
+        print()
+        print(study_metrics.text(st.runs, st.time_limit))
+    return None
 
 
 def _positive(text: str) -> bool:
