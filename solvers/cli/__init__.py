@@ -14,10 +14,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import bench, solve, study, verify
+from . import bench, export, solve, study, verify
 from .common import ExitCode, OneLineParser, fail
 
-COMMANDS = (solve, verify, study, bench)
+COMMANDS = (solve, verify, study, bench, export)
 
 
 def _version() -> str:
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="Flip Game (POJ 1753) and Lights Out solver with cross-checked "
                                                  "backends.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,study,bench}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,study,bench,export,export-suite}")
     for command in COMMANDS:
         command.add_parser(sub)
     return parser
