@@ -23,8 +23,10 @@ from .result import Solution, Status
 
 SOLVERS = ("g3", "g4", "cd19", "mgh", "m22")
 """SAT oracles of RC2 offered (pysat names): Glucose 3/4, CaDiCaL 1.9.5, MapleLCMDistChronoBT (mgh), MiniSat."""
-MAX_CELLS = 400
-"""RC2 has no time limit; boards above 20x20 are refused (measured figures in docs/bench.md)."""
+MAX_CELLS = 100
+"""RC2 cannot be interrupted, so it has no time limit: boards above 10x10 are refused.  Measured (shared
+2-core machine, loaded): 4x4 about 20 ms a board; a 16x16 board ran over 9 min, the 14x14 and 18x18 judge
+cases over 60 s."""
 
 
 def rc2_minimise(game: Game, board: int, solver: str = "g3") -> tuple[Status, int | None, dict]:
