@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 SGM_SHIFT = 10.0
 """Shift of the shifted geometric mean, in seconds (Mittelmann's benchmarks)."""
@@ -40,9 +41,11 @@ def instance_name(run) -> str:
     return f"{run.family}/{run.n}x{run.n}/{run.board}"
 
 
-def solved(run) -> bool:
-    """True if the run answered and its answer was not flagged."""
-    return run.answered and not run.flag
+def solved(run, time_limit: float) -> bool:
+    """True if the run answered within ``time_limit`` seconds and its answer was not flagged (a strategy
+    without a time limit of its own, e.g. rc2, may answer later: that counts as unsolved, as in the
+    competitions)."""
+    return run.answered and not run.flag and run.seconds is not None and run.seconds <= time_limit
 
 
 def write_csv(runs: Iterable, path: str) -> int:
@@ -57,6 +60,32 @@ def write_csv(runs: Iterable, path: str) -> int:
                         r.answer() if r.answered else "", r.flag])
             count += 1
     return count
+
+
+@dataclass
+class CsvRun:
+    """A run read back from the per-instance CSV (enough for the metrics and the cactus plot)."""
+
+    family: str
+    n: int
+    board: int
+    strategy: str
+    status: str
+    seconds: float | None
+    moves: str
+    flag: str
+
+    @property
+    def answered(self) -> bool:
+        return self.status in ("OPTIMAL", "INFEASIBLE")
+
+
+def read_csv(path: str) -> list[CsvRun]:
+    """The runs of a CSV written by :func:`write_csv` (to redraw or re-rate a study without rerunning it)."""
+    with open(path, newline="") as f:
+        return [CsvRun(r["family"], int(r["n"]), int(r["instance"].rsplit("/", 1)[1]), r["strategy"], r["status"],
+                       float(r["seconds"]) if r["seconds"] else None, r["answer"], r["flag"])
+                for r in csv.DictReader(f)]
 
 
 def par(seconds: Sequence[float | None], time_limit: float, factor: int = PAR_FACTOR) -> float:
@@ -80,11 +109,11 @@ def shifted_geometric_mean(seconds: Sequence[float | None], time_limit: float, s
     return math.exp(sum(logs) / len(logs)) - shift
 
 
-def times(runs: Iterable) -> dict[tuple[str, str], dict[str, float | None]]:
+def times(runs: Iterable, time_limit: float) -> dict[tuple[str, str], dict[str, float | None]]:
     """``(family, strategy) -> {instance: seconds or None (unsolved)}``, plus the VBS per family."""
     out: dict[tuple[str, str], dict[str, float | None]] = {}
     for r in runs:
-        out.setdefault((r.family, r.strategy), {})[instance_name(r)] = r.seconds if solved(r) else None
+        out.setdefault((r.family, r.strategy), {})[instance_name(r)] = r.seconds if solved(r, time_limit) else None
     for family in {f for f, _ in out}:
         best: dict[str, float | None] = {}
         for (f, _), per in out.items():
@@ -103,7 +132,7 @@ def metrics(runs: Sequence, time_limit: float) -> list[dict]:
     Running time: O(runs).
     """
     rows = []
-    for (family, strategy), per in sorted(times(runs).items(), key=lambda kv: (kv[0][0], kv[0][1] == VBS)):
+    for (family, strategy), per in sorted(times(runs, time_limit).items(), key=lambda kv: (kv[0][0], kv[0][1] == VBS)):
         secs = list(per.values())
         rows.append({"family": family, "strategy": strategy, "instances": len(secs),
                      "solved": sum(s is not None for s in secs), "par2": par(secs, time_limit),
@@ -134,7 +163,7 @@ def plot_cactus(runs: Sequence, time_limit: float, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    per = times(runs)
+    per = times(runs, time_limit)
     families = sorted({f for f, _ in per})
     fig, axes = plt.subplots(1, len(families), figsize=(4.2 * len(families), 4.2), squeeze=False)
     for ax, family in zip(axes[0], families, strict=True):
