@@ -44,9 +44,8 @@ from functools import lru_cache
 
 from .board import Game, from_rows, to_bits, to_rows
 from .errors import BoardTooLargeError
+from .limits import DENSE_MAX_CELLS
 
-DENSE_MAX_CELLS = 2500
-"""Dense elimination is O(n^3 / w): 2500 cells (50x50) take about 10 s in Python."""
 CHASE_MAX_SIDE = 2048
 """Light chasing solves a min(rows, cols) square system; at most this side."""
 AUTO_DENSE_CELLS = 1024

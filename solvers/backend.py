@@ -34,6 +34,7 @@ import numpy as np
 
 from .board import Game
 from .errors import BoardTooLargeError, MemoryBudgetError, OptionError, RulesError
+from .limits import MEMORY_LIMIT_GIB
 from .result import BatchSolution, Solution, Status, canonical_solution
 
 
@@ -119,7 +120,7 @@ def default_time_limit(game: Game) -> float:
     to prove the 89-press POJ 1681 14x14 case, which a flat 10 s missed (1.6-2.4 s now that it
     branches colour-first in cell order; the scaled limit stays for the boards beyond it)."""
     return 10.0 + 0.05 * game.n
-MEMORY_LIMIT = Option("memory_limit", float, 2.0, "GiB a model may take; a larger one is refused before "
+MEMORY_LIMIT = Option("memory_limit", float, MEMORY_LIMIT_GIB, "GiB a model may take; a larger one is refused before "
                       "it is built", minimum=0, positive=True, maximum=1e6)
 
 
@@ -187,6 +188,23 @@ class Backend:
     def refusal_error(self, game: Game, options: dict) -> type[Exception]:
         """The :class:`~flipgame.errors.RefusedError` subclass matching :meth:`refusal`."""
         return BoardTooLargeError
+
+    def accept(self, game: Game, options: dict) -> dict:
+        """``options`` checked (defaults filled in) once the backend takes ``game``, whose goal is
+        ``any``, ``white`` or ``black``.  O(1) plus :meth:`refusal`.
+
+        Raises
+        ------
+        OptionError
+            See :meth:`check_options`.
+        RefusedError
+            The :meth:`refusal_error` subclass, with :meth:`refusal`'s reason.
+        """
+        options = self.check_options(options)
+        why = self.refusal(game, options)
+        if why:
+            raise self.refusal_error(game, options)(why)
+        return options
 
     def solve(self, game: Game, board: int, **options) -> Solution:
         """One board; ``game`` normalised and ``options`` validated by the gate."""
@@ -332,14 +350,10 @@ class ModelBackend(Backend):
         why = super().refusal(game, options)
         if why:
             return why
-        need, budget = self.estimate_bytes(game, options), options.get("memory_limit", 2.0) * 2**30
+        need, budget = self.estimate_bytes(game, options), options.get("memory_limit", MEMORY_LIMIT_GIB) * 2**30
         if need > budget:
-            from . import BACKENDS
-
-            gauss = BACKENDS.get("gauss")
-            hint = "; gauss solves it without a model" if gauss and not gauss.refusal(game, {}) else ""
             return (f"{self.name}: the model of {game.size} needs about {need / 2**20:,.0f} MiB, over the "
-                    f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB){hint}")
+                    f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB)")
         return None
 
     def refusal_error(self, game: Game, options: dict) -> type[Exception]:

@@ -18,7 +18,7 @@ Mathematics Magazine 71(4), 1998.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -143,6 +143,20 @@ class Game:
     @property
     def size(self) -> str:
         return f"{self.rows}x{self.cols}"
+
+    def with_goal(self, goal: str, target: int | None = None) -> Game:
+        """The same press system with another goal, e.g. ``game.with_goal("white")``.  O(1).
+
+        >>> Game(3, 3, "any", wrap=True).with_goal("white").rules
+        '3x3 plus toroidal, goal white'
+        """
+        return replace(self, goal=goal, target=target)
+
+    @property
+    def normal(self) -> Game:
+        """The rules a backend sees: an explicit goal board becomes ``white`` (the gate then solves
+        ``board ^ target``); any other goal is kept.  O(1)."""
+        return self.with_goal("white") if self.goal == "board" else self
 
     def flipped_by(self, cell: int) -> tuple[int, ...]:
         """Cells flipped by pressing ``cell`` (sorted, distinct: on a small torus two

@@ -36,6 +36,7 @@ import time
 
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
+from .limits import MODEL_MAX_CELLS
 from .result import Status
 
 FIXED_SEARCH_MAX_CELLS = 64
@@ -201,7 +202,7 @@ class CpSat(ModelBackend):
 
     name = "cpsat"
     summary = "OR-Tools CP-SAT: XOR or linear parity constraints, minimise presses"
-    max_cells = 40_000
+    max_cells = MODEL_MAX_CELLS
     model = CpSatModel
     options = (
         TIME_LIMIT,

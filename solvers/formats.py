@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .board import BoardFormatError, Game, format_cells, read_cells
-from .gauss import MAX_CELLS
+from .limits import BOARD_MAX_CELLS as MAX_CELLS
 from .result import BatchSolution, Solution, Status
 
 
@@ -183,7 +183,7 @@ class Format:
         """Longest input line accepted, in characters: a row of as many cells as a case may
         have, each followed by a space or tab, plus 64 for indentation and a CR.  The row is
         ``rules.cols`` cells for poj1753 (``--size``); for formats that give the size in their
-        input, the largest board flipgame takes in one row (:data:`flipgame.gauss.MAX_CELLS`
+        input, the largest board flipgame takes in one row (:data:`flipgame.limits.BOARD_MAX_CELLS`
         cells: 8,000,064 characters).
 
         >>> FORMATS["poj1753"].line_limit(Game(4, 4))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
+from .limits import MODEL_MAX_CELLS
 from .result import Status
 
 SOLVERS = ("SCIP", "HIGHS")
@@ -187,7 +188,7 @@ class Ilp(ModelBackend):
 
     name = "ilp"
     summary = "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t, minimise presses"
-    max_cells = 40_000
+    max_cells = MODEL_MAX_CELLS
     model = IlpModel
     options = (
         TIME_LIMIT,

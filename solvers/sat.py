@@ -52,6 +52,7 @@ import time
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
 from .errors import OptionError
+from .limits import MODEL_MAX_CELLS
 from .result import Status
 
 SOLVERS = ("glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm", "maplesat",
@@ -390,7 +391,7 @@ class Sat(ModelBackend):
 
     name = "sat"
     summary = "SAT: native XOR (CryptoMiniSat) or CNF-cut XOR (python-sat), cardinality bound, descent"
-    max_cells = 40_000
+    max_cells = MODEL_MAX_CELLS
     model = SatModel
     options = (
         TIME_LIMIT,

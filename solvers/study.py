@@ -38,6 +38,7 @@ import numpy as np
 from . import BACKENDS, algebra, bfs, prepare, solve, solve_batch
 from .board import Game, format_cells
 from .errors import RefusedError
+from .gate import solve_strategy
 from .result import Status
 from .strategies import STRATEGIES
 
@@ -577,7 +578,7 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
                 else:
                     t0 = time.perf_counter()
                     try:
-                        sol = s.solve(board, game, time_limit)
+                        sol = solve_strategy(s, board, game, time_limit)
                     except RefusedError as exc:
                         run.status, run.note = "refused", str(exc)
                     except Exception as exc:  # noqa: BLE001 - a faulty strategy is data, not a crash

@@ -14,6 +14,7 @@ from faulty_backends import FunctionBackend
 
 from flipgame import BACKENDS, Game, RefusedError, Solution, Status, algebra, bfs
 from flipgame.auto import plan
+from flipgame.gate import solve_strategy
 from flipgame.strategies import STRATEGIES, Strategy, strategy_list
 from flipgame.study import FAMILIES, compare_strategies, coset_distribution, distribution
 from flipgame.verify.witness import check_solution
@@ -55,7 +56,7 @@ def test_strategy_list_checks_names():
 @pytest.mark.parametrize("name", list(STRATEGIES))
 def test_each_strategy_solves_the_poj_sample_through_the_gate(name):
     board = 0b0001100110111001  # bwwb / bbwb / bwwb / bwww: 4 presses
-    s = STRATEGIES[name].solve(board, Game(4, 4), time_limit=10.0)
+    s = solve_strategy(name, board, Game(4, 4), time_limit=10.0)
     assert (s.status, s.moves) == (Status.OPTIMAL, 4) and check_solution(Game(4, 4), board, s) is None
 
 

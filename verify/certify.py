@@ -46,6 +46,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from flipgame.limits import DENSE_MAX_CELLS
+
 SOLVER = "cadical195"
 """python-sat solver used for the refutations (it logs DRUP proofs; see the module notes for the measurements)."""
 
@@ -658,7 +660,7 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
             counts["unknown"] += 1
             continue
         if answer.status is Status.INFEASIBLE:
-            found = certificates(game, board) if game.n <= 2500 else None
+            found = certificates(game, board) if game.n <= DENSE_MAX_CELLS else None
             ok = found is not None and all(check_certificate(game, board, t, c) is None for t, c in found.items())
             counts["certified" if ok else "failed"] += 1
             if not ok:

@@ -44,6 +44,7 @@ import numpy as np
 from flipgame import BACKENDS, get_backend, solve, solve_batch
 from flipgame.board import Game, format_cells
 from flipgame.errors import RulesError
+from flipgame.limits import EXHAUSTIVE_MAX_CELLS
 from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
 
 from .witness import check_batch, check_solution
@@ -360,8 +361,6 @@ def as_boards(game: Game, boards: np.ndarray | Sequence[int] | None) -> np.ndarr
     return out
 
 
-EXHAUSTIVE_MAX_CELLS = 30
-"""The most cells whose 2**n boards :func:`run_agreement` enumerates itself (bfs's limit)."""
 
 
 def chunk_sizes(names: Sequence[str], chunk_size: int | None, boards: int) -> dict[str, int]:

@@ -9,6 +9,7 @@ import sys
 
 from .. import BACKENDS, Game
 from ..errors import FlipgameError
+from ..gate import solve_strategy
 from .common import (
     ExitCode,
     backend_list,
@@ -104,7 +105,7 @@ def bench_strategies(names: list[str], sample: int, time_limit: float) -> list[d
                 continue
             t0 = time.perf_counter()
             try:
-                s = st.solve(board, g, time_limit)
+                s = solve_strategy(st, board, g, time_limit)
             except FlipgameError as exc:
                 row[label] = f"refused ({type(exc).__name__})"
                 continue

@@ -17,8 +17,9 @@ from .. import BACKENDS, GOALS, Game, read_cases
 from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
 from ..formats import FORMATS, LineSource
+from ..limits import BOARD_MAX_CELLS
 
-MAX_CELLS = 4_000_000
+MAX_CELLS = BOARD_MAX_CELLS
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
 
 

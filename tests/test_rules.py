@@ -249,7 +249,8 @@ def test_a_size_the_backend_refuses_has_its_own_exit_code(tmp_path):
     f.write_text("1\n6\n" + "wwwwww\n" * 6)
     r = flipgame("solve", "--format", "painter", "--backend", "bfs", str(f))
     assert r.returncode == ExitCode.REFUSED == 5
-    assert r.stderr == f"flipgame: {f}: case 1: bfs allows at most 30 cells; 6x6 has 36\n"
+    assert r.stderr == (f"flipgame: {f}: case 1: bfs allows at most 30 cells; 6x6 has 36; "
+                        f"taken by: gauss, cpsat, sat, ilp, auto\n")
 
 
 def test_highs_time_out_is_unknown():

@@ -1,4 +1,4 @@
-"""The gate and the architecture around it: every fault the gate issue listed, with its right value."""
+"""The registry and the gate: one way into a backend, its validation, hints and errors, each with its right value."""
 
 from __future__ import annotations
 
