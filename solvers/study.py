@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from flipgame.verify.witness import check_solution
+
 from . import BACKENDS, algebra, bfs, prepare, solve, solve_batch
 from .board import Game, format_cells
 from .errors import RefusedError
@@ -540,8 +542,6 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     timings are comparable; the wall time of each run is taken around the gate call
     (model building included).
     """
-    from flipgame.verify.witness import check_solution
-
     strategies = list(strategies or STRATEGIES)
     families = list(families or FAMILIES)
     per_family = {f: list(sizes or FAMILIES[f].sizes) for f in families}

@@ -42,11 +42,14 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from flipgame import BACKENDS, get_backend, solve, solve_batch
+from flipgame.algebra import eliminate
 from flipgame.board import Game, format_cells
-from flipgame.errors import RulesError
+from flipgame.errors import FlipgameError, RulesError
 from flipgame.limits import EXHAUSTIVE_MAX_CELLS
 from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
 
+from .certify import certify_run
+from .checkpoint import Checkpoint, run_header
 from .witness import check_batch, check_solution
 
 IMPOSSIBLE_KEY = -2
@@ -290,8 +293,6 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
 
     Dask is imported only here.
     """
-    from flipgame.errors import FlipgameError
-
     if scheduler is None:
         yield None, f"local pool of {jobs} worker{'s' if jobs != 1 else ''}"
         return
@@ -453,8 +454,6 @@ def run_agreement(
     sizes = chunk_sizes(names, chunk_size, len(boards))
     store = None
     if checkpoint:
-        from .checkpoint import Checkpoint, run_header
-
         store = Checkpoint(checkpoint, run_header(game, names, options, sizes, boards), game)
     try:
         results, summaries, completed, found, total = solve_all(
@@ -470,8 +469,6 @@ def run_agreement(
     disagreements = _compare(game, results, summaries, compare_presses)
     certification = None
     if certify and completed and results:
-        from .certify import certify_run
-
         certification = certify_run(game, boards, results, progress=on_certify)
     return AgreementReport(game, len(boards), summaries, disagreements, witness_failures,
                            time.perf_counter() - start, completed, found, total, certification)
@@ -603,8 +600,6 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     """
     if not any(len(v) for v in infeasible.values()):
         return {}
-    from flipgame.algebra import eliminate
-
     checks = eliminate(game).checks
     for c in checks:
         bad = [j for j, m in enumerate(game.press_masks) if (m & c).bit_count() & 1]

@@ -7,9 +7,12 @@ import os
 import platform
 import sys
 
-from .. import BACKENDS, Game
+from flipgame.verify.harness import run_agreement
+
+from .. import BACKENDS, Board, Game, format_cells, solve_batch
 from ..errors import FlipgameError
 from ..gate import solve_strategy
+from ..strategies import STRATEGIES
 from .common import (
     ExitCode,
     backend_list,
@@ -67,8 +70,6 @@ P14 = [
 
 def scaling_inputs() -> list[tuple[str, Game, int, int]]:
     """(name, rules, board, right value) of the backend-scaling issue's items 1, 2 and 6."""
-    from .. import Board
-
     painter = Board.from_rows([r.replace("w", "b").replace("y", "w") for r in P14]).cells
     return [("18x18 unique (176)", Game(18, 18, "black"), Board.from_rows(B18).cells, 176),
             ("POJ 1681 n=14 (89)", Game(14, 14, "white"), painter, 89),
@@ -85,8 +86,6 @@ def bench_strategies(names: list[str], sample: int, time_limit: float) -> list[d
 
     import numpy as np
 
-    from .. import solve_batch
-    from ..strategies import STRATEGIES
 
     boards = np.random.default_rng(0).integers(0, 1 << 16, size=sample, dtype=np.uint64)
     inputs = scaling_inputs()
@@ -153,7 +152,6 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
 
     import numpy as np
 
-    from .. import format_cells, solve_batch
 
     boards = np.arange(1 << game.n, dtype=np.uint64)
     want = solve_batch(boards, game, "gauss")
@@ -193,8 +191,6 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from flipgame.verify.harness import run_agreement
-
     game = Game(*args.size)
     try:
         writable_path(args.json, "--json")

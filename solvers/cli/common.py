@@ -18,6 +18,7 @@ from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
 from ..formats import FORMATS, LineSource
 from ..limits import BOARD_MAX_CELLS
+from ..strategies import strategy_list
 
 MAX_CELLS = BOARD_MAX_CELLS
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
@@ -66,8 +67,6 @@ def positive_int(text: str) -> int:
 
 
 def strategy_names(text: str) -> list[str]:
-    from ..strategies import strategy_list
-
     try:
         return strategy_list(text)
     except ValueError as exc:

@@ -18,10 +18,15 @@ import sys
 
 import numpy as np
 
+from flipgame.verify.certify import CertStatus, certify_minimum
+from flipgame.verify.witness import check_batch, check_certificate, check_solution
+
 from .. import BACKENDS, Game, Session, get_backend
+from ..algebra import nullity
 from ..board import format_cells
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
+from ..limits import DENSE_MAX_CELLS
 from ..result import Solution, Status
 from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args, writable_folder
 
@@ -61,11 +66,7 @@ def explain_impossible(game: Game, board: int, fmt: Format, certificates) -> str
 
     Raises RuntimeError if a certificate fails the board model's check.
     """
-    from flipgame.verify.witness import check_certificate
-
     if certificates is None:
-        from ..algebra import DENSE_MAX_CELLS
-
         return f"(no certificate: it needs the dense elimination, at most {DENSE_MAX_CELLS} cells)"
     out = []
     for target, cert in certificates.items():
@@ -80,8 +81,6 @@ def explain_impossible(game: Game, board: int, fmt: Format, certificates) -> str
 
 
 def stats_line(number: int, game: Game, sol: Solution, fmt: Format) -> str:
-    from ..algebra import nullity
-
     k = sol.stats["nullity"] if "nullity" in sol.stats else nullity(game)
     extra = " ".join(f"{key}={value}" for key, value in sol.stats.items() if key != "nullity")
     moves = "-" if sol.moves is None else sol.moves
@@ -124,8 +123,6 @@ class _Stream:
             ok = game.n <= 64 and not self.session.backend.parallel and not self.args.stats
             limit = self.session.options.get("max_nullity")
             if ok and limit is not None:
-                from ..algebra import nullity
-
                 k = nullity(game)
                 ok = k is not None and k <= limit
             self._batchable[game] = ok
@@ -148,16 +145,12 @@ class _Stream:
             self.one(case)
 
     def one(self, case: Case) -> None:
-        from flipgame.verify.witness import check_solution
-
         self.number = case.number
         sol = self.session.solve(case.board, game=case.game)
         self.report(case, sol, check_solution(case.game, case.board, sol))
 
     def flush(self) -> None:
         """Answer the cases waiting: one batch, one witness check, one write."""
-        from flipgame.verify.witness import check_batch, check_solution
-
         cases, self.pending = self.pending, []
         if not cases:
             return
@@ -201,8 +194,6 @@ class _Stream:
         if args.explain and sol.status is Status.INFEASIBLE:
             print(explain_impossible(game, case.board, fmt, sol.certificates))
         if args.certify and sol.success:
-            from flipgame.verify.certify import CertStatus, certify_minimum
-
             cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
                                    time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
                                    name=f"case{number}")

@@ -8,6 +8,8 @@ import json
 import sys
 
 from ..errors import FlipgameError, RefusedError, RulesError
+from ..strategies import STRATEGIES
+from ..study import FAMILIES, compare_strategies, plot, plot_strategies, study
 from .common import (
     ExitCode,
     add_rule_options,
@@ -31,8 +33,6 @@ STRATEGY_BUDGET = 600.0
 
 
 def _families(text: str) -> list[str]:
-    from ..study import FAMILIES
-
     if text.strip() == "all":
         return list(FAMILIES)
     names = [t.strip() for t in text.split(",") if t.strip()]
@@ -55,9 +55,6 @@ def _sizes(text: str) -> list[int]:
 
 
 def add_parser(sub) -> None:
-    from ..strategies import STRATEGIES
-    from ..study import FAMILIES
-
     sp = sub.add_parser(
         "study", help="nullity, quiet patterns, distribution, backend times; --strategies: strategies x families",
         description="Study one rule set: rank and nullity, quiet patterns, solvable boards, the distribution of "
@@ -100,8 +97,6 @@ def run(args: argparse.Namespace) -> ExitCode:
     for flag in ("families", "sizes"):
         if getattr(args, flag) is not None:
             return fail(ExitCode.USAGE, f"--{flag} needs --strategies")
-    from ..study import plot, study
-
     try:
         game = game_from_args(args)
         options = backend_options(args.backends or [], args)
@@ -134,8 +129,6 @@ def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
 
 def run_strategies(args: argparse.Namespace) -> ExitCode:
     """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
-    from ..study import compare_strategies, plot_strategies
-
     given = [f for f, v in (("--size", args.size), ("--goal", args.goal), ("--target", args.target),
                             ("--stencil", args.stencil), ("--backends", args.backends)) if v is not None]
     given += ["--wrap"] * args.wrap + ["--neighbourhood"] * (args.neighbourhood != "plus")

@@ -10,6 +10,8 @@ import time
 
 import numpy as np
 
+from flipgame.verify.harness import open_executor, run_agreement
+
 from .. import BACKENDS, prepare
 from ..errors import FlipgameError, RefusedError
 from ..limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
@@ -198,8 +200,6 @@ def _duration(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from flipgame.verify.harness import open_executor, run_agreement
-
     try:
         game = game_from_args(args)
         writable_path(args.report, "--report")
