@@ -14,6 +14,7 @@ from ..errors import FlipgameError
 from ..gate import solve_strategy
 from ..strategies import STRATEGIES
 from .common import (
+    COMMAND_HELP,
     ExitCode,
     backend_list,
     board_size,
@@ -27,7 +28,7 @@ from .common import (
 
 
 def add_parser(sub) -> None:
-    bp = sub.add_parser("bench", help="time every backend on all boards and the start-up of `flipgame solve`",
+    bp = sub.add_parser("bench", help=COMMAND_HELP["bench"],
                         description="Benchmark: every backend over all boards of the size in this process "
                                     "(per-board solvers in --jobs workers), boards/s, speed ratios, and the "
                                     "start-up time of `flipgame solve` on one board per backend.")

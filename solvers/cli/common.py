@@ -24,6 +24,15 @@ MAX_CELLS = BOARD_MAX_CELLS
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
 
 
+COMMAND_HELP = {
+    "solve": "answer judge cases from FILE or standard input",
+    "verify": "run every backend on every board and compare",
+    "study": "nullity, quiet patterns, distribution, backend times; --strategies: strategies x families",
+    "bench": "time every backend on all boards and the start-up of `flipgame solve`",
+}
+"""One line per command for ``flipgame --help``, read without importing the command's module."""
+
+
 class ExitCode(enum.IntEnum):
     """Exit statuses of ``flipgame`` (also listed in the README)."""
 

@@ -11,6 +11,7 @@ from ..errors import FlipgameError, RefusedError, RulesError
 from ..strategies import STRATEGIES
 from ..study import FAMILIES, compare_strategies, plot, plot_strategies, study
 from .common import (
+    COMMAND_HELP,
     ExitCode,
     add_rule_options,
     backend_list,
@@ -56,7 +57,7 @@ def _sizes(text: str) -> list[int]:
 
 def add_parser(sub) -> None:
     sp = sub.add_parser(
-        "study", help="nullity, quiet patterns, distribution, backend times; --strategies: strategies x families",
+        "study", help=COMMAND_HELP["study"],
         description="Study one rule set: rank and nullity, quiet patterns, solvable boards, the distribution of "
                     "minimum presses (bfs table up to 24 cells, coset enumeration up to 28, binomial at nullity "
                     "0), and with --backends each backend's time per board on a random sample. With --strategies, "

@@ -16,6 +16,7 @@ from .. import BACKENDS, prepare
 from ..errors import FlipgameError, RefusedError
 from ..limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
 from .common import (
+    COMMAND_HELP,
     ExitCode,
     add_rule_options,
     backend_list,
@@ -43,7 +44,7 @@ def seconds_float(text: str) -> float:
 
 
 def add_parser(sub) -> None:
-    v = sub.add_parser("verify", help="run every backend on every board and compare",
+    v = sub.add_parser("verify", help=COMMAND_HELP["verify"],
                        description="Exhaustive agreement check: every backend on every board, witnesses re-applied.")
     v.add_argument("--backends", type=backend_list, metavar="LIST",
                    help=f"comma-separated backends (default: all that fit the size: {','.join(BACKENDS)})")
