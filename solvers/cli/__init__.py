@@ -41,7 +41,8 @@ class _VersionAction(argparse.Action):
     """``--version``: reads the installed metadata only when asked (importlib.metadata costs start-up time)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(message=f"{parser.prog} {_version()}\n")
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
