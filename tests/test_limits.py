@@ -11,17 +11,12 @@ import sys
 import time
 
 import pytest
-from conftest import sigint_default
+from conftest import POJ_SAMPLE_TEXT, flipgame, sigint_default
 
 from flipgame import Board, Game, solve
 from flipgame.cli import ExitCode
 from flipgame.cli.bench import B18, P14
 from flipgame.verify.witness import check_solution
-
-
-def flipgame(*args: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin, capture_output=True, text=True,
-                          timeout=timeout)
 
 
 def lit(n: int) -> int:
@@ -113,7 +108,7 @@ def test_refusal_names_the_option_that_takes_it():
 
 
 def test_certify_the_poj_sample():
-    r = flipgame("solve", "--certify", stdin="bwwb\nbbwb\nbwwb\nbwww\n")
+    r = flipgame("solve", "--certify", stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == 0
     assert r.stdout.splitlines()[0] == "4"
     assert r.stdout.splitlines()[1].startswith("certified: no press set of at most 3 presses reaches all white "
@@ -123,7 +118,7 @@ def test_certify_the_poj_sample():
 def test_certify_writes_proof_files_that_recheck(tmp_path):
     from flipgame.verify.certify import check_proof_files
 
-    r = flipgame("solve", "--certify", "--proof-dir", str(tmp_path), stdin="bwwb\nbbwb\nbwwb\nbwww\n")
+    r = flipgame("solve", "--certify", "--proof-dir", str(tmp_path), stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == 0
     for goal in ("white", "black"):
         assert check_proof_files(tmp_path / f"case1-{goal}.cnf", tmp_path / f"case1-{goal}.drat")
