@@ -24,6 +24,7 @@ when the model is closed (``with backend.model(game) as m: ...``).
 from __future__ import annotations
 
 import gc
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -217,13 +218,26 @@ class Backend:
         return BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start)
 
 
-def interruptible(call: Callable[[], Any], stop: Callable[[], None]) -> Any:
-    """Run a native solver call so that Ctrl-C stops it at once.
+def interruptible(call: Callable[[], Any], stop: Callable[[], None], *, seconds: float | None = None,
+                  grace: float = 2.0, keep_sigint: bool = False) -> Any:
+    """Run a native solver call in a daemon thread that can be abandoned, so that Ctrl-C (or a
+    wall-clock limit) stops the command at once instead of at the end of the search.
 
-    The call runs in a helper thread (the solvers release the GIL); the main
-    thread waits and, on KeyboardInterrupt, asks the solver to ``stop()`` and
-    re-raises, so the program exits in a fraction of a second instead of at the
-    end of the search.
+    Parameters
+    ----------
+    call : callable() -> value
+        The solver call (the solvers release the GIL while they search).
+    stop : callable()
+        Asked on Ctrl-C and at the limit: tell the solver to stop, or drop it.
+    seconds : float, optional
+        Wall-clock seconds after which the call is abandoned: ``stop()``, then TimeoutError (the
+        thread ends on its own).
+    grace : float
+        Seconds to wait for the thread after ``stop()`` on Ctrl-C (0 for a solver that cannot stop).
+    keep_sigint : bool
+        Put Python's SIGINT handler back while waiting (CryptoMiniSat installs its own as it solves).
+
+    Returns the call's value or raises its exception; KeyboardInterrupt on Ctrl-C.
     """
     box: list = []
 
@@ -234,18 +248,38 @@ def interruptible(call: Callable[[], Any], stop: Callable[[], None]) -> Any:
             box.append((False, exc))
 
     worker = threading.Thread(target=run, daemon=True, name="flipgame-solver")
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    main = keep_sigint and threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT) if main else None
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.2)
+        _wait(worker, deadline, handler)
     except KeyboardInterrupt:
         stop()
-        worker.join(2.0)
+        worker.join(grace)
         raise
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+    if worker.is_alive():
+        stop()
+        raise TimeoutError
     ok, value = box[0]
     if not ok:
         raise value
     return value
+
+
+def _wait(worker: threading.Thread, deadline: float | None, handler) -> None:
+    """Join ``worker`` until it ends or ``deadline`` (perf_counter seconds) passes, re-installing
+    the SIGINT ``handler`` (if any) between short joins."""
+    while worker.is_alive():
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            return
+        worker.join(0.2 if left is None and handler is None else min(0.05, max(left or 0.05, 0.001)))
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
 
 
 class Model:

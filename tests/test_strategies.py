@@ -3,6 +3,7 @@ cross-check that flags a planted wrong strategy, and the study's options."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
@@ -12,8 +13,9 @@ from faulty_backends import FunctionBackend
 
 from flipgame import BACKENDS, Game, NullityTooLargeError, RefusedError, Solution, Status, algebra, bfs
 from flipgame.auto import plan
+from flipgame.cli.common import strategy_names
 from flipgame.gate import solve_strategy
-from flipgame.strategies import STRATEGIES, Strategy, strategy_list
+from flipgame.strategies import STRATEGIES, Strategy
 from flipgame.study import FAMILIES, compare_strategies, coset_distribution, distribution
 from flipgame.verify.witness import check_solution
 
@@ -41,10 +43,13 @@ def test_applies_is_the_gates_refusal(name, game, takes):
     assert STRATEGIES[name].applies(game) is takes
 
 
-def test_strategy_list_checks_names():
-    assert strategy_list("all") == list(STRATEGIES)
-    with pytest.raises(ValueError, match="valid: all or gauss"):
-        strategy_list("gauss,nope")
+def test_strategy_names_are_checked():
+    assert strategy_names("all") == list(STRATEGIES)
+    assert strategy_names(" sat-xor ,gauss") == ["sat-xor", "gauss"]
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown strategy 'nope'; valid: all or gauss, gauss-chase"):
+        strategy_names("gauss,nope")
+    with pytest.raises(argparse.ArgumentTypeError, match="a strategy is named twice"):
+        strategy_names("gauss,gauss")
 
 
 @pytest.mark.parametrize("name", list(STRATEGIES))
@@ -259,7 +264,7 @@ def test_study_passes_backend_options_and_notes_refusals():
     (["--strategies", "nope"], "unknown strategy 'nope'"),
     (["--strategies", "gauss", "--size", "4x4"], "--size do not apply with --strategies"),
     (["--strategies", "gauss", "--sat-engine", "cnf"], "--sat-engine do not apply"),
-    (["--strategies", "gauss", "--families", "random,moon"], "families from random"),
+    (["--strategies", "gauss", "--families", "random,moon"], "unknown family 'moon'; valid: all or random"),
     (["--strategies", "gauss", "--sizes", "4,x"], "board sides"),
     (["--strategies", "gauss", "--budget", "0"], "positive number of seconds"),
     (["--sizes", "4,5"], "--sizes needs --strategies"),

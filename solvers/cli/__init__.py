@@ -37,6 +37,14 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _Commands(argparse._SubParsersAction):
+    """The subcommands: each one's ``--help`` line comes from :data:`~flipgame.cli.common.COMMAND_HELP`."""
+
+    def add_parser(self, name, **kwargs):
+        kwargs.setdefault("help", COMMAND_HELP[name])
+        return super().add_parser(name, **kwargs)
+
+
 class _VersionAction(argparse.Action):
     """``--version``: reads the installed metadata only when asked (importlib.metadata costs start-up time)."""
 
@@ -52,12 +60,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                      description="Flip Game (POJ 1753) and Lights Out solver with cross-checked "
                                                  "backends.")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the program's version and exit")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,study,bench}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,study,bench}", action=_Commands)
     for name in COMMANDS:
         if command in (None, name):
             command_module(name).add_parser(sub)
         else:
-            sub.add_parser(name, help=COMMAND_HELP[name])
+            sub.add_parser(name)
     return parser
 
 

@@ -28,12 +28,11 @@ from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
 from ..limits import DENSE_MAX_CELLS
 from ..result import Solution, Status
-from .common import COMMAND_HELP, ExitCode, add_rule_options, backend_options, fail, game_from_args, writable_folder
+from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args, writable_folder
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("solve", help=COMMAND_HELP["solve"],
-                       description="Print, per case, the minimum number of presses or Impossible, exactly as "
+    p = sub.add_parser("solve", description="Print, per case, the minimum number of presses or Impossible, exactly as "
                                    "the judge expects.")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file (default: standard input)")
     p.add_argument("--backend", choices=list(BACKENDS), default="gauss",

@@ -10,14 +10,11 @@ import sys
 from ..errors import FlipgameError, RefusedError, RulesError
 from ..strategies import STRATEGIES
 from ..study import FAMILIES, compare_strategies, plot, plot_strategies, study
+from . import common
 from .common import (
-    COMMAND_HELP,
     ExitCode,
-    add_rule_options,
-    backend_list,
-    backend_options,
     fail,
-    game_from_args,
+    name_list,
     option_flags,
     png_path,
     positive_int,
@@ -34,14 +31,7 @@ STRATEGY_BUDGET = 600.0
 
 
 def _families(text: str) -> list[str]:
-    if text.strip() == "all":
-        return list(FAMILIES)
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    unknown = [n for n in names if n not in FAMILIES]
-    if unknown or not names or len(set(names)) != len(names):
-        raise argparse.ArgumentTypeError(f"expected all or a comma-separated list of distinct families from "
-                                         f"{', '.join(FAMILIES)}; got {text!r}")
-    return names
+    return name_list(text, list(FAMILIES), "family", allow_all=True)
 
 
 def _sizes(text: str) -> list[int]:
@@ -57,7 +47,7 @@ def _sizes(text: str) -> list[int]:
 
 def add_parser(sub) -> None:
     sp = sub.add_parser(
-        "study", help=COMMAND_HELP["study"],
+        "study",
         description="Study one rule set: rank and nullity, quiet patterns, solvable boards, the distribution of "
                     "minimum presses (bfs table up to 24 cells, coset enumeration up to 28, binomial at nullity "
                     "0), and with --backends each backend's time per board on a random sample. With --strategies, "
@@ -66,7 +56,7 @@ def add_parser(sub) -> None:
         epilog="Strategies: " + "; ".join(f"{n} ({s.backend}: {s.summary})" for n, s in STRATEGIES.items())
                + ". Families: " + "; ".join(f"{n} ({f.summary}; sizes {','.join(map(str, f.sizes))})"
                                            for n, f in FAMILIES.items()) + ".")
-    sp.add_argument("--backends", type=backend_list, metavar="LIST",
+    sp.add_argument("--backends", type=common.backend_list, metavar="LIST",
                     help="backends to time on a random sample (default: none, structure only)")
     sp.add_argument("--sample", type=positive_int, default=200, metavar="N",
                     help="random boards per backend for the timings (default 200)")
@@ -88,7 +78,7 @@ def add_parser(sub) -> None:
     group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
                        help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the rest is skipped "
                             f"with a note. Per board: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here)")
-    add_rule_options(sp)
+    common.add_rule_options(sp)
     sp.set_defaults(run=run)
 
 
@@ -99,8 +89,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         if getattr(args, flag) is not None:
             return fail(ExitCode.USAGE, f"--{flag} needs --strategies")
     try:
-        game = game_from_args(args)
-        options = backend_options(args.backends or [], args)
+        game = common.game_from_args(args)
+        options = common.backend_options(args.backends or [], args)
         if args.plot:
             writable_path(args.plot, "--plot")
 

@@ -16,7 +16,6 @@ from .. import BACKENDS, prepare
 from ..errors import FlipgameError, RefusedError
 from ..limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
 from .common import (
-    COMMAND_HELP,
     ExitCode,
     add_rule_options,
     backend_list,
@@ -24,6 +23,7 @@ from .common import (
     fail,
     game_from_args,
     positive_int,
+    positive_seconds,
     seed_int,
     writable_path,
     write_json,
@@ -33,18 +33,8 @@ PROGRESS_INTERVAL = 10.0
 """Seconds between plain progress lines when stderr is not a terminal (the first after 5 s)."""
 
 
-def seconds_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
-
-
 def add_parser(sub) -> None:
-    v = sub.add_parser("verify", help=COMMAND_HELP["verify"],
+    v = sub.add_parser("verify",
                        description="Exhaustive agreement check: every backend on every board, witnesses re-applied.")
     v.add_argument("--backends", type=backend_list, metavar="LIST",
                    help=f"comma-separated backends (default: all that fit the size: {','.join(BACKENDS)})")
@@ -61,7 +51,7 @@ def add_parser(sub) -> None:
     v.add_argument("--chunk-size", type=positive_int, metavar="N",
                    help="boards per unit of work and per checkpoint line (default 2048 for the per-board solvers "
                         "cpsat, sat, ilp; 1048576 for the vectorised gauss and bfs)")
-    v.add_argument("--progress-interval", type=seconds_float, default=PROGRESS_INTERVAL, metavar="SECONDS",
+    v.add_argument("--progress-interval", type=positive_seconds, default=PROGRESS_INTERVAL, metavar="SECONDS",
                    help=f"seconds between progress lines on stderr when it is not a terminal "
                         f"(default {PROGRESS_INTERVAL:g}; the first after 5 s)")
     v.add_argument("--sample", type=positive_int, metavar="N",
@@ -100,13 +90,7 @@ def _exhaustive_hint(game) -> str:
 
 def sample_boards(game, sample: int, seed: int) -> np.ndarray:
     """``sample`` random boards of ``game`` (seeded): uint64 up to 64 cells, else an object array of Python ints."""
-    rng = np.random.default_rng(seed)
-    if game.n < 64:
-        return rng.integers(0, 1 << game.n, size=sample, dtype=np.uint64, endpoint=False)
-    words = rng.integers(0, 2**64 - 1, size=(sample, -(-game.n // 64)), dtype=np.uint64, endpoint=True)
-    if game.n == 64:
-        return words[:, 0]
-    return np.array([sum(int(w) << (64 * i) for i, w in enumerate(row)) & game.full for row in words], dtype=object)
+    return game.random_boards(np.random.default_rng(seed), sample)
 
 
 class ProgressLog:
