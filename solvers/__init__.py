@@ -16,7 +16,7 @@ This module only re-exports.  The layers, each importing only those before it:
 """
 
 from .backend import Backend, ModelBackend, Option
-from .board import GOALS, Board, Game, format_cells, read_cases
+from .board import GOALS, Board, Game, format_cells
 from .errors import (
     BoardFormatError,
     BoardTooLargeError,
@@ -28,6 +28,7 @@ from .errors import (
     RulesError,
     UnknownBackendError,
 )
+from .formats import read_cases
 from .gate import Session, prepare, solve, solve_batch, solve_strategy
 from .registry import BACKENDS, get_backend, register
 from .result import BatchSolution, Solution, Status

@@ -27,7 +27,7 @@ import gc
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -36,7 +36,7 @@ import numpy as np
 from .board import Game
 from .errors import BoardTooLargeError, MemoryBudgetError, OptionError, RulesError
 from .limits import MEMORY_LIMIT_GIB
-from .result import BatchSolution, Solution, Status, canonical_solution
+from .result import BatchSolution, Solution, Status
 
 
 @dataclass(frozen=True)
@@ -280,6 +280,42 @@ def _wait(worker: threading.Thread, deadline: float | None, handler) -> None:
         worker.join(0.2 if left is None and handler is None else min(0.05, max(left or 0.05, 0.001)))
         if handler is not None:
             signal.signal(signal.SIGINT, handler)
+
+
+def refine_lexicographic(n: int, presses: int, solve_fixed) -> int:
+    """The lexicographically smallest minimum-weight press set (POJ 3279's rule).
+
+    ``presses`` is one minimum-weight solution; ``solve_fixed(fixed)`` must return a
+    minimum-weight solution (same weight) agreeing with ``fixed`` (cell -> 0/1), or
+    None.  Cells are decided in reading order, preferring 0: a cell already 0 in
+    the current solution needs no call, so at most ``weight`` solver calls are made
+    per 1 met, O(n) calls in all.
+    """
+    fixed: dict[int, int] = {}
+    for i in range(n):
+        fixed[i] = 0
+        if presses >> i & 1:
+            other = solve_fixed(fixed)
+            if other is None:
+                fixed[i] = 1
+            else:
+                presses = other
+    return presses
+
+
+def canonical_solution(backend: str, game: Game, board: int, presses: int, solve_fixed, start: float,
+                       stats: Mapping[str, object] | None = None) -> Solution:
+    """OPTIMAL with the lexicographically smallest minimum press set, found from the
+    minimum ``presses`` by :func:`refine_lexicographic`; UNKNOWN if
+    ``solve_fixed`` raises TimeoutError.  The goal board reached is recomputed by the
+    board model.  ``start``: ``time.perf_counter()`` when the solve began.
+    """
+    try:
+        presses = refine_lexicographic(game.n, presses, solve_fixed)
+    except TimeoutError:
+        return Solution(backend, Status.UNKNOWN, seconds=time.perf_counter() - start, stats=stats or {})
+    return Solution(backend, Status.OPTIMAL, presses.bit_count(), presses, game.apply(board, presses),
+                    time.perf_counter() - start, stats or {})
 
 
 class Model:
