@@ -210,46 +210,83 @@ class _Stream:
             print(stats_line(number, game, sol, fmt), file=sys.stderr)
 
 
-def run(args: argparse.Namespace) -> ExitCode:
-    fmt = FORMATS[args.format]
+def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
+    """What is wrong with the flags, before anything is built, or None; fills in the certify limit."""
     if fmt.size_from_input and (args.size or args.goal or args.target):
-        return fail(ExitCode.USAGE, f"the {args.format} format gives the size and goal in its input; "
-                                    f"drop --size/--goal/--target")
-    backend = get_backend(args.backend)
+        return f"the {args.format} format gives the size and goal in its input; drop --size/--goal/--target"
     if args.proof_dir is not None and not args.certify:
-        return fail(ExitCode.USAGE, "--proof-dir needs --certify")
+        return "--proof-dir needs --certify"
     if args.certify_time_limit is not None and not args.certify:
-        return fail(ExitCode.USAGE, "--certify-time-limit needs --certify")
+        return "--certify-time-limit needs --certify"
     if args.proof_dir is not None:
         try:
             writable_folder(args.proof_dir, "--proof-dir")
         except FlipgameError as exc:
-            return fail(ExitCode.USAGE, str(exc))
+            return str(exc)
     if args.certify_time_limit is None:
         args.certify_time_limit = 10.0
     if not 0 < args.certify_time_limit <= 1e6:
-        return fail(ExitCode.USAGE, "--certify-time-limit must be a number of seconds above 0 and at most 1e6")
+        return "--certify-time-limit must be a number of seconds above 0 and at most 1e6"
+    return None
+
+
+def _session(args: argparse.Namespace, fmt: Format) -> tuple[Game, Session]:
+    """The rules and a session that has validated every option (and, when the size is known, that the
+    backend takes it) before input is read.  Raises RefusedError or another FlipgameError."""
+    backend = get_backend(args.backend)
+    rules = game_from_args(args)
+    options = backend_options([backend.name], args)[backend.name]
+    if fmt.canonical or args.canonical:
+        options["canonical"] = True
+    session = Session(backend, **options)
+    session.prepare(rules if not fmt.size_from_input else Game(1, 1))
+    return rules, session
+
+
+def _open_input(path: str):
+    """The input as an unbuffered binary file, read in bounded pieces by :class:`LineSource`
+    (undecodable bytes become U+FFFD, reported with their line; a byte-order mark is dropped).
+    Raises OSError, or ValueError when standard input is closed."""
+    if path != "-":
+        return open(path, "rb", buffering=0)  # noqa: SIM115 - the caller closes it
+    if sys.stdin is None:
+        raise ValueError("standard input is closed")
+    return open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115 - the caller closes it
+
+
+def _answer_all(stream: _Stream, fmt: Format, lines: LineSource, rules: Game, args: argparse.Namespace,
+                name: str) -> ExitCode:
+    """Read and answer every case; a bad case is reported after the answers before it."""
     try:
-        rules = game_from_args(args)
-        options = backend_options([backend.name], args)[backend.name]
-        if fmt.canonical or args.canonical:
-            options["canonical"] = True
-        session = Session(backend, **options)
-        # Validates every option (and, when the size is known, that the backend takes it) before input is read.
-        session.prepare(rules if not fmt.size_from_input else Game(1, 1))
+        for case in fmt.reader(lines, rules):
+            stream.add(case)
+    except BoardFormatError as exc:
+        if exc.case is None:  # a line too long: the case being read
+            exc = BoardFormatError(exc.reason, case=stream.read + 1, line=exc.line)
+        stream.flush()  # the answers before the bad case come first
+        return fail(ExitCode.USAGE, f"{name}: {exc}")
+    except OSError as exc:
+        stream.flush()
+        return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror or exc}")
+    stream.flush()
+    return stream.worst
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    fmt = FORMATS[args.format]
+    problem = _usage_problem(args, fmt)
+    if problem:
+        return fail(ExitCode.USAGE, problem)
+    try:
+        rules, session = _session(args, fmt)
     except RefusedError as exc:
         return fail(ExitCode.REFUSED, str(exc))
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    # Read as bytes in bounded pieces; undecodable bytes become U+FFFD and are then reported with their
-    # line; a byte-order mark (files saved by Windows Notepad) is dropped.
     try:
-        if args.file == "-":
-            if sys.stdin is None:
-                return fail(ExitCode.USAGE, "standard input is closed")
-            raw = open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115 - closed below
-        else:
-            raw = open(args.file, "rb", buffering=0)  # noqa: SIM115 - closed below
+        raw = _open_input(args.file)
+    except ValueError as exc:
+        return fail(ExitCode.USAGE, str(exc))
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror}")
     name = "standard input" if args.file == "-" else args.file
@@ -258,20 +295,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     lines = LineSource(raw, fmt.line_limit(rules), universal=args.file != "-", before_block=stream.flush)
     with raw, session:
         try:
-            try:
-                for case in fmt.reader(lines, rules):
-                    stream.add(case)
-            except BoardFormatError as exc:
-                if exc.case is None:  # a line too long: the case being read
-                    exc = BoardFormatError(exc.reason, case=stream.read + 1, line=exc.line)
-                stream.flush()  # the answers before the bad case come first
-                return fail(ExitCode.USAGE, f"{name}: {exc}")
-            except OSError as exc:
-                stream.flush()
-                return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror or exc}")
-            stream.flush()
+            return _answer_all(stream, fmt, lines, rules, args, name)
         except RefusedError as exc:
             return fail(ExitCode.REFUSED, f"{name}: case {stream.number}: {exc}")
         except (FlipgameError, RulesError) as exc:
             return fail(ExitCode.USAGE, f"{name}: {exc}")
-    return stream.worst
