@@ -118,51 +118,57 @@ def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
     return None
 
 
-def run_strategies(args: argparse.Namespace) -> ExitCode:
-    """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
+def _strategy_time_limit(args: argparse.Namespace) -> float:
+    """``--time-limit`` for ``--strategies`` (default :data:`STRATEGY_TIME_LIMIT`).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        A flag that does not apply with ``--strategies`` (each family fixes its rules and each strategy its
+        backend options), or a time limit that is not a positive number of seconds.
+    """
     given = [f for f, v in (("--size", args.size), ("--goal", args.goal), ("--target", args.target),
                             ("--stencil", args.stencil), ("--backends", args.backends)) if v is not None]
     given += ["--wrap"] * args.wrap + ["--neighbourhood"] * (args.neighbourhood != "plus")
     time_limit = STRATEGY_TIME_LIMIT
     for flag, owners in option_flags().items():
         value = getattr(args, "opt_" + flag[2:].replace("-", "_"), None)
-        if value is None:
-            continue
-        if owners[0][1].name == "time_limit":
-            time_limit = positive_seconds(value) if _positive(value) else None
-            if time_limit is None:
-                return fail(ExitCode.USAGE, f"--time-limit: expected a positive number of seconds, got {value!r}")
-        else:
+        if value is not None and owners[0][1].name == "time_limit":
+            try:
+                time_limit = positive_seconds(value)
+            except argparse.ArgumentTypeError as exc:
+                raise argparse.ArgumentTypeError(f"--time-limit: {exc}") from None
+        elif value is not None:
             given.append(flag)
     if given:
-        return fail(ExitCode.USAGE, f"{', '.join(given)} do not apply with --strategies: each family fixes its "
-                                    f"rules and each strategy its backend options (use --families, --sizes, "
-                                    f"--boards, --time-limit, --budget)")
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(given)} do not apply with --strategies: each family fixes its rules and each strategy its "
+            f"backend options (use --families, --sizes, --boards, --time-limit, --budget)")
+    return time_limit
+
+
+def _progress(done: int, total: int, r) -> None:
+    """One line on stderr per strategy run of ``--strategies``."""
+    what = (f"{r.status} {r.answer() if r.answered else ''} in {r.seconds:.3f} s" if r.seconds is not None
+            else f"{r.status}{': ' + r.note if r.note else ''}")
+    flag = f"  FLAGGED: {r.flag}" if r.flag else ""
+    print(f"[{done}/{total}] {r.family} {r.n}x{r.n} board {r.board}: {r.strategy}: {what}{flag}"[:200],
+          file=sys.stderr, flush=True)
+
+
+def run_strategies(args: argparse.Namespace) -> ExitCode:
+    """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
     try:
+        time_limit = _strategy_time_limit(args)
         if args.plot:
             writable_path(args.plot, "--plot")
-    except RulesError as exc:
+    except (argparse.ArgumentTypeError, RulesError) as exc:
         return fail(ExitCode.USAGE, str(exc))
-
-    def progress(done: int, total: int, r) -> None:
-        what = (f"{r.status} {r.answer() if r.answered else ''} in {r.seconds:.3f} s" if r.seconds is not None
-                else f"{r.status}{': ' + r.note if r.note else ''}")
-        flag = f"  FLAGGED: {r.flag}" if r.flag else ""
-        print(f"[{done}/{total}] {r.family} {r.n}x{r.n} board {r.board}: {r.strategy}: {what}{flag}"[:200],
-              file=sys.stderr, flush=True)
-
     st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards,
-                            time_limit=time_limit, budget=args.budget, seed=args.seed, progress=progress)
+                            time_limit=time_limit, budget=args.budget, seed=args.seed, progress=_progress)
     failed = _write(st, plot_strategies, args)
     if failed:
         return failed
     if st.disagreements:
         return fail(ExitCode.DISAGREEMENT, f"{st.disagreements} answer(s) flagged (see the table)")
     return ExitCode.OK
-
-
-def _positive(text: str) -> bool:
-    try:
-        return 0 < float(text) < float("inf")
-    except ValueError:
-        return False
