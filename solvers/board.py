@@ -91,6 +91,11 @@ class Game:
             raise RulesError(f"board size must be positive integers, got {self.rows}x{self.cols}")
         if self.goal not in GOALS:
             raise RulesError(f"unknown goal {self.goal!r}; expected one of {', '.join(GOALS)}")
+        self._normalise_target()
+        self._normalise_stencil()
+
+    def _normalise_target(self) -> None:
+        """``target`` as a bitmask of this game (from a Board or rows of text); RulesError if it does not fit."""
         if (self.goal == "board") != (self.target is not None):
             raise RulesError("goal 'board' needs a target board, and only it takes one")
         if isinstance(self.target, (list, tuple, str)):
@@ -103,22 +108,26 @@ class Game:
         if self.target is not None and not (isinstance(self.target, int) and 0 <= self.target <= self.full):
             raise RulesError(f"target board does not fit {self.size}: expected a bitmask 0..{self.full}, a Board "
                              f"or rows of text, got {self.target!r:.60}")
+
+    def _normalise_stencil(self) -> None:
+        """``stencil`` as sorted distinct offsets (from text or pairs); RulesError on a bad neighbourhood."""
         names = (*NEIGHBOURHOODS, "stencil")
         if self.neighbourhood not in names:
             raise RulesError(f"unknown neighbourhood {self.neighbourhood!r}; expected one of {', '.join(names)}")
         if (self.neighbourhood == "stencil") != (self.stencil is not None):
             raise RulesError("neighbourhood 'stencil' needs stencil offsets, and only it takes them")
+        if self.stencil is None:
+            return
         if isinstance(self.stencil, str):
             object.__setattr__(self, "stencil", parse_stencil(self.stencil))
-        if self.stencil is not None:
-            try:
-                offsets = {(int(r), int(c)) for r, c in self.stencil}
-            except (TypeError, ValueError):
-                raise RulesError(f"a stencil is offsets (row, col) or text like 'x.x/.x./x.x', "
-                                 f"got {self.stencil!r:.60}") from None
-            object.__setattr__(self, "stencil", tuple(sorted(offsets)))
-            if not self.stencil:
-                raise RulesError("a stencil needs at least one offset")
+        try:
+            offsets = {(int(r), int(c)) for r, c in self.stencil}
+        except (TypeError, ValueError):
+            raise RulesError(f"a stencil is offsets (row, col) or text like 'x.x/.x./x.x', "
+                             f"got {self.stencil!r:.60}") from None
+        object.__setattr__(self, "stencil", tuple(sorted(offsets)))
+        if not self.stencil:
+            raise RulesError("a stencil needs at least one offset")
 
     @property
     def offsets(self) -> tuple[tuple[int, int], ...]:
