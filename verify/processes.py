@@ -8,7 +8,6 @@ Standard library only (the certificate checker imports it and no solver).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import sys
@@ -30,6 +29,8 @@ def die_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
     at once if the parent is already gone.
     """
     if sys.platform.startswith("linux"):
+        import ctypes  # standard library, but 5 ms of start-up that only a worker needs
+
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
