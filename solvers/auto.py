@@ -1,6 +1,6 @@
 """``auto``: a portfolio that picks a strategy per board from the rules, the nullity and the board.
 
-Policy (from the measured crossover, ``flipgame study --strategies``; README "Which strategy when"):
+Policy (from the measured crossover, ``flipgame study --strategies``; docs/results.md "Which strategy when"):
 
 1. **gauss** whenever the algebra takes the rules (dense elimination up to
    2500 cells, any neighbourhood and wrap; light chasing for the plus

@@ -42,7 +42,7 @@ from .result import BatchSolution, Solution, Status
 @dataclass(frozen=True)
 class Option:
     """One keyword option of a backend, declared once: the gate validates it, the CLI
-    builds its flag from it and the README lists it.
+    builds its flag from it and docs/cli.md lists it.
 
     Attributes
     ----------
@@ -137,7 +137,7 @@ class Backend:
     name : str
         Registry key, e.g. ``gauss``.
     summary : str
-        One line for ``--help`` and the README.
+        One line for ``--help`` and docs/cli.md.
     parallel : bool
         True if a batch gains from being spread over worker processes
         (per-board solver calls); False if one vectorised call is faster.

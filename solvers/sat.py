@@ -274,8 +274,8 @@ class SatModel(Model):
             raise TimeoutError
         if self.engine != "xor" or self.game.n <= self.THREAD_MIN_CELLS:
             # A small model's call takes milliseconds: a thread per call would cost more
-            # than the call (measured on 4x4: 0.28 -> 0.06 ms per Impossible board); its
-            # Ctrl-C is the undetermined answer _CryptoMiniSat.solve turns into KeyboardInterrupt.
+            # than the call.  Its Ctrl-C is the undetermined answer _CryptoMiniSat.solve
+            # turns into KeyboardInterrupt.
             return self.oracle.solve(self._assume + extra, left)
         return self._call_abandonable(self._assume + extra, left)
 

@@ -508,7 +508,7 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
     goal white, certify within 10 s up to about 10x10.  Checking in pure
     Python takes 75-95 % of the time.
     Impossible boards are out of scope: their certificate is a parity check
-    (:func:`flipgame.gauss.certificates`), not a proof of minimality.
+    (:func:`flipgame.algebra.certificates`), not a proof of minimality.
     """
     n = game.n
     if not 0 <= moves <= n:

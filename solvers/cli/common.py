@@ -34,7 +34,7 @@ COMMAND_HELP = {
 
 
 class ExitCode(enum.IntEnum):
-    """Exit statuses of ``flipgame`` (also listed in the README)."""
+    """Exit statuses of ``flipgame`` (listed in docs/cli.md, from :data:`flipgame.cli.docs.EXIT_MEANINGS`)."""
 
     OK = 0
     DISAGREEMENT = 1  # verify: two backends gave different answers on some board

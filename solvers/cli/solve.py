@@ -3,7 +3,7 @@
 Cases stream through in chunks.  The input is read in bounded pieces
 (:class:`~flipgame.formats.LineSource`); cases of one game of at most 64 cells
 are gathered, up to :data:`CHUNK` of them or until the input would wait, and
-answered by one batch through the gate (:meth:`solvers.Session.solve_batch`),
+answered by one batch through the gate (:meth:`flipgame.Session.solve_batch`),
 their witnesses checked in bulk (:func:`flipgame.verify.witness.check_batch`) and their
 answers written at once.  Other cases (larger boards, a backend that solves
 board by board, ``--stats``) go one at a time through the same session, which
