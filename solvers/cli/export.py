@@ -1,16 +1,15 @@
-"""``flipgame export`` (one board in an exchange format) and ``flipgame export-suite`` (a benchmark suite)."""
+"""``flipgame export``: one board in an exchange format, its header naming the board, rules and known answer."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from ..board import read_cases
+from ..formats import read_cases
 from ..errors import FlipgameError
 from ..export import BOUNDED, FORMATS, export
-from ..study import FAMILIES
-from ..suite import SUITE_FORMATS, export_suite, known_answer
-from .common import ExitCode, add_rule_options, fail, game_from_args, positive_int, seed_int
+from ..suite import known_answer
+from .common import ExitCode, add_rule_options, fail, game_from_args
 
 
 def _formats(text: str) -> list[str]:
@@ -19,24 +18,6 @@ def _formats(text: str) -> list[str]:
     if bad or not names:
         raise argparse.ArgumentTypeError(f"unknown format {', '.join(bad) or '(none)'}; valid: {', '.join(FORMATS)}")
     return names
-
-
-def _families(text: str) -> list[str]:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    bad = [n for n in names if n not in FAMILIES]
-    if bad or not names:
-        raise argparse.ArgumentTypeError(f"unknown family {', '.join(bad) or '(none)'}; valid: {', '.join(FAMILIES)}")
-    return names
-
-
-def _sizes(text: str) -> list[int]:
-    try:
-        sizes = [int(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected sizes like 4,6,8, got {text!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive sizes, got {text!r}")
-    return sizes
 
 
 def add_parser(sub) -> None:
@@ -51,17 +32,6 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write ('-': standard output)")
     add_rule_options(p, backend_options=False)
     p.set_defaults(run=run)
-    s = sub.add_parser("export-suite", help="write a benchmark suite: families x sizes, with a manifest",
-                       description="Write every family x size (and the 18x18 judge case) in the exchange "
-                                   "formats, with manifest.csv and manifest.json of the known answers.")
-    s.add_argument("dir", metavar="DIR", help="folder to write (created)")
-    s.add_argument("--formats", type=_formats, default=list(SUITE_FORMATS), metavar="LIST",
-                   help=f"formats (default {','.join(SUITE_FORMATS)})")
-    s.add_argument("--families", type=_families, metavar="LIST", help=f"default all: {', '.join(FAMILIES)}")
-    s.add_argument("--sizes", type=_sizes, metavar="N,N,...", help="board sides (default: each family's own)")
-    s.add_argument("--boards", type=positive_int, default=1, metavar="K", help="boards per size (default 1)")
-    s.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed (default 0)")
-    s.set_defaults(run=run_suite)
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -90,13 +60,4 @@ def run(args: argparse.Namespace) -> ExitCode:
                 f.write(text)
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot write {args.output}: {exc.strerror}")
-    return ExitCode.OK
-
-
-def run_suite(args: argparse.Namespace) -> ExitCode:
-    try:
-        entries = export_suite(args.dir, args.families, args.sizes, args.boards, args.seed, args.formats)
-    except OSError as exc:
-        return fail(ExitCode.USAGE, f"cannot write {exc.filename or args.dir}: {exc.strerror}")
-    print(f"{len(entries)} instances x {len(args.formats)} formats in {args.dir} (manifest.csv, manifest.json)")
     return ExitCode.OK
