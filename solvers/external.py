@@ -280,6 +280,7 @@ class External(Backend):
         return ExternalRefused if self.supports(game) else super().refusal_error(game, options)
 
     def solve(self, game: Game, board: int, **options) -> Solution:
+        options = self.check_options(options)  # defaults filled when called without the gate
         start = time.perf_counter()
         limit = options.get("time_limit") or default_time_limit(game)
         status, presses, stats = solve_external(Program(options["command"], options["format"]), game, board, limit)

@@ -69,6 +69,7 @@ class MaxSat(Backend):
         return no_canonical(self.name, super().check_options(options))
 
     def solve(self, game: Game, board: int, **options) -> Solution:
+        options = self.check_options(options)  # defaults filled when called without the gate
         start = time.perf_counter()
         status, presses, stats = rc2_minimise(game, board, options["solver"])
         seconds = time.perf_counter() - start
