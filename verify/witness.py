@@ -19,7 +19,7 @@ import numpy as np
 from flipgame.board import Game
 from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
 from flipgame.system import PressSystem
-from flipgame.system_result import SystemSolution
+from flipgame.system_result import SystemBatch, SystemSolution
 
 
 def check_solution(game: Game, board: int, solution: Solution) -> str | None:
@@ -115,3 +115,28 @@ def check_system_certificate(system: PressSystem, board, target, certificate) ->
     if not sum(c * (t - b) for c, t, b in zip(certificate, target, board, strict=False)) % k:
         return "the certificate's sum of (target - board) is 0 mod k"
     return None
+
+
+def check_system_batch(system: PressSystem, batch: SystemBatch) -> np.ndarray:
+    """Vectorised :func:`check_system_solution`: bool array shape (b,), True where an answer fails.
+
+    The matrix is rebuilt here from the buttons' (cell, amount) lists, not taken from a solver.
+    An OPTIMAL answer must have counts in range summing to its moves and reach its target, which
+    must be a goal; any other answer must carry no number.  O(b n m).
+    """
+    a = np.zeros((system.cells, system.m), dtype=np.int64)
+    for j, button in enumerate(system.buttons):
+        for cell, amount in button:
+            a[cell, j] += amount
+    presses = np.asarray(batch.presses, dtype=np.int64)
+    after = np.asarray(batch.boards, dtype=np.int64) + presses @ a.T
+    top = system.states if system.states else np.iinfo(np.int64).max
+    if system.states:
+        after %= system.states
+    goals = np.array(system.targets(), dtype=np.int64)
+    target = np.asarray(batch.target, dtype=np.int64)
+    is_goal = (target[:, None, :] == goals[None, :, :]).all(axis=2).any(axis=1)
+    good = ((presses >= 0) & (presses < top)).all(axis=1) & (presses.sum(axis=1) == batch.moves) & is_goal & (
+        after == target).all(axis=1)
+    optimal = batch.status == Status.OPTIMAL
+    return np.where(optimal, ~good, batch.moves != NO_MOVES)

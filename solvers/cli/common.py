@@ -13,10 +13,11 @@ import re
 import sys
 from collections.abc import Sequence
 
-from .. import BACKENDS, GOALS, Game, read_cases
+from .. import BACKENDS, Game, read_cases
 from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
 from ..formats import FORMATS, LineSource
+from ..system import MAX_STATES
 
 MAX_CELLS = 4_000_000
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
@@ -101,6 +102,22 @@ def backend_list(text: str) -> list[str]:
     return names
 
 
+def states_arg(text: str) -> int:
+    """``--states``: an integer 2..255, or ``counters`` (returned as 0)."""
+    if text == "counters":
+        return 0
+    if not (text.isascii() and text.isdigit()) or not 2 <= int(text) <= MAX_STATES:
+        raise argparse.ArgumentTypeError(f"expected a number of states 2..{MAX_STATES} or 'counters', got {text!r}")
+    return int(text)
+
+
+def goal_arg(text: str) -> str:
+    """``--goal``: any, white, black, or a state D (every cell D)."""
+    if text in ("any", "white", "black") or (text.isascii() and text.isdigit()):
+        return text
+    raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D, got {text!r}")
+
+
 def option_flags() -> dict[str, list[tuple[str, object]]]:
     """Command-line flag -> [(backend name, Option)], from every backend's declared options."""
     flags: dict[str, list[tuple[str, object]]] = {}
@@ -114,8 +131,9 @@ def option_flags() -> dict[str, list[tuple[str, object]]]:
 def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool = True) -> None:
     """The rule options every command takes, and (optionally) every backend's option flags."""
     parser.add_argument("--size", type=board_size, metavar="RxC", help="board shape, rows x cols (default 4x4)")
-    parser.add_argument("--goal", choices=[g for g in GOALS if g != "board"],
-                        help="any: all white or all black (POJ 1753, default); white/black: that colour")
+    parser.add_argument("--goal", type=goal_arg, metavar="{any,white,black,D}",
+                        help="any: all white or all black (POJ 1753, default), or any uniform board with --states; "
+                             "white/black: that colour; D: every cell in state D (the general game)")
     parser.add_argument("--target", metavar="FILE",
                         help="goal: this board (rows of b/w in FILE) instead of a uniform colour")
     parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
@@ -124,6 +142,11 @@ def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool =
     parser.add_argument("--stencil", metavar="PATTERN",
                         help="with --neighbourhood stencil: rows of x/. separated by '/', centre = the press, "
                              "e.g. 'x.x/.x./x.x'")
+    general = parser.add_argument_group("the general game (docs/general-game.md)")
+    general.add_argument("--rules", metavar="FILE", help="a press system: JSON (cells, buttons, states) or an "
+                         "edge list (closed neighbourhood; first line 'open' for the open one)")
+    general.add_argument("--states", type=states_arg, metavar="K|counters",
+                         help="states per cell 2..255 (boards as rows of digits 0..K-1), or counters")
     if backend_options:
         group = parser.add_argument_group("backend options (each applies to the backends named)")
         for flag, owners in option_flags().items():
@@ -158,6 +181,9 @@ def backend_options(names: Sequence[str], args) -> dict[str, dict]:
 
 def game_from_args(args) -> Game:
     """The rules chosen on the command line.  Raises RulesError naming a bad combination."""
+    if getattr(args, "rules", None) is not None or getattr(args, "states", None) is not None or (
+            args.goal is not None and args.goal.isdigit()):
+        raise RulesError("--rules, --states and --goal D are taken by solve, verify and study")
     rows, cols = args.size or (4, 4)
     if args.stencil is not None and args.neighbourhood != "stencil":
         raise RulesError("--stencil needs --neighbourhood stencil")

@@ -8,6 +8,7 @@ import json
 import sys
 
 from ..errors import FlipgameError, RefusedError, RulesError
+from . import general
 from .common import (
     ExitCode,
     add_rule_options,
@@ -95,6 +96,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    if general.wanted(args):
+        return general.run_study(args)
     if args.strategies is not None:
         return run_strategies(args)
     for flag in ("families", "sizes"):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import BACKENDS, prepare
 from ..errors import FlipgameError, RefusedError
+from . import general
 from .common import (
     ExitCode,
     add_rule_options,
@@ -202,6 +203,8 @@ def _duration(seconds: float) -> str:
 def run(args: argparse.Namespace) -> ExitCode:
     from flipgame.verify.harness import open_executor, run_agreement
 
+    if general.wanted(args):
+        return general.run_verify(args)
     try:
         game = game_from_args(args)
         writable_path(args.report, "--report")
