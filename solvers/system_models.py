@@ -21,6 +21,7 @@ formulation of a congruence is standard (Wolsey, "Integer Programming", 1998).
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 import numpy as np
 
@@ -44,18 +45,6 @@ def bounds(system: PressSystem, board, target) -> list[int] | None:
     return [int(min(need[i] // a[i, j] for i in np.flatnonzero(a[:, j]))) for j in range(system.m)]
 
 
-def _rows(system: PressSystem, board):
-    """Per cell: (list of (button, coefficient), board value, slack bounds or None for counters)."""
-    a, k = system.matrix, system.states
-    for i in range(system.cells):
-        terms = [(int(j), int(a[i, j])) for j in np.flatnonzero(a[i])]
-        if k is None:
-            yield terms, int(board[i]), None
-        else:
-            top = sum(c for _, c in terms) * (k - 1) + int(board[i])
-            yield terms, int(board[i]), ((int(board[i]) - (k - 1)) // k, top // k)
-
-
 def _goal_value(system: PressSystem):
     """The uniform goal value (int), the explicit target (tuple) or None for ``any``."""
     if system.goal == "any":
@@ -74,78 +63,133 @@ def _empty(name: str, status: Status, start: float, stats: dict | None = None) -
     return SystemSolution(name, status, seconds=time.perf_counter() - start, stats=stats or {})
 
 
-def solve_cpsat(system: PressSystem, board, *, time_limit: float = DEFAULT_TIME_LIMIT) -> SystemSolution:
-    """CP-SAT: minimum presses for one board (a new model per board)."""
-    from ortools.sat.python import cp_model
+class _Model:
+    """One model per system, re-used across boards: only the rows' right-hand sides (and, for
+    counters, the press bounds) change between boards.
 
-    start = time.perf_counter()
-    target = _goal_value(system)
-    ub = bounds(system, board, target)
-    if ub is None:
-        return _empty("cpsat", Status.INFEASIBLE, start)
-    model = cp_model.CpModel()
-    x = [model.new_int_var(0, u, f"x{j}") for j, u in enumerate(ub)]
-    g = model.new_int_var(0, system.states - 1, "goal") if target is None else None
-    for i, (terms, b, slack) in enumerate(_rows(system, board)):
-        lhs = sum(c * x[j] for j, c in terms) + b - (g if g is not None else target[i])
-        if slack is None:
-            model.add(lhs == 0)
-        else:
-            s = model.new_int_var(slack[0], slack[1], f"s{i}")
-            model.add(lhs == system.states * s)
-    model.minimize(sum(x))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
-    solver.parameters.num_workers = 1
-    status = solver.solve(model)
-    stats = {"branches": solver.num_branches, "conflicts": solver.num_conflicts}
-    if status == cp_model.OPTIMAL:
-        return _answer("cpsat", system, board, [solver.value(v) for v in x], start, stats)
-    if status == cp_model.INFEASIBLE:
-        return _empty("cpsat", Status.INFEASIBLE, start, stats)
-    return _empty("cpsat", Status.UNKNOWN, start, stats)
+    Row i reads ``sum_j A[i, j] x_j - k s_i - g = goal_i - board_i`` over Z_k (``g`` only for
+    goal ``any``; ``goal_i`` then 0), or ``sum_j A[i, j] x_j = target_i - board_i`` for counters.
+    The slack ``s_i`` lies in ``[-1, (sum_j A[i, j] (k - 1) + k - 1) // k]`` for every board.
+    """
+
+    def __init__(self, system: PressSystem):
+        self.system, self.target = system, _goal_value(system)
+        a, k = system.matrix, system.states
+        self.terms = [[(int(j), int(a[i, j])) for j in np.flatnonzero(a[i])] for i in range(system.cells)]
+        self.top = [k - 1] * system.m if k else [1 << 30] * system.m
+        self.slack = [(-1, (sum(c for _, c in t) * (k - 1) + k - 1) // k) for t in self.terms] if k else None
+
+    def rhs(self, board) -> list[int]:
+        goal = self.target if self.target is not None else (0,) * self.system.cells
+        return [int(goal[i]) - int(board[i]) for i in range(self.system.cells)]
+
+
+class _CpSatModel(_Model):
+    def __init__(self, system: PressSystem, time_limit: float):
+        from ortools.sat.python import cp_model
+
+        super().__init__(system)
+        self.cp_model, self.time_limit = cp_model, time_limit
+        m = self.model = cp_model.CpModel()
+        self.x = [m.new_int_var(0, u, f"x{j}") for j, u in enumerate(self.top)]
+        g = m.new_int_var(0, system.states - 1, "goal") if self.target is None else 0
+        self.rows = []
+        for i, terms in enumerate(self.terms):
+            lhs = sum(c * self.x[j] for j, c in terms) - g
+            if self.slack is not None:
+                lhs = lhs - system.states * m.new_int_var(*self.slack[i], f"s{i}")
+            self.rows.append(m.add(lhs == 0).index)
+        m.minimize(sum(self.x))
+        self.domains = [m.proto.constraints[c].linear.domain for c in self.rows]
+        if any(len(d) != 2 for d in self.domains):
+            raise RuntimeError("cpsat: a row is not one linear equality; its right-hand side cannot change")
+        self.press_domains = [m.proto.variables[v.index].domain for v in self.x]
+
+    def solve(self, board) -> SystemSolution:
+        start = time.perf_counter()
+        ub = bounds(self.system, board, self.target)
+        if ub is None:
+            return _empty("cpsat", Status.INFEASIBLE, start)
+        for dom, r in zip(self.domains, self.rhs(board), strict=True):
+            dom[0] = dom[1] = r
+        if self.system.states is None:
+            for dom, u in zip(self.press_domains, ub, strict=True):
+                dom[1] = u
+        solver = self.cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = self.time_limit
+        solver.parameters.num_workers = 1
+        status = solver.solve(self.model)
+        stats = {"branches": solver.num_branches, "conflicts": solver.num_conflicts}
+        if status == self.cp_model.OPTIMAL:
+            return _answer("cpsat", self.system, board, [solver.value(v) for v in self.x], start, stats)
+        if status == self.cp_model.INFEASIBLE:
+            return _empty("cpsat", Status.INFEASIBLE, start, stats)
+        return _empty("cpsat", Status.UNKNOWN, start, stats)
+
+
+class _IlpModel(_Model):
+    def __init__(self, system: PressSystem, solver: str, time_limit: float):
+        from ortools.linear_solver import pywraplp
+
+        super().__init__(system)
+        self.pywraplp, self.name = pywraplp, "ilp" if solver == "SCIP" else f"ilp-{solver.lower()}"
+        mip = self.mip = pywraplp.Solver.CreateSolver(solver)
+        if mip is None:
+            raise RuntimeError(f"OR-Tools was built without {solver}")
+        mip.SuppressOutput()
+        if solver == "HIGHS":
+            mip.SetSolverSpecificParametersAsString("output_flag=false\n")
+        self.x = [mip.IntVar(0, u, f"x{j}") for j, u in enumerate(self.top)]
+        g = mip.IntVar(0, system.states - 1, "goal") if self.target is None else 0
+        self.rows = []
+        for i, terms in enumerate(self.terms):
+            lhs = sum(c * self.x[j] for j, c in terms) - g
+            if self.slack is not None:
+                lhs = lhs - system.states * mip.IntVar(*self.slack[i], f"s{i}")
+            self.rows.append(mip.Add(lhs == 0))
+        mip.Minimize(sum(self.x))
+        mip.SetTimeLimit(int(time_limit * 1000))
+
+    def solve(self, board) -> SystemSolution:
+        start = time.perf_counter()
+        ub = bounds(self.system, board, self.target)
+        if ub is None:
+            return _empty(self.name, Status.INFEASIBLE, start)
+        for row, r in zip(self.rows, self.rhs(board), strict=True):
+            row.SetBounds(r, r)
+        if self.system.states is None:
+            for v, u in zip(self.x, ub, strict=True):
+                v.SetUb(u)
+        status = self.mip.Solve()
+        if status == self.pywraplp.Solver.OPTIMAL:
+            return _answer(self.name, self.system, board, [v.solution_value() for v in self.x], start, {})
+        if status == self.pywraplp.Solver.INFEASIBLE:
+            return _empty(self.name, Status.INFEASIBLE, start)
+        return _empty(self.name, Status.UNKNOWN, start)
+
+
+@lru_cache(maxsize=4)
+def _model(kind: str, system: PressSystem, time_limit: float):
+    if kind == "cpsat":
+        return _CpSatModel(system, time_limit)
+    return _IlpModel(system, kind, time_limit)
+
+
+def solve_cpsat(system: PressSystem, board, *, time_limit: float = DEFAULT_TIME_LIMIT) -> SystemSolution:
+    """CP-SAT: minimum presses for one board, on the system's cached model."""
+    return _model("cpsat", system, time_limit).solve(board)
 
 
 def solve_ilp(system: PressSystem, board, *, solver: str = "SCIP",
               time_limit: float = DEFAULT_TIME_LIMIT) -> SystemSolution:
-    """A MIP through ``pywraplp`` (SCIP or HiGHS): minimum presses for one board.
+    """A MIP through ``pywraplp`` (SCIP or HiGHS), on the system's cached model.
 
     Raises
     ------
     RuntimeError
         If OR-Tools lacks the solver.
     """
-    from ortools.linear_solver import pywraplp
-
-    start = time.perf_counter()
-    name = "ilp" if solver == "SCIP" else f"ilp-{solver.lower()}"
-    target = _goal_value(system)
-    ub = bounds(system, board, target)
-    if ub is None:
-        return _empty(name, Status.INFEASIBLE, start)
-    mip = pywraplp.Solver.CreateSolver(solver)
-    if mip is None:
-        raise RuntimeError(f"OR-Tools was built without {solver}")
-    mip.SuppressOutput()
-    if solver == "HIGHS":
-        mip.SetSolverSpecificParametersAsString("output_flag=false\n")
-    x = [mip.IntVar(0, u, f"x{j}") for j, u in enumerate(ub)]
-    g = mip.IntVar(0, system.states - 1, "goal") if target is None else None
-    for i, (terms, b, slack) in enumerate(_rows(system, board)):
-        lhs = sum(c * x[j] for j, c in terms) + b - (g if g is not None else target[i])
-        if slack is None:
-            mip.Add(lhs == 0)
-        else:
-            s = mip.IntVar(slack[0], slack[1], f"s{i}")
-            mip.Add(lhs == system.states * s)
-    mip.Minimize(sum(x))
-    mip.SetTimeLimit(int(time_limit * 1000))
-    status = mip.Solve()
-    if status == pywraplp.Solver.OPTIMAL:
-        return _answer(name, system, board, [v.solution_value() for v in x], start, {})
-    if status == pywraplp.Solver.INFEASIBLE:
-        return _empty(name, Status.INFEASIBLE, start)
-    return _empty(name, Status.UNKNOWN, start)
+    return _model(solver, system, time_limit).solve(board)
 
 
 def solve_highs(system: PressSystem, board, *, time_limit: float = DEFAULT_TIME_LIMIT) -> SystemSolution:
