@@ -25,6 +25,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .cpsat import SMALL_MODEL_PARAMETERS
+from .ilp import SMALL_MODEL_MAX_CELLS, SMALL_MODEL_SETTINGS
 from .result import Status
 from .system import PressSystem
 from .system_result import SystemSolution
@@ -32,6 +34,9 @@ from .system_result import SystemSolution
 DEFAULT_TIME_LIMIT = 30.0
 """Seconds per board for cpsat and ilp on a press system."""
 ILP_SOLVERS = ("SCIP", "HIGHS")
+SCIP_SETTINGS = ("propagating/probing/maxprerounds = 0\nmisc/catchctrlc = FALSE\npresolving/maxrounds = 1\n"
+                 "timing/statistictiming = FALSE\n")
+"""As the grid ilp backend's (see :mod:`flipgame.ilp`)."""
 
 
 def bounds(system: PressSystem, board, target) -> list[int] | None:
@@ -118,6 +123,9 @@ class _CpSatModel(_Model):
         solver = self.cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = self.time_limit
         solver.parameters.num_workers = 1
+        if self.system.cells <= SMALL_MODEL_MAX_CELLS:
+            for name, value in SMALL_MODEL_PARAMETERS.items():
+                setattr(solver.parameters, name, value)
         status = solver.solve(self.model)
         stats = {"branches": solver.num_branches, "conflicts": solver.num_conflicts}
         if status == self.cp_model.OPTIMAL:
@@ -139,6 +147,11 @@ class _IlpModel(_Model):
         mip.SuppressOutput()
         if solver == "HIGHS":
             mip.SetSolverSpecificParametersAsString("output_flag=false\n")
+        else:  # the grid ilp's SCIP settings: one presolve round (SCIP's default presolve proved a wrong
+            # optimum on a 3x5 torus board there), no statistics clocks, no cuts or heuristics on small models
+            settings = SCIP_SETTINGS + (SMALL_MODEL_SETTINGS if system.cells <= SMALL_MODEL_MAX_CELLS else "")
+            if not mip.SetSolverSpecificParametersAsString(settings):
+                raise RuntimeError("SCIP rejected the press-system ilp's parameter settings")
         self.x = [mip.IntVar(0, u, f"x{j}") for j, u in enumerate(self.top)]
         g = mip.IntVar(0, system.states - 1, "goal") if self.target is None else 0
         self.rows = []

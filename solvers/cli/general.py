@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import Game
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
-from ..general import SYSTEM_BACKENDS, refusal, solve_system, solve_system_batch, takers
+from ..general import refusal, solve_system, solve_system_batch, takers
 from ..result import Status
 from ..system import PressSystem, from_game, from_json, read_boards, read_edge_list
 from ..system_formats import poj1830_answer, read_aoc2025_10, read_poj1830
@@ -27,6 +27,8 @@ from .common import ExitCode, backend_options, fail
 FORMATS = {"poj1830": "POJ 1830: count the press sets reaching the target, or the judge's impossible line",
            "aoc2025-10": "Advent of Code 2025 day 10: one machine per line (--part 2: counters), then the total"}
 """The press-system formats ``solve --format`` takes besides the grid formats."""
+VERIFY_BACKENDS = ["gauss", "bfs", "cpsat", "ilp"]
+"""verify's default backends on a press system (ilp with SCIP; --mip-solver HIGHS runs HiGHS instead)."""
 EXHAUSTIVE_BOARDS = 1 << 20
 """verify checks every board up to this many; above, --sample N or --exhaustive (up to EXHAUSTIVE_LIMIT)."""
 EXHAUSTIVE_LIMIT = 1 << 30
@@ -245,7 +247,7 @@ def run_verify(args: argparse.Namespace) -> ExitCode:
         if args.sample is not None and args.exhaustive:
             raise RulesError("give either --sample or --exhaustive, not both")
         boards = _boards(system, args)
-        names = args.backends or list(SYSTEM_BACKENDS)
+        names = args.backends or VERIFY_BACKENDS
         chosen = [_options(args, n) for n in names]
         for name, _ in chosen:
             why = refusal(name, system)
