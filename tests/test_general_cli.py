@@ -87,3 +87,27 @@ def test_grid_commands_refuse_general_options_elsewhere(capsys, monkeypatch):
     assert code == 2 and "drop" in err
     code, _, err = _run(["solve", "--part", "2"], "", capsys, monkeypatch)
     assert code == 2 and "--part needs --format aoc2025-10" in err
+
+
+def test_verify_catches_a_planted_wrong_backend(capsys, monkeypatch):
+    import flipgame.general as general
+    from flipgame.system_result import SystemSolution
+
+    honest = general.SYSTEM_BACKENDS["cpsat"]
+
+    def liar(system, board, **options):
+        s = honest(system, board, **options)
+        if not s.success or s.moves == 0:
+            return s
+        return SystemSolution("cpsat", s.status, s.moves + 1, s.presses, s.target)  # claims one press too many
+
+    monkeypatch.setitem(general.SYSTEM_BACKENDS, "cpsat", liar)
+    code, out, _ = _run(["verify", "--states", "3", "--size", "2x2", "--backends", "gauss,cpsat"], "", capsys,
+                        monkeypatch)
+    assert code == 1 and "disagreement: board" in out and "78 disagreements" in out
+
+
+def test_verify_z3_2x3_every_backend(capsys, monkeypatch):
+    code, out, _ = _run(["verify", "--states", "3", "--size", "2x3"], "", capsys, monkeypatch)
+    assert code == 0 and "729 boards: 0 disagreements, 0 witnesses rejected" in out
+    assert "backends gauss, bfs, cpsat, ilp" in out

@@ -32,8 +32,8 @@ VERIFY_BACKENDS = ["gauss", "bfs", "cpsat", "ilp"]
 EXHAUSTIVE_BOARDS = 1 << 20
 """verify checks every board up to this many; above, --sample N or --exhaustive (up to EXHAUSTIVE_LIMIT)."""
 EXHAUSTIVE_LIMIT = 1 << 30
-CHUNK = 1 << 20
-"""Boards per vectorised batch in verify."""
+CHUNK = 1 << 19
+"""Boards per vectorised batch in verify (about 0.5 GiB of numpy temporaries at 16 cells)."""
 STUDY_MAX_BOARDS = 1 << 26
 """study enumerates the distribution of minimum presses up to this many boards (the bfs table)."""
 
@@ -237,50 +237,102 @@ def _chunks(system: PressSystem, boards: np.ndarray | None):
         yield (idx[:, None] // powers[None, :]) % k
 
 
+CERTIFICATES_CHECKED = 1000
+"""verify re-solves at most this many Impossible boards with gauss and checks their certificates."""
+
+
+def _verify_setup(args: argparse.Namespace):
+    """(system, boards or None, [(backend, options)]) for verify; raises FlipgameError."""
+    system = system_from_args(args)
+    if args.sample is not None and args.exhaustive:
+        raise RulesError("give either --sample or --exhaustive, not both")
+    boards = _boards(system, args)
+    chosen = [_options(args, n) for n in (args.backends or VERIFY_BACKENDS)]
+    for name, _ in chosen:
+        why = refusal(name, system)
+        if why and args.backends:
+            raise RefusedError(why)
+        if why:
+            print(f"flipgame: skipping {why}", file=sys.stderr)
+    chosen = [(n, o) for n, o in chosen if n in takers(system, [n])]
+    if not chosen:
+        raise RefusedError("no backend given takes this system")
+    return system, boards, chosen
+
+
+class _Tally:
+    """Counts of one verify run: disagreements (the first few kept), rejected witnesses, seconds."""
+
+    def __init__(self, names):
+        self.disagree, self.rejected, self.certified, self.walked = 0, 0, 0, 0
+        self.seconds = dict.fromkeys(names, 0.0)
+        self.examples: list[str] = []
+
+    def compare(self, system: PressSystem, ref, batch) -> None:
+        bad = np.flatnonzero((batch.status != ref.status) | (batch.moves != ref.moves))
+        self.disagree += len(bad)
+        for i in bad[:max(0, 5 - len(self.examples))]:
+            self.examples.append(f"board {' '.join(map(str, ref.boards[i]))}: {ref.backend} {ref[i].answer()}, "
+                                 f"{batch.backend} {batch[i].answer()}")
+
+    def certify(self, system: PressSystem, batch) -> None:
+        """Re-solve Impossible boards with gauss and check each certificate with the model."""
+        for i in np.flatnonzero(batch.status == Status.INFEASIBLE)[:CERTIFICATES_CHECKED - self.certified]:
+            board = tuple(int(v) for v in batch.boards[i])
+            sol = solve_system(system, board, "gauss")
+            self.rejected += _check(system, board, sol) is not None or not sol.certificates
+            self.certified += 1
+
+
 def run_verify(args: argparse.Namespace) -> ExitCode:
     """``flipgame verify`` on a press system: every backend that takes it, answers compared board by board,
-    every OPTIMAL witness re-applied by the model (vectorised), every certificate checked."""
-    from flipgame.verify.witness import check_system_batch
-
+    every OPTIMAL witness re-applied by the model (vectorised), the certificates of the first
+    :data:`CERTIFICATES_CHECKED` Impossible boards checked."""
     try:
-        system = system_from_args(args)
-        if args.sample is not None and args.exhaustive:
-            raise RulesError("give either --sample or --exhaustive, not both")
-        boards = _boards(system, args)
-        names = args.backends or VERIFY_BACKENDS
-        chosen = [_options(args, n) for n in names]
-        for name, _ in chosen:
-            why = refusal(name, system)
-            if why:
-                if args.backends:
-                    raise RefusedError(why)
-                print(f"flipgame: skipping {why}", file=sys.stderr)
-        chosen = [(n, o) for n, o in chosen if n in takers(system, [n])]
-        if not chosen:
-            raise RefusedError("no backend given takes this system")
+        system, boards, chosen = _verify_setup(args)
     except RefusedError as exc:
         return fail(ExitCode.REFUSED, str(exc))
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     total = len(boards) if boards is not None else system.states ** system.cells
     print(f"verify {system.rules}: {total:,} boards, backends {', '.join(n for n, _ in chosen)}", flush=True)
-    disagree, rejected, seconds, start = 0, 0, dict.fromkeys((n for n, _ in chosen), 0.0), time.perf_counter()
-    for chunk in _chunks(system, boards):
-        ref = None
-        for name, options in chosen:
-            t0 = time.perf_counter()
-            batch = solve_system_batch(system, chunk, name, **options)
-            seconds[name] += time.perf_counter() - t0
-            rejected += int(check_system_batch(system, batch).sum())
-            if ref is None:
-                ref = batch
-            else:
-                disagree += int(((batch.status != ref.status) | (batch.moves != ref.moves)).sum())
+    tally, start = _Tally(n for n, _ in chosen), time.perf_counter()
+    for number, chunk in enumerate(_chunks(system, boards)):
+        _verify_chunk(system, chunk, chosen, tally, walk=total <= EXHAUSTIVE_BOARDS or number == 0)
+        if total > CHUNK:
+            print(f"flipgame: progress: {min(total, (number + 1) * CHUNK):,} of {total:,} boards "
+                  f"({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
     for name, _ in chosen:
-        print(f"  {name}: {seconds[name]:.1f} s")
-    print(f"{total:,} boards: {disagree} disagreements, {rejected} witnesses rejected "
+        print(f"  {name}: {tally.seconds[name]:.1f} s")
+    if tally.walked < total and any(n == "bfs" for n, _ in chosen):
+        print(f"  bfs: minimum and status on every board; witnesses walked and checked on the first "
+              f"{tally.walked:,}")
+    print(f"  certificates of {tally.certified:,} Impossible boards checked by the model")
+    for line in tally.examples:
+        print(f"  disagreement: {line}")
+    print(f"{total:,} boards: {tally.disagree} disagreements, {tally.rejected} witnesses rejected "
           f"({time.perf_counter() - start:.1f} s)")
-    return ExitCode.DISAGREEMENT if disagree else ExitCode.WITNESS_FAILURE if rejected else ExitCode.OK
+    return ExitCode.DISAGREEMENT if tally.disagree else ExitCode.WITNESS_FAILURE if tally.rejected else ExitCode.OK
+
+
+def _verify_chunk(system: PressSystem, chunk: np.ndarray, chosen, tally: _Tally, walk: bool) -> None:
+    from flipgame.verify.witness import check_system_batch
+
+    ref = None
+    for name, options in chosen:
+        t0 = time.perf_counter()
+        if name == "bfs":  # the witness walk is per step in Python: every board up to 2**20, else the first chunk
+            options = {"witnesses": walk}
+            tally.walked += len(chunk) if walk else 0
+        batch = solve_system_batch(system, chunk, name, **options)
+        tally.seconds[name] += time.perf_counter() - t0
+        if options.get("witnesses", True):
+            tally.rejected += int(check_system_batch(system, batch).sum())
+        if ref is None:
+            ref = batch
+            tally.certify(system, batch)
+        else:
+            tally.compare(system, ref, batch)
 
 
 def run_study(args: argparse.Namespace) -> ExitCode:
