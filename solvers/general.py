@@ -1,9 +1,9 @@
 """The gate of the general game: which backend takes a press system, and one call to solve a board.
 
 :data:`SYSTEM_BACKENDS` names every backend that answers press systems
-(``gauss``, ``bfs``, ``cpsat``, ``ilp``, ``ilp-highs``); :func:`refusal`
-gives the one line a backend answers when it declines (``sat`` always
-declines a press system, naming who takes it).  :func:`solve_system` checks
+(``gauss``, ``bfs``, ``cpsat``, ``ilp``, ``ilp-highs``, ``sat``); :func:`refusal`
+gives the one line a backend answers when it declines (``sat`` declines more than two
+states, ``bfs`` too many states, ``gauss`` counters, each naming who takes it).  :func:`solve_system` checks
 the board, asks for a refusal, and calls the backend.
 
 >>> from flipgame.board import Game
@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import system_bfs, system_gauss, system_models
+from . import system_bfs, system_gauss, system_models, system_sat
 from .errors import RefusedError, UnknownBackendError
 from .system import PressSystem
 from .system_result import SystemBatch, SystemSolution
@@ -31,13 +31,14 @@ SYSTEM_BACKENDS: dict[str, Callable[..., SystemSolution]] = {
     "cpsat": system_models.solve_cpsat,
     "ilp": system_models.solve_ilp,
     "ilp-highs": system_models.solve_highs,
+    "sat": system_sat.solve,
 }
 """Backend name -> ``solve(system, board, **options)``."""
 
 _REFUSALS: dict[str, Callable[[PressSystem], str | None]] = {
     "gauss": system_gauss.refusal,
     "bfs": system_bfs.refusal,
-    "sat": system_models.sat_refusal,
+    "sat": system_sat.refusal,
 }
 
 
@@ -59,7 +60,7 @@ def _backend(name: str) -> Callable[..., SystemSolution]:
     if name not in SYSTEM_BACKENDS and name not in _REFUSALS:
         raise UnknownBackendError(f"unknown backend {name!r}; press systems are taken by "
                                   f"{', '.join(SYSTEM_BACKENDS)}")
-    return SYSTEM_BACKENDS.get(name)  # None for sat, which always refuses
+    return SYSTEM_BACKENDS[name]
 
 
 def solve_system(system: PressSystem, board, backend: str = "gauss", **options) -> SystemSolution:

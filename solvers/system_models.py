@@ -11,9 +11,6 @@ With goal ``any``, ``goal_i`` is one integer variable ``g`` in 0..k-1 shared
 by every cell.  Minimise ``sum_j x_j``.  A number is returned only when the
 solver proves it optimal; a time-out is UNKNOWN.  OR-Tools is imported here only.
 
-``sat`` takes two-state press systems only through the grid path; it
-refuses the rest in one line (:func:`sat_refusal`).
-
 Source: OR-Tools CP-SAT and ``pywraplp`` documentation; the slack
 formulation of a congruence is standard (Wolsey, "Integer Programming", 1998).
 """
@@ -208,12 +205,3 @@ def solve_ilp(system: PressSystem, board, *, solver: str = "SCIP",
 def solve_highs(system: PressSystem, board, *, time_limit: float = DEFAULT_TIME_LIMIT) -> SystemSolution:
     """:func:`solve_ilp` with HiGHS."""
     return solve_ilp(system, board, solver="HIGHS", time_limit=time_limit)
-
-
-def sat_refusal(system: PressSystem) -> str | None:
-    """sat takes two-state grid games (the grid path); every other press system is refused here."""
-    if system.states == 2:
-        return ("sat: a two-state press system outside the grid rules has no sat model yet; "
-                "gauss, bfs, cpsat and ilp take it")
-    kind = "counters" if system.states is None else f"{system.states} states"
-    return f"sat: only two-state games have a sat model; for {kind} use gauss, cpsat, ilp or bfs"

@@ -44,7 +44,7 @@ AOC_EXAMPLE = """[.##.] (3) (1,3) (2) (2,3) (0,2) (0,1) {3,5,4,7}
 """
 
 
-@pytest.mark.parametrize("backend", [b for b in SYSTEM_BACKENDS if b != "bfs"])
+@pytest.mark.parametrize("backend", [b for b in SYSTEM_BACKENDS if b not in ("bfs", "sat")])
 @pytest.mark.parametrize(("state", "moves"), [(1, 18), (2, 21)])
 def test_lights_out_2000(backend, state, moves):
     board = (state,) * 25
@@ -57,6 +57,7 @@ def test_lights_out_2000_nullity_and_bfs_refusal():
     assert diagonalise(LO2000.matrix, 3).nullity == 3
     assert "gauss" in refusal("bfs", LO2000)  # 3^25 states: bfs names who takes it
     assert takers(LO2000) == ["gauss", "cpsat", "ilp", "ilp-highs"]
+    assert "gauss, cpsat, ilp or bfs" in refusal("sat", LO2000)
     with pytest.raises(RefusedError, match="gauss"):
         solve_system(LO2000, (1,) * 25, "sat")
 
@@ -67,7 +68,7 @@ def test_poj1830_sample():
     assert answers == ["4", "Oh,it's impossible~!!"]
 
 
-@pytest.mark.parametrize("backend", ["gauss", "bfs", *MODEL_BACKENDS])
+@pytest.mark.parametrize("backend", ["gauss", "bfs", "sat", *MODEL_BACKENDS])
 def test_aoc_part1(backend):
     machines = list(read_aoc2025_10(AOC_EXAMPLE.splitlines(), part=1))
     sols = [solve_system(s, b, backend) for _, s, b in machines]
@@ -89,7 +90,7 @@ def test_counters_refused_by_gauss():
         solve_system(system, board, "gauss")
 
 
-@pytest.mark.parametrize("backend", ["gauss", "bfs", "cpsat", "ilp"])
+@pytest.mark.parametrize("backend", ["gauss", "bfs", "cpsat", "ilp", "sat"])
 def test_merlin(backend):
     ring = (1, 1, 1, 1, 0, 1, 1, 1, 1)
     system = from_json((EXAMPLES / "merlin.json").read_text(), goal="board", target=ring)
@@ -182,3 +183,16 @@ def test_witness_check_rejects_a_wrong_answer():
     good = solve_system(LO2000, board, "gauss")
     bad = SystemSolution("x", Status.OPTIMAL, good.moves, (0,) * 24 + (good.moves,), good.target)
     assert check_system_solution(LO2000, board, bad) is not None
+
+
+def test_sat_agrees_with_gauss_on_two_state_systems():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        cells, m = int(rng.integers(2, 7)), int(rng.integers(1, 7))
+        buttons = [sorted({int(c) for c in rng.integers(0, cells, int(rng.integers(1, cells + 1)))})
+                   for _ in range(m)]
+        system = from_json({"cells": cells, "buttons": buttons}, goal=str(int(rng.integers(0, 2))))
+        board = tuple(int(v) for v in rng.integers(0, 2, cells))
+        g, s = solve_system(system, board, "gauss"), solve_system(system, board, "sat")
+        assert (g.status, g.moves) == (s.status, s.moves)
+        assert check_system_solution(system, board, s) is None

@@ -27,7 +27,7 @@ from .common import ExitCode, backend_options, fail
 FORMATS = {"poj1830": "POJ 1830: count the press sets reaching the target, or the judge's impossible line",
            "aoc2025-10": "Advent of Code 2025 day 10: one machine per line (--part 2: counters), then the total"}
 """The press-system formats ``solve --format`` takes besides the grid formats."""
-VERIFY_BACKENDS = ["gauss", "bfs", "cpsat", "ilp"]
+VERIFY_BACKENDS = ["gauss", "bfs", "cpsat", "ilp", "sat"]
 """verify's default backends on a press system (ilp with SCIP; --mip-solver HIGHS runs HiGHS instead)."""
 EXHAUSTIVE_BOARDS = 1 << 20
 """verify checks every board up to this many; above, --sample N or --exhaustive (up to EXHAUSTIVE_LIMIT)."""
