@@ -300,7 +300,8 @@ def run_verify(args: argparse.Namespace) -> ExitCode:
     for number, chunk in enumerate(_chunks(system, boards)):
         _verify_chunk(system, chunk, chosen, tally, walk=total <= EXHAUSTIVE_BOARDS or number == 0)
         if total > CHUNK:
-            print(f"flipgame: progress: {min(total, (number + 1) * CHUNK):,} of {total:,} boards "
+            print(f"flipgame: progress: {min(total, (number + 1) * CHUNK):,} of {total:,} boards, "
+                  f"{tally.disagree} disagreements, {tally.rejected} rejected so far "
                   f"({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
     for name, _ in chosen:
         print(f"  {name}: {tally.seconds[name]:.1f} s")
