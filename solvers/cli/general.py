@@ -119,9 +119,9 @@ def _check(system: PressSystem, board, sol) -> str | None:
 
 
 def _presses_text(system: PressSystem, presses) -> str:
-    """Press counts as the grid's rows (one button per cell) or one line ``j:t`` per pressed button."""
+    """Press counts as the grid's rows (one button per cell), else ``button x count`` per pressed button."""
     if system.shape and system.m == system.cells:
-        return system.format_board(presses) if system.states else system.format_board(presses)
+        return system.format_board(presses)
     return " ".join(f"{j}x{t}" for j, t in enumerate(presses) if t) or "(no press)"
 
 
