@@ -160,7 +160,7 @@ def diagonalise(a: np.ndarray, k: int) -> Diagonal:
 
     >>> d = diagonalise(np.array([[2, 0], [0, 3]]), 6)
     >>> d.d, d.kernel_size
-    ((1, 2), 6)
+    ((2, 3), 6)
     """
     mat = np.asarray(a, dtype=np.int64) % k
     n, m = mat.shape
