@@ -111,3 +111,23 @@ def test_verify_z3_2x3_every_backend(capsys, monkeypatch):
     code, out, _ = _run(["verify", "--states", "3", "--size", "2x3"], "", capsys, monkeypatch)
     assert code == 0 and "729 boards: 0 disagreements, 0 witnesses rejected" in out
     assert "backends gauss, bfs, cpsat, ilp" in out
+
+
+def test_json_counters_with_amounts_and_target(tmp_path, capsys, monkeypatch):
+    rules = tmp_path / "c.json"  # button 0 adds 2 to cell 0; button 1 adds 1 to both cells
+    rules.write_text('{"cells": 2, "states": "counters", "buttons": [[0], [0, 1]], "amounts": [[2], [1, 1]]}')
+    target = tmp_path / "t.txt"
+    target.write_text("7 3\n")
+    for backend in ("cpsat", "ilp", "bfs"):
+        code, out, _ = _run(["solve", "--rules", str(rules), "--target", str(target), "--backend", backend,
+                             "--presses"], "0 0\n0 1\n", capsys, monkeypatch)
+        # 0 0 -> 7 3: button 1 three times, button 0 twice.  0 1 -> 7 3: button 1 twice leaves an odd gap of 5
+        assert code == 0 and out == "5\n0x2 1x3\nImpossible\n"
+
+
+def test_edge_list_rules(tmp_path, capsys, monkeypatch):
+    rules = tmp_path / "path.txt"
+    rules.write_text("# a path 0-1-2, closed neighbourhood\n0 1\n1 2\n")
+    code, out, _ = _run(["solve", "--rules", str(rules), "--goal", "0", "--backend", "bfs"], "110\n111\n",
+                        capsys, monkeypatch)
+    assert code == 0 and out.split() == ["1", "1"]

@@ -73,7 +73,7 @@ def system_from_args(args: argparse.Namespace) -> PressSystem:
             raise RulesError("--rules gives the cells and buttons; drop --size/--wrap/--neighbourhood/--stencil")
         text = _read(args.rules, "--rules")
         if text.lstrip().startswith("{"):
-            system = from_json(text, "file" if args.states is None else states)
+            system = from_json(text, "file" if args.states is None else states, goal="0")  # goal set below
         else:
             system = read_edge_list(text, states=states, goal="0")
     else:
