@@ -304,17 +304,26 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str = "
                          f"(keys: {', '.join(sorted(known))})")
     cells, shape = _shape(data)
     k = _states(data.get("states", 2)) if states == "file" else states
-    if "edges" in data:
-        if "buttons" in data:
-            raise RulesError('give either "buttons" or "edges", not both')
-        hood = data.get("neighbourhood", "closed")
-        if hood not in ("closed", "open"):
-            raise RulesError(f'"neighbourhood" must be "closed" or "open", got {hood!r:.40}')
-        edges = [tuple(_int_list(e, "an edge")) for e in data["edges"]]
-        if any(len(e) != 2 for e in edges):
-            raise RulesError("an edge is a pair [u, v]")
-        system = from_edges(cells, edges, closed=hood == "closed", directed=bool(data.get("directed")), states=k)
-        return PressSystem(cells, system.buttons, k, goal, _tuple(target), shape)
+    buttons = _edge_buttons(data, cells, k) if "edges" in data else _listed_buttons(data)
+    return PressSystem(cells, buttons, k, goal, _tuple(target), shape)
+
+
+def _edge_buttons(data: dict, cells: int, k: int | None) -> tuple:
+    """The buttons of the ``edges`` form of the JSON format."""
+    if "buttons" in data:
+        raise RulesError('give either "buttons" or "edges", not both')
+    hood = data.get("neighbourhood", "closed")
+    if hood not in ("closed", "open"):
+        raise RulesError(f'"neighbourhood" must be "closed" or "open", got {hood!r:.40}')
+    edges = [tuple(_int_list(e, "an edge")) for e in data["edges"]]
+    if any(len(e) != 2 for e in edges):
+        raise RulesError("an edge is a pair [u, v]")
+    return from_edges(cells, edges, closed=hood == "closed", directed=bool(data.get("directed")), states=k,
+                      goal="0").buttons
+
+
+def _listed_buttons(data: dict) -> tuple:
+    """The buttons of the ``buttons`` (and ``amounts``) form; a cell listed twice adds twice."""
     if not isinstance(data.get("buttons"), list):
         raise RulesError('a press-system file needs "buttons": a list of lists of cell indices')
     buttons = [_int_list(b, f"button {j}") for j, b in enumerate(data["buttons"])]
@@ -323,12 +332,12 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str = "
             len(_int_list(a, "amounts")) != len(b) for a, b in zip(amounts, buttons, strict=False)):
         raise RulesError('"amounts" must have the shape of "buttons" (one amount per listed cell)')
     merged = []
-    for b, a in zip(buttons, amounts, strict=False):
+    for b, a in zip(buttons, amounts, strict=True):
         acc: dict[int, int] = {}
-        for c, v in zip(b, a, strict=False):
+        for c, v in zip(b, a, strict=True):
             acc[c] = acc.get(c, 0) + v
         merged.append(tuple(sorted(acc.items())))
-    return PressSystem(cells, tuple(merged), k, goal, _tuple(target), shape)
+    return tuple(merged)
 
 
 def _tuple(target: Sequence[int] | None) -> tuple[int, ...] | None:

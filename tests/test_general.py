@@ -196,3 +196,11 @@ def test_sat_agrees_with_gauss_on_two_state_systems():
         g, s = solve_system(system, board, "gauss"), solve_system(system, board, "sat")
         assert (g.status, g.moves) == (s.status, s.moves)
         assert check_system_solution(system, board, s) is None
+
+
+def test_json_edges_directed_is_poj1830_case_one():
+    system = from_json({"cells": 3, "edges": [[0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1]], "directed": True},
+                       goal="board", target=(1, 1, 1))
+    assert solve_system(system, (0, 0, 0), "gauss").stats["solutions"] == 4
+    opened = from_json({"cells": 2, "edges": [[0, 1]], "neighbourhood": "open"})
+    assert opened.buttons == (((1, 1),), ((0, 1),))
