@@ -7,10 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_general import AOC_EXAMPLE, POJ1830_SAMPLE
 
 from flipgame.cli import main
-
-from test_general import AOC_EXAMPLE, POJ1830_SAMPLE
 
 MERLIN = Path(__file__).resolve().parent.parent / "examples" / "merlin.json"
 

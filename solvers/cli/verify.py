@@ -186,8 +186,11 @@ def _duration(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    if general.wanted(args):
-        return general.run_verify(args)
+    """The general game's verify (:func:`general.run_verify`) or the grid's."""
+    return general.run_verify(args) if general.wanted(args) else _run_grid(args)
+
+
+def _run_grid(args: argparse.Namespace) -> ExitCode:
     try:
         game = game_from_args(args)
         writable_path(args.report, "--report")
