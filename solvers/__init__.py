@@ -28,7 +28,10 @@ import dataclasses
 from collections import OrderedDict
 from collections.abc import Sequence
 
-import numpy as np
+from .signals import signals_blocked
+
+with signals_blocked():  # numpy's BLAS threads must never take Ctrl-C (see flipgame.signals)
+    import numpy as np
 
 from . import auto, bfs, cpsat, gauss, ilp, sat
 from .backend import Backend, ModelBackend, Option
