@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import random
 import signal
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from flipgame import Game
@@ -114,3 +116,44 @@ def test_six_30x30_sat_answers_under_a_time_limit(tmp_path):
     lines = r.stdout.splitlines()
     assert len(lines) == 6 and all(x == "Unknown" or x.isdigit() for x in lines), r.stderr
     assert r.returncode in (0, 4)
+
+
+def _start_verify(tmp_path, *extra: str) -> tuple[subprocess.Popen, Path]:
+    """``verify --jobs 2`` on 4x4, returned once its per-board solvers run on the pool."""
+    err = tmp_path / "err.txt"
+    p = subprocess.Popen([sys.executable, "-m", "flipgame", "verify", "--jobs", "2", "--backends", "gauss,bfs,sat",
+                          "--report", str(tmp_path / "r.json"), *extra], stdout=subprocess.DEVNULL,
+                         stderr=err.open("w"), start_new_session=True)
+    deadline = time.monotonic() + 60
+    while "bfs:" not in err.read_text() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    time.sleep(1.0)  # the pool's workers are up and solving sat chunks
+    return p, err
+
+
+def test_ctrl_c_on_verify_writes_the_partial_report_at_once(tmp_path):
+    """The first Ctrl-C waited for the running chunks (6.8 s); now it kills them and writes what finished."""
+    p, err = _start_verify(tmp_path)
+    os.killpg(p.pid, signal.SIGINT)
+    t0 = time.monotonic()
+    rc = p.wait(timeout=30)
+    assert rc == 130 and time.monotonic() - t0 < 3.0  # 0.2 s measured; slack for a loaded machine
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["completed"] is False and [b["backend"] for b in report["backends"]] == ["gauss", "bfs"]
+    assert report["backends"][0]["solvable"] == 4096 and "Traceback" not in err.read_text()
+
+
+def test_second_ctrl_c_on_verify_leaves_no_process(tmp_path):
+    """A second Ctrl-C hung the driver, both workers and the resource tracker forever."""
+    psutil = pytest.importorskip("psutil")
+    p, _ = _start_verify(tmp_path)
+    family = [p.pid] + [c.pid for c in psutil.Process(p.pid).children(recursive=True)]
+    assert len(family) >= 3  # the driver, two workers (and the resource tracker)
+    os.killpg(p.pid, signal.SIGINT)
+    time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(p.pid, signal.SIGINT)
+    assert p.wait(timeout=5) == 130
+    time.sleep(2.0)
+    alive = [pid for pid in family if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+    assert alive == []

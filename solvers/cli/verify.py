@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
 import time
@@ -12,6 +13,7 @@ import numpy as np
 
 from .. import BACKENDS, prepare
 from ..errors import FlipgameError, RefusedError
+from ..signals import signals_blocked
 from .common import (
     ExitCode,
     add_rule_options,
@@ -166,7 +168,7 @@ class ProgressLog:
         if self.tty:
             return
 
-        def loop() -> None:
+        def loop() -> None:  # started with Ctrl-C blocked: only the main thread takes it
             wait = min(5.0, self.interval)
             while not self.stop.wait(wait):
                 text = self.line()
@@ -175,7 +177,8 @@ class ProgressLog:
                 wait = self.interval
 
         self.thread = threading.Thread(target=loop, daemon=True, name="flipgame-progress")
-        self.thread.start()
+        with signals_blocked():
+            self.thread.start()
 
     def close_bar(self, name: str) -> None:
         if name in self.bars:
@@ -190,6 +193,30 @@ class ProgressLog:
         self.bars.clear()
 
 
+def second_ctrl_c_ends_at_once() -> object:
+    """Install the run's SIGINT handler and return the one it replaces.
+
+    The first Ctrl-C raises KeyboardInterrupt (the run kills its workers' chunks and writes the
+    report of everything finished); a second one ends the process at once with exit 130.  Worker
+    processes die with it (``PR_SET_PDEATHSIG``), so nothing is left behind.
+    """
+    def second(signum, frame) -> None:  # noqa: ARG001 - a signal handler's signature
+        os.write(2, b"flipgame: interrupted again: stopping at once, without the report\n")
+        os._exit(int(ExitCode.INTERRUPTED))
+
+    def first(signum, frame) -> None:  # noqa: ARG001
+        signal.signal(signal.SIGINT, second)
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGINT, first)
+
+
+def restore_ctrl_c(previous) -> None:
+    """Put ``previous`` back, unless a first Ctrl-C came: the process is ending, and a second one must still end it."""
+    if signal.getsignal(signal.SIGINT).__name__ != "second":
+        signal.signal(signal.SIGINT, previous)
+
+
 def _duration(seconds: float) -> str:
     seconds = int(round(seconds))
     if seconds < 120:
@@ -200,8 +227,6 @@ def _duration(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from flipgame.verify.harness import open_executor, run_agreement
-
     try:
         game = game_from_args(args)
         writable_path(args.report, "--report")
@@ -248,9 +273,20 @@ def run(args: argparse.Namespace) -> ExitCode:
     else:
         boards = sample_boards(game, args.sample, args.seed)
         what = f"a sample (seed {args.seed}) of {len(boards)}"
-    total = len(boards)
     print(f"Checking {', '.join(names)} on {what} {game.rules} boards"
           f"{', comparing canonical witnesses' if args.canonical else ''} ...", file=sys.stderr)
+    previous = second_ctrl_c_ends_at_once()
+    try:
+        return _run_and_report(args, game, names, options, boards)
+    finally:
+        restore_ctrl_c(previous)
+
+
+def _run_and_report(args, game, names, options, boards) -> ExitCode:
+    """The agreement run on its executor, then the table, the report and the exit code."""
+    from flipgame.verify.harness import open_executor, run_agreement
+
+    total = len(boards)
 
     def resumed(found: int, chunks: int, path: str) -> None:
         print(f"flipgame: resumed: {found} of {chunks} chunks from {path}", file=sys.stderr)
@@ -309,7 +345,8 @@ def run(args: argparse.Namespace) -> ExitCode:
             print(f"flipgame: certification failed for board {f['board']} (claimed {f['claimed']}): {f['message']}",
                   file=sys.stderr)
     if not report.completed:
-        return fail(ExitCode.INTERRUPTED, "interrupted; the report holds the backends that finished")
+        undone = f" (not done: {', '.join(report.unchecked)})" if report.unchecked else ""
+        return fail(ExitCode.INTERRUPTED, f"interrupted; the report {args.report} holds everything finished{undone}")
     if n_dis:
         return ExitCode.DISAGREEMENT
     if n_wit:
