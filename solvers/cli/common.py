@@ -5,6 +5,7 @@ read from the command line."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import itertools
 import json
@@ -243,9 +244,18 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def write_json(path: str, data: dict, what: str) -> ExitCode:
+    """Write ``data`` to ``path`` whole or not at all: a regular file through a temporary file beside
+    it, so a full disk leaves no empty or truncated report (the message names the file)."""
+    regular = not os.path.exists(path) or os.path.isfile(path)
+    tmp = f"{path}.tmp" if regular else path
     try:
-        with open(path, "w", encoding="utf-8") as fh:
+        with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=1)
+        if regular:
+            os.replace(tmp, path)
     except OSError as exc:
-        return fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror}")
+        if regular:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror or exc}")
     return ExitCode.OK
