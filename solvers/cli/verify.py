@@ -31,6 +31,9 @@ EXHAUSTIVE_MAX_CELLS = 20
 """verify checks every board up to 2**20 boards; above, a --sample (or --exhaustive up to 30 cells)."""
 EXHAUSTIVE_LIMIT = 30
 """bfs's table limit (2**30 states); gauss's batches go further, but 2**30 boards is 8 GiB per answer array."""
+NOT_INDEPENDENT = {"auto": "it answers with gauss's own path where gauss applies, so agreement with gauss "
+                              "proves nothing"}
+"""Backends left out of the default list (name them in --backends to include them), and why."""
 PROGRESS_INTERVAL = 10.0
 """Seconds between plain progress lines when stderr is not a terminal (the first after 5 s)."""
 
@@ -49,7 +52,9 @@ def add_parser(sub) -> None:
     v = sub.add_parser("verify", help="run every backend on every board and compare",
                        description="Exhaustive agreement check: every backend on every board, witnesses re-applied.")
     v.add_argument("--backends", type=backend_list, metavar="LIST",
-                   help=f"comma-separated backends (default: all that fit the size: {','.join(BACKENDS)})")
+                   help=f"comma-separated backends (default: all that fit the size and are independent: "
+                        f"{','.join(n for n in BACKENDS if n not in NOT_INDEPENDENT)}; "
+                        f"{', '.join(f'{n} is not ({why})' for n, why in NOT_INDEPENDENT.items())})")
     v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
                    help="JSON report with the table and every disagreement (default flipgame-verify.json)")
     v.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
@@ -100,7 +105,11 @@ def _exhaustive_hint(game) -> str:
 
 
 def sample_boards(game, sample: int, seed: int) -> np.ndarray:
-    """``sample`` random boards of ``game`` (seeded): uint64 up to 64 cells, else an object array of Python ints."""
+    """``sample`` random boards of ``game`` (seeded): uint64 up to 64 cells, else an object array of Python ints.
+
+    Drawn with replacement, except that ``sample >= 2**n`` gives every board once (in order)."""
+    if game.n <= EXHAUSTIVE_LIMIT and sample >= 1 << game.n:  # without replacement: every board once
+        return np.arange(1 << game.n, dtype=np.uint64)
     rng = np.random.default_rng(seed)
     if game.n < 64:
         return rng.integers(0, 1 << game.n, size=sample, dtype=np.uint64, endpoint=False)
@@ -239,8 +248,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.backends:
         names = args.backends
     else:
-        names = [n for n, b in BACKENDS.items() if b.supports(game)]
-        for n in BACKENDS.keys() - set(names):
+        names = [n for n, b in BACKENDS.items() if b.supports(game) and n not in NOT_INDEPENDENT]
+        for n in BACKENDS.keys() - set(names) - NOT_INDEPENDENT.keys():
             print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
     try:
         options = backend_options(names, args)
@@ -272,7 +281,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         what = f"all {len(boards)}"
     else:
         boards = sample_boards(game, args.sample, args.seed)
-        what = f"a sample (seed {args.seed}) of {len(boards)}"
+        what = f"a sample (seed {args.seed}) of {len(boards)}" if len(boards) == args.sample \
+            else f"--sample {args.sample}: every one of the {len(boards)}"
     print(f"Checking {', '.join(names)} on {what} {game.rules} boards"
           f"{', comparing canonical witnesses' if args.canonical else ''} ...", file=sys.stderr)
     previous = second_ctrl_c_ends_at_once()
