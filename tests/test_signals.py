@@ -157,3 +157,19 @@ def test_second_ctrl_c_on_verify_leaves_no_process(tmp_path):
     time.sleep(2.0)
     alive = [pid for pid in family if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
     assert alive == []
+
+
+def test_ctrl_c_on_bench_exits_130_saying_interrupted(tmp_path):
+    """bench exited 1 after about 9 s and printed "All backends agree: NO."."""
+    err = tmp_path / "err.txt"
+    p = subprocess.Popen([sys.executable, "-m", "flipgame", "bench", "--backends", "gauss,bfs,sat", "--jobs", "1",
+                          "--json", str(tmp_path / "b.json")], stdout=subprocess.PIPE, stderr=err.open("w"),
+                         text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while "bfs:" not in err.read_text() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    os.killpg(p.pid, signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    assert p.returncode == 130 and "agree" not in out
+    assert "interrupted: the benchmark did not finish" in err.read_text() and not (tmp_path / "b.json").exists()

@@ -215,6 +215,8 @@ def run(args: argparse.Namespace) -> ExitCode:
           f"{args.jobs} worker(s) for per-board solvers ...", file=sys.stderr)
     report = run_agreement(game, names, jobs=args.jobs,
                            on_backend_done=lambda s: print(f"  {s.backend}: {s.seconds:.3f} s", file=sys.stderr))
+    if not report.completed:  # Ctrl-C: the run kept what finished, but a benchmark of part of it is no benchmark
+        return fail(ExitCode.INTERRUPTED, f"interrupted: the benchmark did not finish; {args.json} not written")
     fastest = min(s.seconds for s in report.summaries)
     rows = []
     for s in report.summaries:
