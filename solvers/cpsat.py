@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 
-from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
 from .board import Game
 from .result import Status
 
@@ -47,7 +47,14 @@ detection, no probing, no inprocessing): the search stays complete, only per-sol
 BYTES_PER_CELL = 6_000
 """Peak memory of the model and one solve, per cell.  Measured peak RSS above the 4x4 run's (100 MB),
 random solvable NxN boards, goal white, 5 s limit: 13 MB at 50x50, 44 MB at 100x100, 93 MB at
-150x150, 161 MB at 200x200 (4.0-5.3 KB per cell); the estimate is 1.1-1.5x those."""
+150x150, 161 MB at 200x200 (4.0-5.3 KB per cell with the 5 entries of ``plus``)."""
+BYTES_PER_ENTRY = 150
+"""Peak memory per non-zero of the press matrix (a literal of an XOR or linear row) per search
+worker.  Measured peak RSS above an OR-Tools import, one build and a 3 s solve, k x k stencils:
+40x40 with 3/7/11: 17/18/22 MB (estimates 27/35/49 MB with :data:`BASE_BYTES`); 60x60 with 15:
+64 MB (estimate 138 MB): about 80 bytes per entry."""
+BASE_BYTES = 16 << 20
+"""Fixed part of the estimate."""
 
 
 class CpSatModel(Model):
@@ -213,4 +220,7 @@ class CpSat(ModelBackend):
     )
 
     def estimate_bytes(self, game: Game, options: dict) -> int:
-        return BYTES_PER_CELL * game.n
+        """:data:`BASE_BYTES` + :data:`BYTES_PER_CELL` per cell + :data:`BYTES_PER_ENTRY` per non-zero of the
+        press matrix and search worker (each worker holds its own copy); O(|offsets|), nothing built."""
+        workers = options.get("workers", 1)
+        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * press_entries(game) * workers

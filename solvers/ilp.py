@@ -25,7 +25,7 @@ parity-as-slack formulation is standard (e.g. Wolsey, "Integer Programming",
 
 from __future__ import annotations
 
-from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
 from .board import Game
 from .result import Status
 
@@ -50,11 +50,17 @@ without cuts, heuristics and conflict analysis it takes 7.5-8 ms over about 7 no
 16 nodes with the branching order of :class:`IlpModel`).  An Impossible
 board (1.0-1.3 ms, found by the xor constraint handler after presolve) is unchanged.  Checked
 against gauss on all 65536 4x4 boards and all 32768 boards of the 3x5 torus."""
-BYTES_PER_CELL = 14_000
-"""Peak memory of the SCIP model and one solve, per cell, above :data:`BASE_BYTES`.  Measured peak RSS
-above the 4x4 run's (63 MB), random solvable NxN boards, goal white, 5 s limit: 67 MB at 50x50,
-153 MB at 100x100, 314 MB at 150x150, 523 MB at 200x200 (12-13 KB per cell plus about 35 MB);
-the estimate is 1.2-1.5x those."""
+BYTES_PER_CELL = 12_000
+"""Peak memory of the SCIP model and one solve per cell (its row, slack and press variable), above
+:data:`BASE_BYTES`.  Measured peak RSS above the 4x4 run's (63 MB), random solvable NxN boards,
+goal white, 5 s limit: 67 MB at 50x50, 153 MB at 100x100, 314 MB at 150x150, 523 MB at 200x200
+(12-13 KB per cell with the 5 entries of ``plus``, plus about 35 MB)."""
+BYTES_PER_ENTRY = 300
+"""Peak memory per non-zero of the press matrix (:func:`~flipgame.backend.press_entries`): a 15x15
+stencil has up to 225 a row.  Measured peak RSS above an OR-Tools import, one build and a 3 s solve,
+k x k stencils (shared 2-core machine): 40x40 with 3/7/11: 65/66/107 MB (estimates 86/102/130 MB);
+60x60 with 15: 227 MB (estimate 308); and the break-it run's 200x200 with 15: 2.29 GB (estimate
+3.0 GB, refused at ``--memory-limit 1`` before building), so about 270 bytes per entry at scale."""
 BASE_BYTES = 64 << 20
 """Fixed part of the estimate: SCIP's plugins and buffers."""
 
@@ -196,4 +202,6 @@ class Ilp(ModelBackend):
     )
 
     def estimate_bytes(self, game: Game, options: dict) -> int:
-        return BASE_BYTES + BYTES_PER_CELL * game.n
+        """:data:`BASE_BYTES` + :data:`BYTES_PER_CELL` per cell + :data:`BYTES_PER_ENTRY` per non-zero of the
+        press matrix (cells x neighbourhood, clipped at the edges); O(|offsets|), nothing built."""
+        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * press_entries(game)

@@ -41,7 +41,6 @@ from .errors import RefusedError
 from .result import Status
 from .strategies import STRATEGIES
 
-
 JSON_EXACT_MAX = 2**53
 """Largest integer every JSON reader holds exactly (IEEE double); larger counts are written as text."""
 
