@@ -8,7 +8,6 @@ import sys
 import time
 
 import pytest
-
 from flipgame import BACKENDS, Game
 from flipgame.backend import press_entries
 from flipgame.cli import ExitCode
