@@ -36,7 +36,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -53,8 +53,21 @@ IMPOSSIBLE_KEY = -2
 NO_ANSWER_KEY = -99
 CHUNK_SIZE = 2048
 """Boards per unit of work for per-board (``parallel``) backends."""
+SCHEDULER_TIMEOUT = 60.0
+"""Seconds a run waits with no live worker (or no scheduler) before it stops with what finished."""
+EXECUTOR_POLL = 1.0
+"""Seconds between checks of the executor's workers while no chunk finishes."""
+DASK_CLOSE_TIMEOUT = 5
+"""Seconds given to closing a Dask client or LocalCluster (a lost scheduler never answers)."""
+DASK_SCHEMES = ("tcp",)
+"""Scheduler address schemes taken by ``--scheduler`` (tls:// and ucx:// need a security or UCX set-up)."""
 BATCH_CHUNK_SIZE = 1 << 20
 """Boards per unit of work for vectorised backends (gauss, bfs): 2**20 boards, about 20 MiB per answer array."""
+
+
+class ExecutorLost(Exception):
+    """The executor can no longer run chunks: its scheduler is gone, no worker lived for
+    :data:`SCHEDULER_TIMEOUT` seconds, or a worker process died.  The message says which."""
 
 
 @dataclass
@@ -103,6 +116,8 @@ class AgreementReport:
     total_chunks: int = 0
     certification: dict | None = None
     """With ``certify``: :func:`flipgame.verify.certify.certify_run`'s counts and failures."""
+    stopped: str | None = None
+    """Why solving stopped early (``"interrupted"`` for Ctrl-C, else the executor's fault), or None."""
     unchecked: list[str] = field(default_factory=list)
     """Steps after solving (:data:`CHECKS`) that a Ctrl-C left undone; their counts are not in the report."""
 
@@ -141,6 +156,7 @@ class AgreementReport:
             "game": g.to_json(),
             "boards": self.boards,
             "completed": self.completed,
+            **({"stopped": self.stopped} if self.stopped else {}),
             "ok": self.ok,
             "seconds": round(self.seconds, 3),
             "backends": [{k: v for k, v in asdict(s).items() if k != "resumed"}
@@ -293,6 +309,16 @@ def local_pool(jobs: int) -> ProcessPoolExecutor:
                                initializer=_pool_worker_init, initargs=(os.getpid(),))
 
 
+def _quiet_dask() -> None:
+    """Dask's own loggers (its config sets levels per module, e.g. ``distributed.client``) print only
+    critical faults: a lost scheduler is one line of flipgame's, not 60 lines of tracebacks."""
+    import logging
+
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name == "distributed" or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 @contextlib.contextmanager
 def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor | None, str]]:
     """The executor of a run and its label, closed on exit.
@@ -325,6 +351,7 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
         from distributed import Client, LocalCluster
     except ImportError:
         raise FlipgameError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+    _quiet_dask()
     cluster = None
     if scheduler.startswith("local:"):
         n = scheduler[len("local:"):]
@@ -340,6 +367,10 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
         if "://" not in scheduler and ":" not in scheduler:
             raise FlipgameError(f"--scheduler {scheduler!r}: expected local:N or a scheduler address such as "
                                 f"tcp://127.0.0.1:8786")
+        scheme = scheduler.split("://", 1)[0] if "://" in scheduler else "tcp"
+        if scheme not in DASK_SCHEMES:
+            raise FlipgameError(f"--scheduler {scheduler}: the {scheme}:// scheme is not supported (tls:// and ucx:// "
+                                f"need a security or UCX set-up); use tcp://HOST:PORT or local:N")
     try:
         try:
             client = Client(target, timeout="10s")
@@ -349,10 +380,12 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
             n_workers = len(client.scheduler_info().get("workers", {}))
             yield client.get_executor(), f"{label} ({n_workers} workers)" if cluster is None else label
         finally:
-            client.close()
+            with contextlib.suppress(Exception):  # a lost scheduler was reported by the run  # noqa: BLE001
+                client.close(timeout=DASK_CLOSE_TIMEOUT)
     finally:
         if cluster is not None:
-            cluster.close()
+            with contextlib.suppress(Exception):  # noqa: BLE001
+                cluster.close(timeout=DASK_CLOSE_TIMEOUT)
 
 
 # --- the run ----------------------------------------------------------------------------------------
@@ -418,6 +451,7 @@ def run_agreement(
     compare_presses: bool = False,
     certify: bool = False,
     on_certify: Callable[[int, int], None] | None = None,
+    scheduler_timeout: float = SCHEDULER_TIMEOUT,
 ) -> AgreementReport:
     """Run every backend on every board, check every witness, compare every answer.
 
@@ -460,6 +494,9 @@ def run_agreement(
         by a DRUP proof checked by dratify, each Impossible by its parity certificate.
     on_certify : callable(done, total), optional
         Progress of the certification.
+    scheduler_timeout : float
+        Seconds with no live worker (or no scheduler) of ``executor`` after which solving stops,
+        as after Ctrl-C, with ``stopped`` saying why.
 
     Returns
     -------
@@ -486,19 +523,19 @@ def run_agreement(
 
         store = Checkpoint(checkpoint, run_header(game, names, options, sizes, boards), game)
     try:
-        results, summaries, completed, found, total = solve_all(
+        results, summaries, stopped, found, total = solve_all(
             game, names, boards, sizes, options, jobs=jobs, executor=executor, store=store, progress=progress,
             on_backend_done=on_backend_done, on_resume=(lambda f, t: on_resume(f, t, checkpoint)) if on_resume
-            else None)
+            else None, scheduler_timeout=scheduler_timeout)
     finally:
         if store is not None:
             store.close()
 
-    checks, unchecked = _checks(game, boards, results, summaries, compare_presses, certify and completed,
+    checks, unchecked = _checks(game, boards, results, summaries, compare_presses, certify and not stopped,
                                 on_certify)
     return AgreementReport(game, len(boards), summaries, checks["disagreements"], checks["witness_failures"],
-                           time.perf_counter() - start, completed and not unchecked, found, total,
-                           checks["certification"], unchecked)
+                           time.perf_counter() - start, not stopped and not unchecked, found, total,
+                           checks["certification"], stopped or ("interrupted" if unchecked else None), unchecked)
 
 
 CHECKS = ("witness_failures", "certificates", "disagreements", "certification")
@@ -536,12 +573,14 @@ def _certify(game: Game, boards: np.ndarray, results: dict[str, BatchSolution], 
 
 def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[str, int], options: dict,
               *, jobs: int = 1, executor: Executor | None = None, store=None, progress=None,
-              on_backend_done=None, on_resume=None
-              ) -> tuple[dict[str, BatchSolution], list[BackendSummary], bool, int, int]:
+              on_backend_done=None, on_resume=None, scheduler_timeout: float = SCHEDULER_TIMEOUT
+              ) -> tuple[dict[str, BatchSolution], list[BackendSummary], str | None, int, int]:
     """Every backend's answers on ``boards``, chunk by chunk: read from ``store`` or solved.
 
-    Returns ``(results, summaries, completed, chunks from the checkpoint, chunks in all)``;
-    ``completed`` is False after Ctrl-C (results then hold the backends that finished).
+    Returns ``(results, summaries, stopped, chunks from the checkpoint, chunks in all)``;
+    ``stopped`` says why solving stopped early (``"interrupted"`` after Ctrl-C, or the
+    executor's fault), None when every backend finished; results then hold the backends that
+    finished, and the checkpoint every chunk that did.
     """
     chunks = {n: [boards[i:i + sizes[n]] for i in range(0, len(boards), sizes[n])] for n in names}
     parts = {n: [store.get(n, i, c) if store is not None else None for i, c in enumerate(chunks[n])] for n in names}
@@ -552,7 +591,7 @@ def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[
     results: dict[str, BatchSolution] = {}
     summaries: list[BackendSummary] = []
     pool = None
-    completed = True
+    stopped = None
     try:
         for name in names:
             t0 = time.perf_counter()
@@ -575,7 +614,8 @@ def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[
                     pool = local_pool(min(jobs, len(todo), 4 * (os.cpu_count() or 1)))
                 ex = pool
             if ex is not None and BACKENDS[name].parallel and todo:
-                _run_on(ex, name, game, chunks[name], todo, opts, finish, window=4 * max(jobs, 8))
+                _run_on(ex, name, game, chunks[name], todo, opts, finish, window=4 * max(jobs, 8),
+                        timeout=scheduler_timeout)
             else:
                 for i in todo:
                     finish(i, _solve_chunk(name, game, chunks[name][i], opts))
@@ -588,29 +628,39 @@ def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[
             if on_backend_done:
                 on_backend_done(summary)
     except KeyboardInterrupt:
-        completed = False
+        stopped = "interrupted"
+    except ExecutorLost as exc:
+        stopped = str(exc)
     finally:
-        if pool is not None and completed:
+        if pool is not None and stopped is None:
             pool.shutdown(wait=True)
         elif pool is not None:
             kill_pool(pool)
-    return results, summaries, completed, found, total
+    return results, summaries, stopped, found, total
 
 
 def _run_on(ex: Executor, name: str, game: Game, chunks: list[np.ndarray], todo: list[int], opts: dict,
-            finish: Callable[[int, BatchSolution], None], window: int) -> None:
-    """Submit the chunks ``todo`` to ``ex``, at most ``window`` at a time, and ``finish`` each as it completes."""
+            finish: Callable[[int, BatchSolution], None], window: int, timeout: float = SCHEDULER_TIMEOUT) -> None:
+    """Submit the chunks ``todo`` to ``ex``, at most ``window`` at a time, and ``finish`` each as it completes.
+
+    Raises ExecutorLost when a chunk's future fails (``_solve_chunk`` itself never raises: the
+    executor broke) or no worker has lived for ``timeout`` seconds."""
     waiting = iter(todo)
     pending = {}
+    idle_since = None
     try:
         for i in waiting:
             pending[_submit(ex, name, game, chunks[i], opts)] = i
             if len(pending) >= window:
                 break
         while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(pending, timeout=EXECUTOR_POLL, return_when=FIRST_COMPLETED)
+            if not done:
+                idle_since = _check_workers(ex, idle_since, timeout)
+                continue
+            idle_since = None
             for fut in done:
-                finish(pending.pop(fut), fut.result())
+                finish(pending.pop(fut), _chunk_result(fut, ex))
                 nxt = next(waiting, None)
                 if nxt is not None:
                     pending[_submit(ex, name, game, chunks[nxt], opts)] = nxt
@@ -618,6 +668,45 @@ def _run_on(ex: Executor, name: str, game: Game, chunks: list[np.ndarray], todo:
         if not isinstance(ex, ProcessPoolExecutor):  # a local pool is killed by solve_all, which fails them
             for fut in pending:  # (cancelled ones make Python 3.11's pool thread raise InvalidStateError)
                 fut.cancel()
+
+
+def _chunk_result(fut, ex: Executor) -> BatchSolution:
+    try:
+        return fut.result()
+    except CancelledError:
+        raise ExecutorLost("the Dask scheduler was lost (it cancelled the running chunks)") from None
+    except Exception as exc:  # noqa: BLE001 - the executor's fault, named in one line
+        where = "a Dask worker or the scheduler" if _dask_client(ex) is not None else "a worker process of the pool"
+        raise ExecutorLost(f"{where} failed: {type(exc).__name__}: {str(exc)[:200] or 'no message'}") from None
+
+
+def _dask_client(ex: Executor):
+    """The Dask client behind ``client.get_executor()``, or None for other executors."""
+    return getattr(ex, "_client", None)
+
+
+def live_workers(ex: Executor) -> int | None:
+    """Workers the executor's Dask scheduler knows now (0 when the scheduler is gone); None if not Dask."""
+    client = _dask_client(ex)
+    if client is None:
+        return None
+    if getattr(client, "status", "running") != "running":
+        return 0
+    try:
+        return len(client.scheduler_info().get("workers", {}))
+    except Exception:  # noqa: BLE001 - any failure to ask means no scheduler to ask
+        return 0
+
+
+def _check_workers(ex: Executor, idle_since: float | None, timeout: float) -> float | None:
+    """When no worker lives: the time since then, ExecutorLost past ``timeout`` seconds; None while some do."""
+    if live_workers(ex) != 0:
+        return None
+    now = time.monotonic()
+    idle_since = now if idle_since is None else idle_since
+    if now - idle_since >= timeout:
+        raise ExecutorLost(f"no live Dask worker or scheduler for {timeout:g} s (--scheduler-timeout)")
+    return idle_since
 
 
 def _submit(ex: Executor, name: str, game: Game, chunk: np.ndarray, opts: dict):

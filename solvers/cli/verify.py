@@ -34,6 +34,8 @@ EXHAUSTIVE_LIMIT = 30
 NOT_INDEPENDENT = {"auto": "it answers with gauss's own path where gauss applies, so agreement with gauss "
                               "proves nothing"}
 """Backends left out of the default list (name them in --backends to include them), and why."""
+SCHEDULER_TIMEOUT = 60.0
+"""--scheduler-timeout's default (the harness's own default, flipgame.verify.harness.SCHEDULER_TIMEOUT)."""
 PROGRESS_INTERVAL = 10.0
 """Seconds between plain progress lines when stderr is not a terminal (the first after 5 s)."""
 
@@ -63,6 +65,9 @@ def add_parser(sub) -> None:
                    help="run the per-board solvers' chunks on a Dask cluster: the address of a running scheduler "
                         "(e.g. tcp://host:8786), or local:N to start a LocalCluster of N single-thread worker "
                         "processes (which die with this command); the checkpoint and report stay here")
+    v.add_argument("--scheduler-timeout", type=seconds_float, default=SCHEDULER_TIMEOUT, metavar="SECONDS",
+                   help=f"with --scheduler: stop (exit 4, the report and checkpoint hold what finished) when no "
+                        f"worker or scheduler has been alive for this long (default {SCHEDULER_TIMEOUT:g})")
     v.add_argument("--checkpoint", metavar="FILE",
                    help="JSON-lines file of finished chunks; rerun the same command to resume after an interruption")
     v.add_argument("--chunk-size", type=positive_int, metavar="N",
@@ -325,6 +330,7 @@ def _run_and_report(args, game, names, options, boards) -> ExitCode:
                                        progress=log, on_backend_done=finished, checkpoint=args.checkpoint,
                                        on_resume=resumed, chunk_size=args.chunk_size,
                                        compare_presses=args.canonical, certify=args.certify,
+                                       scheduler_timeout=args.scheduler_timeout,
                                        on_certify=lambda done, total: log.set_phase(
                                            f"certifying: {done:,} of {total:,} boards"))
             finally:
@@ -354,6 +360,10 @@ def _run_and_report(args, game, names, options, boards) -> ExitCode:
         for f in cert["failures"][:5]:
             print(f"flipgame: certification failed for board {f['board']} (claimed {f['claimed']}): {f['message']}",
                   file=sys.stderr)
+    if report.stopped and report.stopped != "interrupted":  # the executor failed: one line, exit 4
+        resume = ", and rerunning with the same --checkpoint resumes" if args.checkpoint else ""
+        return fail(ExitCode.INCOMPLETE, f"stopped: {report.stopped}; the report {args.report} holds everything "
+                                         f"finished{resume}")
     if not report.completed:
         undone = f" (not done: {', '.join(report.unchecked)})" if report.unchecked else ""
         return fail(ExitCode.INTERRUPTED, f"interrupted; the report {args.report} holds everything finished{undone}")
