@@ -67,3 +67,20 @@ def test_auto_is_not_in_verify_default_backends(tmp_path):
     assert "Checking gauss, bfs, cpsat, sat, ilp on" in r.stderr and "\nauto " not in r.stdout
     r = flipgame("verify", "--size", "2x2", "--backends", "gauss,auto", "--report", report)
     assert r.returncode == 0 and "\nauto " in r.stdout
+
+
+def test_help_states_the_caps_its_errors_point_to():
+    """``--size 10000x10000`` says "see flipgame solve --help", and that help did not state the cap."""
+    r = flipgame("solve", "--size", "10000x10000")
+    assert r.returncode == 2 and "at most 4000000 (see flipgame solve --help)" in r.stderr
+    helptext = " ".join(flipgame("solve", "--help").stdout.split())
+    assert "at most 4,000,000 cells" in helptext
+    assert "[cpsat] CP-SAT search workers per board; default 1, at most 64" in helptext
+    assert "at most 24 cells" in " ".join(flipgame("bench", "--help").stdout.split())
+
+
+def test_the_gauss_refusal_gives_the_measured_time():
+    """It promised "about 9 s" for --max-nullity 33, where 10-15 s was measured."""
+    from flipgame.gauss import nullity_hint
+
+    assert nullity_hint(33) == "--max-nullity 33 enumerates them (about 12 s on 2 cores, twice that per extra nullity)"

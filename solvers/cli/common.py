@@ -114,7 +114,8 @@ def option_flags() -> dict[str, list[tuple[str, object]]]:
 
 def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool = True) -> None:
     """The rule options every command takes, and (optionally) every backend's option flags."""
-    parser.add_argument("--size", type=board_size, metavar="RxC", help="board shape, rows x cols (default 4x4)")
+    parser.add_argument("--size", type=board_size, metavar="RxC",
+                        help=f"board shape, rows x cols (default 4x4; at most {MAX_CELLS:,} cells)")
     parser.add_argument("--goal", choices=[g for g in GOALS if g != "board"],
                         help="any: all white or all black (POJ 1753, default); white/black: that colour")
     parser.add_argument("--target", metavar="FILE",
@@ -131,8 +132,9 @@ def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool =
             o = owners[0][1]
             who = ", ".join(n for n, _ in owners)
             choices = f" ({'|'.join(map(str, o.choices))})" if o.choices else ""
+            cap = f", at most {o.maximum:g}" if o.maximum is not None else ""
             group.add_argument(flag, dest="opt_" + flag[2:].replace("-", "_"), metavar=o.name.upper(),
-                               help=f"[{who}] {o.help}{choices}; default {o.default}")
+                               help=f"[{who}] {o.help}{choices}; default {o.default}{cap}")
 
 
 def backend_options(names: Sequence[str], args) -> dict[str, dict]:
