@@ -9,6 +9,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 from flipgame import Game
 from flipgame.cli.verify import sample_boards
 from flipgame.study import json_count
@@ -84,3 +85,14 @@ def test_the_gauss_refusal_gives_the_measured_time():
     from flipgame.gauss import nullity_hint
 
     assert nullity_hint(33) == "--max-nullity 33 enumerates them (about 12 s on 2 cores, twice that per extra nullity)"
+
+
+@pytest.mark.parametrize("fmt, text, where", [
+    ("painter", "1\n3\n", "case 1, line 2: incomplete case at end of input: expected 3 rows of 'y' or 'w'"),
+    ("painter", "2\n1\ny\n", "case 2, line 3: expected 2 cases, input ended after 1"),
+    ("fliptile", "3 3\n", "case 1, line 1: incomplete case at end of input: expected 3 rows of 0 or 1"),
+])
+def test_painter_and_fliptile_errors_name_the_line(fmt, text, where):
+    """An input that ended before its first row named no line."""
+    r = flipgame("solve", "--format", fmt, stdin=text)
+    assert r.returncode == 2 and where in r.stderr
