@@ -86,8 +86,16 @@ def _positive_ints(text: str, count: int, case: int, line: int, what: str) -> li
     return [int(p) for p in parts]
 
 
+def _tracked(source: Iterator[tuple[int, str]], seen: list[int]) -> Iterator[tuple[int, str]]:
+    """``source``, noting in ``seen[0]`` the number of the last line it gave."""
+    for number, text in source:
+        seen[0] = number
+        yield number, text
+
+
 def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
-    source = _lines(lines)
+    seen = [0]
+    source = _tracked(_lines(lines), seen)
     try:
         line, text = next(source)
     except StopIteration:
@@ -98,7 +106,7 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
             line, text = next(source)
         except StopIteration:
             raise BoardFormatError(f"expected {count} cases, input ended after {case - 1}", case=case,
-                                   line=line) from None
+                                   line=seen[0]) from None
         (n,) = _positive_ints(text, 1, case, line, "the board size n (a positive integer)")
         game = dataclasses.replace(rules, rows=n, cols=n, goal="white", target=None)
         yield Case(case, game, _grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'", line))
