@@ -25,6 +25,8 @@ parity-as-slack formulation is standard (e.g. Wolsey, "Integer Programming",
 
 from __future__ import annotations
 
+import time
+
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
 from .board import Game
 from .result import Status
@@ -113,7 +115,9 @@ class IlpModel(Model):
                 settings += SMALL_MODEL_SETTINGS
             if not s.SetSolverSpecificParametersAsString(settings):
                 raise RuntimeError("SCIP rejected the ilp backend's parameter settings")
-        s.SetTimeLimit(max(1, round(time_limit * 1000)))
+        self._limit_ms = max(1, round(time_limit * 1000))
+        self._deadline = 0.0
+        s.SetTimeLimit(self._limit_ms)
         n = game.n
         self.press = [s.BoolVar(f"press_{j}") for j in range(n)]
         self.colour = s.BoolVar("target_black")
@@ -162,6 +166,8 @@ class IlpModel(Model):
             self.rows[i].SetBounds(rhs, rhs)
         self._fix_presses({})
         lp, s = self._lp, self.mip
+        s.SetTimeLimit(self._limit_ms)
+        self._deadline = time.perf_counter() + self._limit_ms / 1000  # the board's, for the canonical refinement
         code = s.Solve()
         stats = {"nodes": s.nodes(), "wall_time": s.wall_time() / 1000}
         if code == lp.Solver.OPTIMAL:
@@ -174,6 +180,10 @@ class IlpModel(Model):
         return Status.UNKNOWN, None, stats
 
     def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
+        left = self._deadline - time.perf_counter()
+        if left <= 0.001:
+            raise TimeoutError("no proof within the time limit while choosing the canonical witness")
+        self.mip.SetTimeLimit(max(1, round(left * 1000)))
         self._fix_presses(fixed)
         code = self.mip.Solve()
         if code == self._lp.Solver.OPTIMAL:

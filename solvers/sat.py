@@ -427,13 +427,13 @@ class SatModel(Model):
         return sum(1 << j for j, v in enumerate(self.press) if values[v])
 
     def _minimise(self, board: int):
+        self._deadline = time.perf_counter() + self.time_limit  # building the solver counts (it did not)
         if self.engine == "xor" and self.cardinality != "totalizer" and self._used:
             # Measured: CryptoMiniSat (pycryptosat 5.17) answered Impossible for a solvable 4x4 board
             # after about 600 boards of selector-guarded one-shot encodings added to one solver (the
             # cross-check caught it); each board now starts from a fresh solver with those encodings.
             self._new_oracle()
         self._used = True
-        self._deadline = time.perf_counter() + self.time_limit
         self._assume = [c if board >> i & 1 else -c for i, c in enumerate(self.cell)]
         try:
             values = self._call([])
@@ -458,7 +458,7 @@ class SatModel(Model):
         return {**self.oracle.stats(), "engine": engine, "cardinality": self.cardinality}
 
     def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
-        self._deadline = time.perf_counter() + self.time_limit
+        # Within the board's deadline (set by _minimise): the canonical refinement shares its time limit.
         lits = [self.press[i] if v else -self.press[i] for i, v in fixed.items()]
         values = self._call(self._at_most(weight) + lits)
         return None if values is None else self._weight_of(values)
