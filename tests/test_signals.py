@@ -146,14 +146,16 @@ def test_ctrl_c_on_verify_writes_the_partial_report_at_once(tmp_path):
 def test_second_ctrl_c_on_verify_leaves_no_process(tmp_path):
     """A second Ctrl-C hung the driver, both workers and the resource tracker forever."""
     psutil = pytest.importorskip("psutil")
-    p, _ = _start_verify(tmp_path)
+    p, err = _start_verify(tmp_path)
     family = [p.pid] + [c.pid for c in psutil.Process(p.pid).children(recursive=True)]
     assert len(family) >= 3  # the driver, two workers (and the resource tracker)
     os.killpg(p.pid, signal.SIGINT)
     time.sleep(0.05)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(p.pid, signal.SIGINT)
-    assert p.wait(timeout=5) == 130
+    # 130, or killed by the second SIGINT (-2, 130 to a shell) when it came after Python's finalisation
+    # had put the default handler back
+    assert p.wait(timeout=5) in (130, -signal.SIGINT), err.read_text()
     time.sleep(2.0)
     alive = [pid for pid in family if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
     assert alive == []

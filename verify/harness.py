@@ -16,386 +16,79 @@ or read from the checkpoint), then the witness check, the Impossible
 certificates and the comparison; a further check (e.g. certification of
 minimality) is one more step over ``results`` in :func:`run_agreement`.
 
-Workers die with the driver: the local pool's initializer and the Dask
-LocalCluster's worker preload (:func:`dask_setup`) set
-``prctl(PR_SET_PDEATHSIG, SIGKILL)`` and start a thread that exits when the
-parent process is gone, so no worker outlives a killed ``verify``.  Only the
-driver writes the checkpoint.
+The run is split along its seams: :mod:`flipgame.verify.executors` (pools,
+Dask, workers that die with their parent), :mod:`flipgame.verify.agreement`
+(the checks after solving) and :mod:`flipgame.verify.report` (the table and
+the JSON); their public names stay importable from here.  Only the driver
+writes the checkpoint.
 
 Source: differential testing as in the yinyang SMT-solver fuzzer
 (``SolverResult.equals``, ``report_diff``): keep every mismatch replayable.
 """
 
+
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
 import os
-import sys
-import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 
 import numpy as np
 
-from flipgame import BACKENDS, get_backend, solve, solve_batch
-from flipgame.board import Game, format_cells
+from flipgame import BACKENDS, get_backend
+from flipgame.board import Game
 from flipgame.errors import RulesError
-from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
-from flipgame.signals import GUARDED_SIGNALS, signals_blocked
+from flipgame.result import BatchSolution
 
-from .witness import check_batch, check_solution
+from .agreement import (
+    CHECKS,
+    IMPOSSIBLE_KEY,
+    NO_ANSWER_KEY,
+    _certificate_failures,
+    _checks,
+    _compare,
+    _summarise,
+    _uncertified,
+    _witness_failures,
+)
+from .executors import (
+    DASK_SCHEMES,
+    SCHEDULER_TIMEOUT,
+    ExecutorLost,
+    _ignore_sigint,
+    _pack,
+    _pool_worker_init,
+    _run_on,
+    _solve_chunk,
+    dask_setup,
+    die_with_parent,
+    kill_pool,
+    live_workers,
+    local_pool,
+    open_executor,
+)
+from .report import AgreementReport, BackendSummary, answer_record, board_record
 
-IMPOSSIBLE_KEY = -2
-NO_ANSWER_KEY = -99
+__all__ = [
+    "BATCH_CHUNK_SIZE", "CHECKS", "CHUNK_SIZE", "DASK_SCHEMES", "EXHAUSTIVE_MAX_CELLS", "IMPOSSIBLE_KEY",
+    "NO_ANSWER_KEY", "SCHEDULER_TIMEOUT", "AgreementReport", "BackendSummary", "ExecutorLost", "_certificate_failures",
+    "_compare", "_ignore_sigint", "_pack", "_pool_worker_init", "_solve_chunk", "_summarise", "_uncertified",
+    "_witness_failures", "answer_record", "as_boards", "board_record", "chunk_sizes", "dask_setup", "die_with_parent",
+    "kill_pool", "live_workers", "local_pool", "open_executor", "run_agreement", "solve_all",
+]
+
+
 CHUNK_SIZE = 2048
 """Boards per unit of work for per-board (``parallel``) backends."""
-SCHEDULER_TIMEOUT = 60.0
-"""Seconds a run waits with no live worker (or no scheduler) before it stops with what finished."""
-EXECUTOR_POLL = 1.0
-"""Seconds between checks of the executor's workers while no chunk finishes."""
-DASK_CLOSE_TIMEOUT = 5
-"""Seconds given to closing a Dask client or LocalCluster (a lost scheduler never answers)."""
-DASK_SCHEMES = ("tcp",)
-"""Scheduler address schemes taken by ``--scheduler`` (tls:// and ucx:// need a security or UCX set-up)."""
+
+
 BATCH_CHUNK_SIZE = 1 << 20
 """Boards per unit of work for vectorised backends (gauss, bfs): 2**20 boards, about 20 MiB per answer array."""
 
 
-class ExecutorLost(Exception):
-    """The executor can no longer run chunks: its scheduler is gone, no worker lived for
-    :data:`SCHEDULER_TIMEOUT` seconds, or a worker process died.  The message says which."""
-
-
-@dataclass
-class BackendSummary:
-    """One row of the verification table (counts are numbers of boards; seconds are wall time)."""
-
-    backend: str
-    boards: int = 0
-    solvable: int = 0
-    impossible: int = 0
-    unknown: int = 0
-    errors: int = 0
-    disagreements: int = 0
-    witness_failures: int = 0
-    seconds: float = 0.0
-    error_messages: list[str] = field(default_factory=list)
-    resumed: int = 0
-    """Boards whose answers came from the checkpoint (not in the JSON report, which must not depend on it)."""
-
-    @property
-    def solved(self) -> int:
-        """Boards solved in this run (``seconds`` is their wall time)."""
-        return self.boards - self.resumed
-
-    @property
-    def boards_per_second(self) -> float:
-        """Boards solved in this run per second of this run (resumed boards are not counted)."""
-        if not self.solved:
-            return 0.0
-        return self.solved / self.seconds if self.seconds > 0 else float("inf")
-
-
-@dataclass
-class AgreementReport:
-    """Everything an agreement run found; :meth:`to_json` is the replayable report."""
-
-    game: Game
-    boards: int
-    summaries: list[BackendSummary]
-    disagreements: list[dict]
-    witness_failures: list[dict]
-    seconds: float
-    completed: bool = True
-    resumed_chunks: int = 0
-    """Chunks (over all backends) read from the checkpoint instead of solved."""
-    total_chunks: int = 0
-    certification: dict | None = None
-    """With ``certify``: :func:`flipgame.verify.certify.certify_run`'s counts and failures."""
-    stopped: str | None = None
-    """Why solving stopped early (``"interrupted"`` for Ctrl-C, else the executor's fault), or None."""
-    unchecked: list[str] = field(default_factory=list)
-    """Steps after solving (:data:`CHECKS`) that a Ctrl-C left undone; their counts are not in the report."""
-
-    @property
-    def incomplete(self) -> bool:
-        """Some board has an UNKNOWN or ERROR answer, or the run was interrupted."""
-        return not self.completed or any(s.unknown or s.errors for s in self.summaries)
-
-    @property
-    def ok(self) -> bool:
-        return (not self.disagreements and not self.witness_failures and not self.incomplete
-                and not (self.certification or {}).get("failed"))
-
-    def table(self) -> str:
-        """The per-backend table as aligned text."""
-        resumed = any(s.resumed for s in self.summaries)
-        head = ("backend", "boards", "solvable", "impossible", "unknown", "errors",
-                "disagree", "witness-fail", "seconds", "boards/s")
-        if resumed:  # seconds and rate are over the boards solved now, not the whole table
-            head = (*head[:8], "from checkpoint", "solved now", "seconds now", "solved/s")
-        rows = [head] + [
-            (s.backend, s.boards, s.solvable, s.impossible, s.unknown, s.errors, s.disagreements,
-             s.witness_failures) + ((s.resumed, s.solved) if resumed else ())
-            + (f"{s.seconds:.3f}", f"{s.boards_per_second:,.0f}")
-            for s in self.summaries
-        ]
-        widths = [max(len(str(r[i])) for r in rows) for i in range(len(head))]
-        lines = ["  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                           for i, (v, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
-        lines.insert(1, "-" * len(lines[0]))
-        return "\n".join(lines)
-
-    def to_json(self) -> dict:
-        g = self.game
-        return {
-            "game": g.to_json(),
-            "boards": self.boards,
-            "completed": self.completed,
-            **({"stopped": self.stopped} if self.stopped else {}),
-            "ok": self.ok,
-            "seconds": round(self.seconds, 3),
-            "backends": [{k: v for k, v in asdict(s).items() if k != "resumed"}
-                         | {"boards_per_second": round(s.boards_per_second, 1)} for s in self.summaries],
-            "disagreements": self.disagreements,
-            "witness_failures": self.witness_failures,
-            "certification": self.certification,
-        } | ({"unchecked": self.unchecked} if self.unchecked else {})
-
-
-def answer_record(game: Game, batch: BatchSolution, i: int) -> dict:
-    """One backend's answer on board ``i`` of a batch, as JSON-ready text."""
-    s = batch[i]
-    rec = {"status": s.status.name, "answer": s.answer()}
-    if s.status is Status.OPTIMAL:
-        rec |= {
-            "moves": s.moves,
-            "presses": format_cells(s.presses, game.rows, game.cols, "x", ".").split("\n"),
-            "target": game.target_name(s.target),
-        }
-    return rec
-
-
-def board_record(game: Game, board: int) -> dict:
-    return {"board": board, "text": format_cells(board, game.rows, game.cols).split("\n")}
-
-
-def _solve_chunk(name: str, game: Game, boards: np.ndarray, options: dict) -> BatchSolution:
-    """Solve one chunk; an exception becomes ERROR answers for the chunk, and the run goes on.
-
-    Boards of more than 64 cells (an object array of Python ints) are solved
-    board by board through the gate's :func:`flipgame.solve`.
-    """
-    start = time.perf_counter()
-    if boards.dtype != object:
-        try:
-            return solve_batch(boards, game, name, **options)
-        except Exception:  # noqa: BLE001 - a backend fault must not stop the run
-            pass
-    # Board by board (also isolates a fault: each failure an ERROR of its own).
-    solutions = []
-    for b in boards:
-        try:
-            solutions.append(solve(int(b), name, game=game, **options))
-        except Exception as exc:  # noqa: BLE001
-            solutions.append(Solution(name, Status.ERROR, stats={"error": f"board {int(b)}: "
-                                                                          f"{type(exc).__name__}: {exc}"}))
-    return _pack(name, boards, solutions, time.perf_counter() - start)
-
-
-def _pack(name: str, boards: np.ndarray, solutions: Sequence[Solution], seconds: float) -> BatchSolution:
-    """:meth:`BatchSolution.from_solutions`, with object arrays for boards of more than 64 cells."""
-    if boards.dtype != object:
-        return BatchSolution.from_solutions(name, boards, solutions, seconds)
-    k = len(boards)
-    status = np.array([s.status for s in solutions], dtype=np.uint8).reshape(k)
-    moves = np.array([s.moves if s.success else NO_MOVES for s in solutions], dtype=np.int32).reshape(k)
-    presses = np.array([s.presses if s.success else 0 for s in solutions] or [], dtype=object)
-    target = np.array([s.target if s.success else 0 for s in solutions] or [], dtype=object)
-    errors = [s.stats.get("error", "no message") for s in solutions if s.status is Status.ERROR]
-    return BatchSolution(name, boards, status, moves, presses, target, seconds,
-                         {"errors": errors[:10]} if errors else {})
-
-
-# --- workers that die with their parent -------------------------------------------------------------
-
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(parent_pid: int, poll_seconds: float = 1.0) -> None:
-    """Make this (worker) process die when process ``parent_pid`` is gone.
-
-    On Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (via ctypes) has the kernel
-    kill it when its parent exits, even by SIGKILL; everywhere a daemon thread
-    also polls ``os.getppid()`` every ``poll_seconds`` and ends the process
-    with ``os._exit`` once the parent has changed.  Exits at once if the
-    parent is already gone.
-    """
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    if os.getppid() != parent_pid:
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(poll_seconds)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="flipgame-parent-watch").start()
-
-
-def _pool_worker_init(parent_pid: int) -> None:
-    """Local pool initializer: Ctrl-C is handled by the parent (which writes what finished); die with it.
-
-    The worker was started with SIGINT/SIGTERM blocked (:func:`_submit`), so a Ctrl-C during its
-    start-up stays pending; it is ignored from here on, and the pending one dropped."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
-    die_with_parent(parent_pid)
-
-
-def kill_pool(pool: ProcessPoolExecutor) -> None:
-    """Kill the pool's worker processes at once (their running chunks are lost), then shut it down.
-
-    Ctrl-C must not wait for the running chunks (measured: 6.8 s on the default run, 33 s with
-    ``--chunk-size 16384``).  ``ProcessPoolExecutor`` has no public way before Python 3.14
-    (``kill_workers``), so its ``_processes`` are killed.
-    """
-    kill = getattr(pool, "kill_workers", None)
-    if kill is not None:
-        kill()
-    else:
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                proc.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _ignore_sigint() -> None:
-    """Worker initialiser kept for callers of the earlier API: Ctrl-C is handled by the parent."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def dask_setup(worker) -> None:  # noqa: ARG001 - the Dask preload hook's signature
-    """Dask worker preload (``LocalCluster(preload=["flipgame.verify.harness"])``): ignore Ctrl-C, die with the driver.
-
-    The worker processes of a LocalCluster are children of the driver (the
-    nannies run inside it), so their parent is the ``verify`` process.
-    """
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, GUARDED_SIGNALS)
-    die_with_parent(os.getppid())
-
-
-def local_pool(jobs: int) -> ProcessPoolExecutor:
-    """The default executor: ``jobs`` spawned worker processes that ignore Ctrl-C and die with this process."""
-    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_pool_worker_init, initargs=(os.getpid(),))
-
-
-def _quiet_dask() -> None:
-    """Dask's own loggers (its config sets levels per module, e.g. ``distributed.client``) print only
-    critical faults: a lost scheduler is one line of flipgame's, not 60 lines of tracebacks."""
-    import logging
-
-    for name in ["distributed", *logging.root.manager.loggerDict]:
-        if name == "distributed" or name.startswith("distributed."):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
-
-
-@contextlib.contextmanager
-def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor | None, str]]:
-    """The executor of a run and its label, closed on exit.
-
-    Parameters
-    ----------
-    scheduler : str or None
-        None: a local process pool of ``jobs`` workers (started on first use
-        by :func:`run_agreement`; yields ``None``).  ``local:N``: a Dask
-        ``LocalCluster(n_workers=N, threads_per_worker=1, processes=True)``
-        whose workers die with this process.  Anything else: the address of
-        a running Dask scheduler (e.g. ``tcp://host:8786``), used through
-        ``Client(address).get_executor()``; its workers are not ours and are
-        left running.
-    jobs : int
-
-    Raises
-    ------
-    FlipgameError
-        ``local:N`` with a bad N, Dask not installed, or a scheduler that cannot be reached.
-
-    Dask is imported only here.
-    """
-    from flipgame.errors import FlipgameError
-
-    if scheduler is None:
-        yield None, f"local pool of {jobs} worker{'s' if jobs != 1 else ''}"
-        return
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise FlipgameError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
-    _quiet_dask()
-    cluster = None
-    if scheduler.startswith("local:"):
-        n = scheduler[len("local:"):]
-        if not (n.isascii() and n.isdigit() and int(n) > 0):
-            raise FlipgameError(f"--scheduler local:N needs a positive number of workers, got {scheduler!r}")
-        with signals_blocked():  # Ctrl-C waits for the start-up (Dask's threads never take it), then ends the run
-            cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None,
-                                   preload=["flipgame.verify.harness"], silence_logs=40)
-        label = f"dask LocalCluster of {n} worker{'s' if n != '1' else ''}"
-        target = cluster
-    else:
-        label, target = f"dask scheduler {scheduler}", scheduler
-        if "://" not in scheduler and ":" not in scheduler:
-            raise FlipgameError(f"--scheduler {scheduler!r}: expected local:N or a scheduler address such as "
-                                f"tcp://127.0.0.1:8786")
-        scheme = scheduler.split("://", 1)[0] if "://" in scheduler else "tcp"
-        if scheme not in DASK_SCHEMES:
-            raise FlipgameError(f"--scheduler {scheduler}: the {scheme}:// scheme is not supported (tls:// and ucx:// "
-                                f"need a security or UCX set-up); use tcp://HOST:PORT or local:N")
-    try:
-        try:
-            client = Client(target, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise FlipgameError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-        try:
-            n_workers = len(client.scheduler_info().get("workers", {}))
-            yield client.get_executor(), f"{label} ({n_workers} workers)" if cluster is None else label
-        finally:
-            with contextlib.suppress(Exception):  # a lost scheduler was reported by the run  # noqa: BLE001
-                client.close(timeout=DASK_CLOSE_TIMEOUT)
-    finally:
-        if cluster is not None:
-            with contextlib.suppress(Exception):  # noqa: BLE001
-                cluster.close(timeout=DASK_CLOSE_TIMEOUT)
-
-
-# --- the run ----------------------------------------------------------------------------------------
-
-
-def _answer_keys(batch: BatchSolution) -> np.ndarray:
-    keys = np.full(len(batch), NO_ANSWER_KEY, dtype=np.int32)
-    keys[batch.status == Status.OPTIMAL] = batch.moves[batch.status == Status.OPTIMAL]
-    keys[batch.status == Status.INFEASIBLE] = IMPOSSIBLE_KEY
-    return keys
+EXHAUSTIVE_MAX_CELLS = 30
+"""The most cells whose 2**n boards :func:`run_agreement` enumerates itself (bfs's limit)."""
 
 
 def as_boards(game: Game, boards: np.ndarray | Sequence[int] | None) -> np.ndarray:
@@ -419,10 +112,6 @@ def as_boards(game: Game, boards: np.ndarray | Sequence[int] | None) -> np.ndarr
     if bad:
         raise RulesError(f"board {bad[0]} does not fit {game.size}")
     return out
-
-
-EXHAUSTIVE_MAX_CELLS = 30
-"""The most cells whose 2**n boards :func:`run_agreement` enumerates itself (bfs's limit)."""
 
 
 def chunk_sizes(names: Sequence[str], chunk_size: int | None, boards: int) -> dict[str, int]:
@@ -538,39 +227,6 @@ def run_agreement(
                            checks["certification"], stopped or ("interrupted" if unchecked else None), unchecked)
 
 
-CHECKS = ("witness_failures", "certificates", "disagreements", "certification")
-"""The steps after solving, in order; a Ctrl-C during one leaves it and the later ones undone."""
-
-
-def _checks(game: Game, boards: np.ndarray, results: dict[str, BatchSolution], summaries: list[BackendSummary],
-            compare_presses: bool, certify: bool, on_certify) -> tuple[dict, list[str]]:
-    """The witness check, the Impossible certificates, the comparison and the certification, in turn.
-
-    Returns the findings and the steps not done: on Ctrl-C the report keeps every finished step
-    (issue 18: an interrupt during the final checks lost the whole report)."""
-    out: dict = {"witness_failures": [], "disagreements": [], "certification": None}
-    steps = [
-        ("witness_failures", lambda: out["witness_failures"].extend(_witness_failures(game, results, summaries))),
-        ("certificates", lambda: out["witness_failures"].extend(
-            _certificate_failures(game, boards, results, summaries))),
-        ("disagreements", lambda: out.update(disagreements=_compare(game, results, summaries, compare_presses))),
-    ]
-    if certify and results:
-        steps.append(("certification", lambda: out.update(certification=_certify(game, boards, results, on_certify))))
-    for k, (_step, run) in enumerate(steps):
-        try:
-            run()
-        except KeyboardInterrupt:
-            return out, [name for name, _ in steps[k:]]
-    return out, []
-
-
-def _certify(game: Game, boards: np.ndarray, results: dict[str, BatchSolution], on_certify) -> dict:
-    from .certify import certify_run
-
-    return certify_run(game, boards, results, progress=on_certify)
-
-
 def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[str, int], options: dict,
               *, jobs: int = 1, executor: Executor | None = None, store=None, progress=None,
               on_backend_done=None, on_resume=None, scheduler_timeout: float = SCHEDULER_TIMEOUT
@@ -590,40 +246,12 @@ def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[
         on_resume(found, total)
     results: dict[str, BatchSolution] = {}
     summaries: list[BackendSummary] = []
-    pool = None
+    run = _Run(game, jobs, executor, store, progress, scheduler_timeout)
     stopped = None
     try:
         for name in names:
-            t0 = time.perf_counter()
-            opts = options.get(name, {})
-            got, todo = parts[name], [i for i, p in enumerate(parts[name]) if p is None]
-            resumed = sum(len(chunks[name][i]) for i, p in enumerate(got) if p is not None)
-            if progress:
-                progress(name, resumed, resumed=True) if resumed else progress(name, 0)
-
-            def finish(i: int, batch: BatchSolution, name=name, got=got) -> None:
-                got[i] = batch
-                if store is not None:
-                    store.add(i, batch)
-                if progress:
-                    progress(name, len(chunks[name][i]))
-
-            ex = executor
-            if ex is None and BACKENDS[name].parallel and jobs > 1 and len(todo) > 1:
-                if pool is None:
-                    pool = local_pool(min(jobs, len(todo), 4 * (os.cpu_count() or 1)))
-                ex = pool
-            if ex is not None and BACKENDS[name].parallel and todo:
-                _run_on(ex, name, game, chunks[name], todo, opts, finish, window=4 * max(jobs, 8),
-                        timeout=scheduler_timeout)
-            else:
-                for i in todo:
-                    finish(i, _solve_chunk(name, game, chunks[name][i], opts))
-            batch = BatchSolution.concat(got)
+            summary, results[name] = run.backend(name, chunks[name], parts[name], options.get(name, {}))
             parts[name] = []  # the concatenation holds the answers now
-            summary = _summarise(game, name, batch, got, time.perf_counter() - t0)
-            summary.resumed = resumed
-            results[name] = batch
             summaries.append(summary)
             if on_backend_done:
                 on_backend_done(summary)
@@ -632,206 +260,61 @@ def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[
     except ExecutorLost as exc:
         stopped = str(exc)
     finally:
-        if pool is not None and stopped is None:
-            pool.shutdown(wait=True)
-        elif pool is not None:
-            kill_pool(pool)
+        run.close(killed=stopped is not None)
     return results, summaries, stopped, found, total
 
 
-def _run_on(ex: Executor, name: str, game: Game, chunks: list[np.ndarray], todo: list[int], opts: dict,
-            finish: Callable[[int, BatchSolution], None], window: int, timeout: float = SCHEDULER_TIMEOUT) -> None:
-    """Submit the chunks ``todo`` to ``ex``, at most ``window`` at a time, and ``finish`` each as it completes.
+class _Run:
+    """The solving of one run, backend by backend: where each backend's chunks go, and the local
+    pool (started on first use, killed on Ctrl-C or an executor fault)."""
 
-    Raises ExecutorLost when a chunk's future fails (``_solve_chunk`` itself never raises: the
-    executor broke) or no worker has lived for ``timeout`` seconds."""
-    waiting = iter(todo)
-    pending = {}
-    idle_since = None
-    try:
-        for i in waiting:
-            pending[_submit(ex, name, game, chunks[i], opts)] = i
-            if len(pending) >= window:
-                break
-        while pending:
-            done, _ = wait(pending, timeout=EXECUTOR_POLL, return_when=FIRST_COMPLETED)
-            if not done:
-                idle_since = _check_workers(ex, idle_since, timeout)
-                continue
-            idle_since = None
-            for fut in done:
-                finish(pending.pop(fut), _chunk_result(fut, ex))
-                nxt = next(waiting, None)
-                if nxt is not None:
-                    pending[_submit(ex, name, game, chunks[nxt], opts)] = nxt
-    finally:
-        if not isinstance(ex, ProcessPoolExecutor):  # a local pool is killed by solve_all, which fails them
-            for fut in pending:  # (cancelled ones make Python 3.11's pool thread raise InvalidStateError)
-                fut.cancel()
+    def __init__(self, game: Game, jobs: int, executor: Executor | None, store, progress, timeout: float):
+        self.game, self.jobs, self.executor, self.store, self.progress = game, jobs, executor, store, progress
+        self.timeout = timeout
+        self.pool = None
 
+    def backend(self, name: str, chunks: list[np.ndarray], got: list, opts: dict
+                ) -> tuple[BackendSummary, BatchSolution]:
+        """Solve the chunks of ``name`` missing from ``got`` (filled in place); its summary and answers."""
+        t0 = time.perf_counter()
+        todo = [i for i, p in enumerate(got) if p is None]
+        resumed = sum(len(chunks[i]) for i, p in enumerate(got) if p is not None)
+        if self.progress:
+            self.progress(name, resumed, resumed=True) if resumed else self.progress(name, 0)
 
-def _chunk_result(fut, ex: Executor) -> BatchSolution:
-    try:
-        return fut.result()
-    except CancelledError:
-        raise ExecutorLost("the Dask scheduler was lost (it cancelled the running chunks)") from None
-    except Exception as exc:  # noqa: BLE001 - the executor's fault, named in one line
-        where = "a Dask worker or the scheduler" if _dask_client(ex) is not None else "a worker process of the pool"
-        raise ExecutorLost(f"{where} failed: {type(exc).__name__}: {str(exc)[:200] or 'no message'}") from None
+        def finish(i: int, batch: BatchSolution) -> None:
+            got[i] = batch
+            if self.store is not None:
+                self.store.add(i, batch)
+            if self.progress:
+                self.progress(name, len(chunks[i]))
 
-
-def _dask_client(ex: Executor):
-    """The Dask client behind ``client.get_executor()``, or None for other executors."""
-    return getattr(ex, "_client", None)
-
-
-def live_workers(ex: Executor) -> int | None:
-    """Workers the executor's Dask scheduler knows now (0 when the scheduler is gone); None if not Dask."""
-    client = _dask_client(ex)
-    if client is None:
-        return None
-    if getattr(client, "status", "running") != "running":
-        return 0
-    try:
-        return len(client.scheduler_info().get("workers", {}))
-    except Exception:  # noqa: BLE001 - any failure to ask means no scheduler to ask
-        return 0
-
-
-def _check_workers(ex: Executor, idle_since: float | None, timeout: float) -> float | None:
-    """When no worker lives: the time since then, ExecutorLost past ``timeout`` seconds; None while some do."""
-    if live_workers(ex) != 0:
-        return None
-    now = time.monotonic()
-    idle_since = now if idle_since is None else idle_since
-    if now - idle_since >= timeout:
-        raise ExecutorLost(f"no live Dask worker or scheduler for {timeout:g} s (--scheduler-timeout)")
-    return idle_since
-
-
-def _submit(ex: Executor, name: str, game: Game, chunk: np.ndarray, opts: dict):
-    """``ex.submit`` of one chunk with SIGINT/SIGTERM blocked: a local pool starts its worker processes
-    inside ``submit``, and they inherit the mask, so a Ctrl-C during their start-up (before the
-    initializer ignores it) is no traceback in them; here it is delivered after the call."""
-    with signals_blocked():
-        return ex.submit(_solve_chunk, name, game, chunk, opts)
-
-
-def _witness_failures(game: Game, results: dict[str, BatchSolution], summaries: list[BackendSummary]) -> list[dict]:
-    """Every answer whose witness the board model rejects (vectorised up to 64 cells, else per board)."""
-    out = []
-    for name, batch in results.items():
-        if batch.boards.dtype == object:
-            failed = [i for i in range(len(batch)) if check_solution(game, int(batch.boards[i]), batch[i])
-                      or (batch.status[i] != Status.OPTIMAL and batch.moves[i] != NO_MOVES)]
+        ex = self._executor(name, len(todo))
+        if ex is not None:
+            _run_on(ex, name, self.game, chunks, todo, opts, finish, window=4 * max(self.jobs, 8),
+                    timeout=self.timeout)
         else:
-            failed = np.flatnonzero(check_batch(game, batch))
-        next(s for s in summaries if s.backend == name).witness_failures = len(failed)
-        for i in failed:
-            b = int(batch.boards[i])
-            reason = check_solution(game, b, batch[i]) or "answer fields inconsistent with its status"
-            out.append(board_record(game, b) | {
-                "backend": name, "answer": answer_record(game, batch, i), "reason": reason})
-    return out
+            for i in todo:
+                finish(i, _solve_chunk(name, self.game, chunks[i], opts))
+        batch = BatchSolution.concat(got)
+        summary = _summarise(self.game, name, batch, got, time.perf_counter() - t0)
+        summary.resumed = resumed
+        return summary, batch
 
+    def _executor(self, name: str, todo: int) -> Executor | None:
+        """Where the chunks of ``name`` run: None (this process) unless the backend is ``parallel``."""
+        if not BACKENDS[name].parallel or not todo:
+            return None
+        if self.executor is not None:
+            return self.executor
+        if self.jobs <= 1 or todo <= 1:
+            return None
+        if self.pool is None:
+            self.pool = local_pool(min(self.jobs, todo, 4 * (os.cpu_count() or 1)))
+        return self.pool
 
-def _certificate_failures(game: Game, boards: np.ndarray, results: dict[str, BatchSolution],
-                          summaries: list[BackendSummary]) -> list[dict]:
-    """Every Impossible answer without a certificate (charged as a witness failure)."""
-    out = []
-    infeasible_sets = {name: np.flatnonzero(b.status == Status.INFEASIBLE) for name, b in results.items()}
-    for name, idx in _uncertified(game, boards, infeasible_sets).items():
-        next(s for s in summaries if s.backend == name).witness_failures += len(idx)
-        for i in idx:
-            out.append(board_record(game, int(boards[i])) | {
-                "backend": name, "answer": answer_record(game, results[name], i),
-                "reason": "claims Impossible, but no certificate exists: a goal board is reachable"})
-    return out
-
-
-def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Per backend, the indices of its Impossible answers that have no certificate.
-
-    Certificates are the consistency rows of the elimination (vectors ``c``
-    with ``c^T A = 0``); each is first re-checked against the board model's
-    press masks, so the elimination is not trusted either.  A board is
-    certified Impossible iff, for every goal board ``t``, some ``c`` has odd
-    overlap with ``board ^ t``.  O(k * nullity) per goal board.
-    """
-    if not any(len(v) for v in infeasible.values()):
-        return {}
-    from flipgame.algebra import eliminate
-
-    checks = eliminate(game).checks
-    for c in checks:
-        bad = [j for j, m in enumerate(game.press_masks) if (m & c).bit_count() & 1]
-        if bad:
-            raise RuntimeError(f"consistency row {c} is not orthogonal to press {bad[0]}: elimination bug")
-    if boards.dtype == object:  # Python ints: per board
-        certified = np.array([all(any(((int(b) ^ t) & c).bit_count() & 1 for c in checks) for t in game.targets)
-                              for b in boards], dtype=bool).reshape(len(boards))
-        return {name: idx[~certified[idx]] for name, idx in infeasible.items() if np.any(~certified[idx])}
-    certified = np.ones(len(boards), dtype=bool)
-    for t in game.targets:
-        d = boards ^ np.uint64(t)
-        odd = np.zeros(len(boards), dtype=bool)
-        for c in checks:
-            odd |= (np.bitwise_count(d & np.uint64(c)) & 1).astype(bool)
-        certified &= odd
-    return {name: idx[~certified[idx]] for name, idx in infeasible.items() if np.any(~certified[idx])}
-
-
-def _summarise(game: Game, name: str, batch: BatchSolution, parts, seconds: float) -> BackendSummary:
-    st = batch.status
-    messages = [m for p in parts for m in p.stats.get("errors", [])]
-    return BackendSummary(
-        backend=name,
-        boards=len(batch),
-        solvable=int(np.sum(st == Status.OPTIMAL)),
-        impossible=int(np.sum(st == Status.INFEASIBLE)),
-        unknown=int(np.sum(st == Status.UNKNOWN)),
-        errors=int(np.sum(st == Status.ERROR)),
-        seconds=seconds,
-        error_messages=list(dict.fromkeys(messages))[:5],
-    )
-
-
-def _compare(game: Game, results: dict[str, BatchSolution], summaries: list[BackendSummary],
-             compare_presses: bool = False) -> list[dict]:
-    """Boards whose definite answers differ; each backend off the plurality answer is charged one.
-
-    On a tie for the plurality (e.g. two backends, two answers) every backend is charged.
-    With ``compare_presses`` an answer is the count and the press set.
-    """
-    if len(results) < 2:
-        return []
-    names = list(results)
-    keys = np.stack([_answer_keys(results[n]) for n in names], axis=1)
-    big = results[names[0]].boards.dtype == object
-    definite = keys != NO_ANSWER_KEY
-    hi = np.where(definite, keys, np.iinfo(np.int32).min).max(axis=1)
-    lo = np.where(definite, keys, np.iinfo(np.int32).max).min(axis=1)
-    differ = hi != lo
-    presses = None
-    if compare_presses:
-        presses = np.stack([results[n].presses for n in names], axis=1)
-        optimal = keys >= 0
-        below, above = (-1, 1 << (game.n + 1)) if big else (np.uint64(0), np.iinfo(np.uint64).max)
-        p_hi = np.where(optimal, presses, below).max(axis=1)
-        p_lo = np.where(optimal, presses, above).min(axis=1)
-        differ |= optimal.any(axis=1) & (p_hi != p_lo)
-    bad = np.flatnonzero((definite.sum(axis=1) >= 2) & differ)
-    charged = Counter()
-    records = []
-    boards = results[names[0]].boards
-    for i in bad:
-        row = {n: (int(keys[i, j]), int(presses[i, j]) if compare_presses else 0)
-               for j, n in enumerate(names) if definite[i, j]}
-        counts = Counter(row.values()).most_common()
-        top = counts[0][0] if len(counts) == 1 or counts[0][1] > counts[1][1] else None
-        charged.update(n for n, k in row.items() if top is None or k != top)
-        records.append(board_record(game, int(boards[i])) | {
-            "answers": {n: answer_record(game, results[n], i) for n in names}})
-    for s in summaries:
-        s.disagreements = charged.get(s.backend, 0)
-    return records
+    def close(self, killed: bool) -> None:
+        if self.pool is not None and not killed:
+            self.pool.shutdown(wait=True)
+        elif self.pool is not None:
+            kill_pool(self.pool)
