@@ -55,6 +55,7 @@ import time
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
 from .errors import OptionError
+from .limits import MODEL_MAX_CELLS
 from .result import Status
 from .signals import GUARDED_SIGNALS
 
@@ -474,7 +475,7 @@ class Sat(ModelBackend):
 
     name = "sat"
     summary = "SAT: native XOR (CryptoMiniSat) or CNF-cut XOR (python-sat), cardinality bound, descent"
-    max_cells = 40_000
+    max_cells = MODEL_MAX_CELLS
     model = SatModel
     options = (
         TIME_LIMIT,

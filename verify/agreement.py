@@ -16,12 +16,13 @@ from collections import Counter
 
 import numpy as np
 
+from flipgame.algebra import eliminate
 from flipgame.board import Game
 from flipgame.result import NO_MOVES, BatchSolution, Status
 
+from .certify import certify_run
 from .report import BackendSummary, answer_record, board_record
 from .witness import check_batch, check_solution
-
 
 IMPOSSIBLE_KEY = -2
 
@@ -57,8 +58,6 @@ def _checks(game: Game, boards: np.ndarray, results: dict[str, BatchSolution], s
 
 
 def _certify(game: Game, boards: np.ndarray, results: dict[str, BatchSolution], on_certify) -> dict:
-    from .certify import certify_run
-
     return certify_run(game, boards, results, progress=on_certify)
 
 
@@ -112,8 +111,6 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     """
     if not any(len(v) for v in infeasible.values()):
         return {}
-    from flipgame.algebra import eliminate
-
     checks = eliminate(game).checks
     for c in checks:
         bad = [j for j, m in enumerate(game.press_masks) if (m & c).bit_count() & 1]

@@ -19,8 +19,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import sys
-import threading
+import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ProcessPoolExecutor, wait
@@ -29,9 +28,11 @@ import numpy as np
 
 from flipgame import solve, solve_batch
 from flipgame.board import Game
+from flipgame.errors import FlipgameError
 from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
 from flipgame.signals import GUARDED_SIGNALS, signals_blocked
 
+from .processes import die_with_parent
 
 SCHEDULER_TIMEOUT = 60.0
 """Seconds a run waits with no live worker (or no scheduler) before it stops with what finished."""
@@ -47,9 +48,6 @@ DASK_CLOSE_TIMEOUT = 5
 
 DASK_SCHEMES = ("tcp",)
 """Scheduler address schemes taken by ``--scheduler`` (tls:// and ucx:// need a security or UCX set-up)."""
-
-
-PR_SET_PDEATHSIG = 1
 
 
 class ExecutorLost(Exception):
@@ -94,39 +92,11 @@ def _pack(name: str, boards: np.ndarray, solutions: Sequence[Solution], seconds:
                          {"errors": errors[:10]} if errors else {})
 
 
-def die_with_parent(parent_pid: int, poll_seconds: float = 1.0) -> None:
-    """Make this (worker) process die when process ``parent_pid`` is gone.
-
-    On Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (via ctypes) has the kernel
-    kill it when its parent exits, even by SIGKILL; everywhere a daemon thread
-    also polls ``os.getppid()`` every ``poll_seconds`` and ends the process
-    with ``os._exit`` once the parent has changed.  Exits at once if the
-    parent is already gone.
-    """
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    if os.getppid() != parent_pid:
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(poll_seconds)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="flipgame-parent-watch").start()
-
-
 def _pool_worker_init(parent_pid: int) -> None:
     """Local pool initializer: Ctrl-C is handled by the parent (which writes what finished); die with it.
 
     The worker was started with SIGINT/SIGTERM blocked (:func:`_submit`), so a Ctrl-C during its
     start-up stays pending; it is ignored from here on, and the pending one dropped."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
@@ -152,8 +122,6 @@ def kill_pool(pool: ProcessPoolExecutor) -> None:
 
 def _ignore_sigint() -> None:
     """Worker initialiser kept for callers of the earlier API: Ctrl-C is handled by the parent."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -164,8 +132,6 @@ def dask_setup(worker) -> None:  # noqa: ARG001 - the Dask preload hook's signat
     The worker processes of a LocalCluster are children of the driver (the
     nannies run inside it), so their parent is the ``verify`` process.
     """
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, GUARDED_SIGNALS)
@@ -211,8 +177,6 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
 
     Dask is imported only here.
     """
-    from flipgame.errors import FlipgameError
-
     if scheduler is None:
         yield None, f"local pool of {jobs} worker{'s' if jobs != 1 else ''}"
         return

@@ -39,6 +39,7 @@ import numpy as np
 from flipgame import BACKENDS, get_backend
 from flipgame.board import Game
 from flipgame.errors import RulesError
+from flipgame.limits import EXHAUSTIVE_MAX_CELLS
 from flipgame.result import BatchSolution
 
 from .agreement import (
@@ -52,6 +53,7 @@ from .agreement import (
     _uncertified,
     _witness_failures,
 )
+from .checkpoint import Checkpoint, run_header
 from .executors import (
     DASK_SCHEMES,
     SCHEDULER_TIMEOUT,
@@ -85,10 +87,6 @@ CHUNK_SIZE = 2048
 
 BATCH_CHUNK_SIZE = 1 << 20
 """Boards per unit of work for vectorised backends (gauss, bfs): 2**20 boards, about 20 MiB per answer array."""
-
-
-EXHAUSTIVE_MAX_CELLS = 30
-"""The most cells whose 2**n boards :func:`run_agreement` enumerates itself (bfs's limit)."""
 
 
 def as_boards(game: Game, boards: np.ndarray | Sequence[int] | None) -> np.ndarray:
@@ -208,8 +206,6 @@ def run_agreement(
     sizes = chunk_sizes(names, chunk_size, len(boards))
     store = None
     if checkpoint:
-        from .checkpoint import Checkpoint, run_header
-
         store = Checkpoint(checkpoint, run_header(game, names, options, sizes, boards), game)
     try:
         results, summaries, stopped, found, total = solve_all(

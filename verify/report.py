@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from flipgame.board import Game, format_cells
 from flipgame.result import BatchSolution, Status
+from flipgame.tables import format_table
 
 
 @dataclass
@@ -88,11 +89,7 @@ class AgreementReport:
             + (f"{s.seconds:.3f}", f"{s.boards_per_second:,.0f}")
             for s in self.summaries
         ]
-        widths = [max(len(str(r[i])) for r in rows) for i in range(len(head))]
-        lines = ["  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                           for i, (v, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
-        lines.insert(1, "-" * len(lines[0]))
-        return "\n".join(lines)
+        return format_table(rows)
 
     def to_json(self) -> dict:
         g = self.game
