@@ -6,8 +6,8 @@ main thread blocks SIGINT and SIGTERM (:func:`flipgame.sat.cryptominisat_signals
 because pycryptosat swaps in its own handler for them; a thread that does not
 block them (numpy's BLAS pool, started when numpy is imported) would then run
 that handler, which prints ``c`` on stdout and swallows the Ctrl-C.  So
-numpy is imported by :mod:`flipgame` inside :func:`signals_blocked`: the
-threads it starts inherit the blocked mask.  Source: ``pthread_sigmask(3)``
+this module, imported first by :mod:`flipgame`, imports numpy inside
+:func:`signals_blocked`: the threads it starts inherit the blocked mask.  Source: ``pthread_sigmask(3)``
 ("a new thread inherits a copy of its creator's signal mask"), ``signal(7)``.
 """
 
@@ -40,3 +40,7 @@ def signals_blocked() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+with signals_blocked():  # flipgame imports this module first: numpy's BLAS threads start with Ctrl-C blocked
+    import numpy  # noqa: E402, F401
