@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+
 from flipgame.cli import ExitCode
 
 pytest.importorskip("distributed")

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+
 from flipgame import Game
 from flipgame.cli.verify import sample_boards
 from flipgame.study import json_count

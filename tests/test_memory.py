@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+
 from flipgame import BACKENDS, Game
 from flipgame.backend import press_entries
 from flipgame.cli import ExitCode

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from flipgame import Game
 from flipgame.board import format_cells
 from flipgame.sat import _CryptoMiniSat, cryptominisat_signals
