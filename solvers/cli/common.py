@@ -5,6 +5,7 @@ read from the command line."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import itertools
 import json
@@ -154,10 +155,17 @@ def option_flags() -> dict[str, list[tuple[str, object]]]:
 
 def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool = True) -> None:
     """The rule options every command takes, and (optionally) every backend's option flags."""
+<<<<<<< HEAD
     parser.add_argument("--size", type=board_size, metavar="RxC", help="board shape, rows x cols (default 4x4)")
     parser.add_argument("--goal", type=goal_arg, metavar="{any,white,black,D}",
                         help="any: all white or all black (POJ 1753, default), or any uniform board with --states; "
                              "white/black: that colour; D: every cell in state D (the general game)")
+=======
+    parser.add_argument("--size", type=board_size, metavar="RxC",
+                        help=f"board shape, rows x cols (default 4x4; at most {MAX_CELLS:,} cells)")
+    parser.add_argument("--goal", choices=[g for g in GOALS if g != "board"],
+                        help="any: all white or all black (POJ 1753, default); white/black: that colour")
+>>>>>>> main
     parser.add_argument("--target", metavar="FILE",
                         help="goal: this board (rows of b/w in FILE) instead of a uniform colour")
     parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
@@ -177,8 +185,9 @@ def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool =
             o = owners[0][1]
             who = ", ".join(n for n, _ in owners)
             choices = f" ({'|'.join(map(str, o.choices))})" if o.choices else ""
+            cap = f", at most {o.maximum:g}" if o.maximum is not None else ""
             group.add_argument(flag, dest="opt_" + flag[2:].replace("-", "_"), metavar=o.name.upper(),
-                               help=f"[{who}] {o.help}{choices}; default {o.default}")
+                               help=f"[{who}] {o.help}{choices}; default {o.default}{cap}")
 
 
 def backend_options(names: Sequence[str], args) -> dict[str, dict]:
@@ -293,9 +302,18 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def write_json(path: str, data: dict, what: str) -> ExitCode:
+    """Write ``data`` to ``path`` whole or not at all: a regular file through a temporary file beside
+    it, so a full disk leaves no empty or truncated report (the message names the file)."""
+    regular = not os.path.exists(path) or os.path.isfile(path)
+    tmp = f"{path}.tmp" if regular else path
     try:
-        with open(path, "w", encoding="utf-8") as fh:
+        with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=1)
+        if regular:
+            os.replace(tmp, path)
     except OSError as exc:
-        return fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror}")
+        if regular:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror or exc}")
     return ExitCode.OK
