@@ -155,17 +155,11 @@ def option_flags() -> dict[str, list[tuple[str, object]]]:
 
 def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool = True) -> None:
     """The rule options every command takes, and (optionally) every backend's option flags."""
-<<<<<<< HEAD
-    parser.add_argument("--size", type=board_size, metavar="RxC", help="board shape, rows x cols (default 4x4)")
+    parser.add_argument("--size", type=board_size, metavar="RxC",
+                        help=f"board shape, rows x cols (default 4x4; at most {MAX_CELLS:,} cells)")
     parser.add_argument("--goal", type=goal_arg, metavar="{any,white,black,D}",
                         help="any: all white or all black (POJ 1753, default), or any uniform board with --states; "
                              "white/black: that colour; D: every cell in state D (the general game)")
-=======
-    parser.add_argument("--size", type=board_size, metavar="RxC",
-                        help=f"board shape, rows x cols (default 4x4; at most {MAX_CELLS:,} cells)")
-    parser.add_argument("--goal", choices=[g for g in GOALS if g != "board"],
-                        help="any: all white or all black (POJ 1753, default); white/black: that colour")
->>>>>>> main
     parser.add_argument("--target", metavar="FILE",
                         help="goal: this board (rows of b/w in FILE) instead of a uniform colour")
     parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
