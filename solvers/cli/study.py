@@ -11,7 +11,7 @@ from .. import study_metrics
 from ..errors import FlipgameError, RefusedError, RulesError
 from ..strategies import STRATEGIES
 from ..study import FAMILIES, compare_strategies, plot, plot_strategies, study
-from . import common
+from . import common, general
 from .common import (
     ExitCode,
     fail,
@@ -88,6 +88,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    if general.wanted(args):
+        return general.run_study(args)
     if args.strategies is not None:
         return run_strategies(args)
     for flag in ("families", "sizes"):
