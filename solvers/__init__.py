@@ -24,6 +24,7 @@ Solution(backend='gauss', status=OPTIMAL, moves=4, presses=417, target=0, ...)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import auto, bfs, cpsat, gauss, ilp, sat
+from .algebra import certificates
 from .backend import Backend, ModelBackend, Option
 from .board import GOALS, Board, Game, format_cells, read_cases
 from .errors import (
@@ -180,18 +182,11 @@ def _solve_one(b: Backend, game: Game, normal: Game, cells: int, options: dict, 
 
 
 def _with_certificates(game: Game, cells: int, s: Solution) -> Solution:
-    """``s`` with an Impossible board's certificates attached (dense elimination only)."""
-    if s.status is Status.INFEASIBLE and game.n <= _dense_max():
-        from .algebra import certificates
-
-        s = dataclasses.replace(s, certificates=certificates(game, cells))
+    """``s`` with an Impossible board's certificates attached (any size the algebra takes)."""
+    if s.status is Status.INFEASIBLE:
+        with contextlib.suppress(BoardTooLargeError):
+            s = dataclasses.replace(s, certificates=certificates(game, cells))
     return s
-
-
-def _dense_max() -> int:
-    from .algebra import DENSE_MAX_CELLS
-
-    return DENSE_MAX_CELLS
 
 
 def solve_batch(boards: Sequence[int] | np.ndarray, game: Game, backend: str = "gauss",

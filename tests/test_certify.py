@@ -78,7 +78,8 @@ def test_poj_sample_certified(poj):
     assert cert.status is CertStatus.CERTIFIED and cert.ok
     assert cert.moves == 4 and cert.proof_lines > 0 and cert.formula_clauses > 0 and cert.proofs == 2
     line = cert.line()
-    assert line.startswith("certified: no press set of at most 3 presses reaches all white or all black (2 DRAT proofs by search")
+    assert line.startswith("certified: no press set of at most 3 presses reaches all white or all black "
+                           "(2 DRAT proofs by search")
     assert "checked by dratify (" in line
 
 

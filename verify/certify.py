@@ -45,8 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from flipgame import proofs
+from flipgame.algebra import certificates
 from flipgame.board import Game
+from flipgame.errors import BoardTooLargeError
+from flipgame.result import Status
 
 from .proof_check import (
     Formula,
@@ -59,6 +63,7 @@ from .proof_check import (
     write_cnf,
     write_proof,
 )
+from .witness import check_certificate
 
 __all__ = ["CertStatus", "Certification", "certify_minimum", "certify_run", "check_proof_files", "lower_bound_cnf"]
 
@@ -528,6 +533,14 @@ IN_PROCESS_MAX_CELLS = 36
 """Up to this many cells a proof takes milliseconds, so it runs in-process (no child per board)."""
 
 
+def _certificates(game, board: int) -> dict | None:
+    """:func:`flipgame.algebra.certificates`, or None where the algebra takes no board this size."""
+    try:
+        return certificates(game, board)
+    except BoardTooLargeError:
+        return None
+
+
 def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progress=None) -> dict:
     """Certify every board of an agreement run: each number by a checked DRUP proof of
     minimality (:func:`certify_minimum`), each Impossible by its parity certificate.
@@ -557,10 +570,6 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
     import statistics
     import time
 
-    from flipgame.algebra import certificates
-    from flipgame.result import Status
-
-    from .witness import check_certificate
 
     start = time.perf_counter()
     names = list(results)
@@ -576,7 +585,7 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
             counts["unknown"] += 1
             continue
         if answer.status is Status.INFEASIBLE:
-            found = certificates(game, board) if game.n <= 2500 else None
+            found = _certificates(game, board)
             ok = found is not None and all(check_certificate(game, board, t, c) is None for t, c in found.items())
             counts["certified" if ok else "failed"] += 1
             if not ok:

@@ -604,9 +604,9 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     """
     if not any(len(v) for v in infeasible.values()):
         return {}
-    from flipgame.algebra import eliminate
+    from flipgame.algebra import consistency_rows
 
-    checks = eliminate(game).checks
+    checks = consistency_rows(game)
     for c in checks:
         bad = [j for j, m in enumerate(game.press_masks) if (m & c).bit_count() & 1]
         if bad:
