@@ -50,6 +50,9 @@ from dataclasses import dataclass, field
 
 from .board import Game
 
+DELETE_HELPERS = True
+"""Delete the split helpers ``C | x``, ``C | -x`` once ``C`` is derived (fewer clauses, more lines)."""
+
 SPLIT_MAX_NULLITY = 20
 """Most free presses split on (2**(d+1) - 1 proof lines, each a full propagation)."""
 
@@ -79,14 +82,29 @@ class Log:
     refuted: bool = False
 
     def add(self, clause) -> None:
-        self.lits.extend(clause)
+        self.lits += clause
         self.lits.append(0)
         self.dels.append(False)
         if not clause:
             self.refuted = True
 
+    def add_all(self, clauses) -> None:
+        """Add several non-empty clauses."""
+        lits, dels = self.lits, self.dels
+        for c in clauses:
+            lits += c
+            lits.append(0)
+            dels.append(False)
+
+    def delete_all(self, clauses) -> None:
+        lits, dels = self.lits, self.dels
+        for c in clauses:
+            lits += c
+            lits.append(0)
+            dels.append(True)
+
     def delete(self, clause) -> None:
-        self.lits.extend(clause)
+        self.lits += clause
         self.lits.append(0)
         self.dels.append(True)
 
@@ -98,6 +116,12 @@ class Log:
 def xor_zero(lits: list[int]) -> list[list[int]]:
     """Clauses of ``XOR(lits) = 0`` over positive literals, ``lits[0]``'s literal first in each."""
     m = len(lits)
+    if m == 3:
+        a, b, c = lits
+        return [[-a, b, c], [a, -b, c], [a, b, -c], [-a, -b, -c]]
+    if m == 2:
+        a, b = lits
+        return [[-a, b], [a, -b]]
     out = []
     for a in range(1 << m):
         if a.bit_count() & 1:
@@ -118,27 +142,21 @@ def _terms(*ys: int | None) -> list[int]:
     return out
 
 
-def _pivot_first(clause: list[int], var: int) -> list[int]:
-    """``clause`` with the literal of ``var`` first (dratify's RAT pivot)."""
-    k = next(i for i, lit in enumerate(clause) if abs(lit) == var)
-    return [clause[k]] + clause[:k] + clause[k + 1:]
-
-
 def _derive_invariant(log: Log, terms: list[int], x: int, fresh: int | None, cancel: bool) -> list[list[int]]:
     """Add the clauses of ``XOR(terms) = 0`` at one position; return them (to delete later)."""
     clauses = xor_zero(terms) if terms else []
     direct = x in terms or not cancel and fresh is None
-    for c in clauses:
-        if fresh is not None and fresh in terms:
-            log.add(_pivot_first(c, fresh))  # RAT on the fresh prefix variable
-        elif direct:
-            log.add(c)  # RUP: x is among the terms, or the sum's prefix is x itself
-        else:  # x cancels: split on it
-            log.add(c + [x])
-            log.add(c + [-x])
-            log.add(c)
-            log.delete(c + [x])
-            log.delete(c + [-x])
+    if fresh is not None and fresh in terms:  # RAT on the fresh prefix variable: its literal first
+        k = terms.index(fresh)
+        log.add_all([[c[k]] + c[:k] + c[k + 1:] for c in clauses])
+        return clauses
+    if direct:  # RUP: x is among the terms, or the sum's prefix is x itself
+        log.add_all(clauses)
+        return clauses
+    for c in clauses:  # x cancels: split on it
+        log.add_all((c + [x], c + [-x], c))
+        if DELETE_HELPERS:
+            log.delete_all((c + [x], c + [-x]))
     return clauses
 
 
@@ -173,14 +191,12 @@ def add_rows(log: Log, r1: Row, r2: Row) -> Row:
                 y3 = x
             else:
                 fresh = log.fresh()
-                for c in xor_zero([fresh, y3, x]):
-                    log.add(c)  # RAT: fresh is new
+                log.add_all(xor_zero([fresh, y3, x]))  # RAT: fresh is new
                 y3 = fresh
             pos3.append(v)
             lit3.append(y3)
         new = _derive_invariant(log, _terms(y1, y2, y3), x, fresh, cancel=in1 and in2)
-        for c in inv:
-            log.delete(c)
+        log.delete_all(inv)
         inv = new
     parity = r1.parity ^ r2.parity
     if y3 is None:
@@ -198,8 +214,7 @@ def drop(log: Log, row: Row) -> None:
     if not row.owned or not row.pos:
         return
     for k in range(1, len(row.lit)):  # every prefix variable after the first is an extension variable
-        for c in xor_zero([row.lit[k], row.lit[k - 1], row.pos[k] + 1]):
-            log.delete(c)
+        log.delete_all(xor_zero([row.lit[k], row.lit[k - 1], row.pos[k] + 1]))
     last = row.lit[-1]
     log.delete([last if row.parity else -last])
 
@@ -323,6 +338,18 @@ def refutation(game: Game, chains, top: int, method: str = "auto") -> Log:
     ValueError
         More than :data:`SPLIT_MAX_NULLITY` free presses, or ``chase`` on rules it does not fit.
     """
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()  # millions of small lists, none cyclic
+    try:
+        return _refutation(game, chains, top, method)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _refutation(game: Game, chains, top: int, method: str) -> Log:
     log = Log(top)
     cells = [Row(list(f), list(p), bit, owned=False) for f, p, bit in chains]
     if method == "auto":

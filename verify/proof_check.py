@@ -57,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-SEQ_COUNTER_MAX = 200_000
+SEQ_COUNTER_MAX = 20_000
 """Largest ``n * bound`` encoded by the sequential counter; above it the adder tree (O(n) clauses)."""
 
 CHECK_ENGINE = "auto"
@@ -401,13 +401,21 @@ def _internal(lits: np.ndarray) -> np.ndarray:
 
 def _steps(proof: Proof, first: int, last: int, flat: list[int], ends: list[int]) -> list:
     """Steps ``first .. last - 1`` as dratify's ``(kind, internal literals)`` pairs."""
-    dels = proof.deletions
+    import gc
+
+    dels = proof.deletions[first:last].tolist()
     out = []
     start = ends[first - 1] + 1 if first else 0
-    for k in range(first, last):
-        end = ends[k]
-        out.append(("d" if dels[k] else "a", flat[start - k:end - k]))
-        start = end + 1
+    enabled = gc.isenabled()
+    gc.disable()  # millions of small lists, none cyclic: the collector's passes would dominate
+    try:
+        for k in range(first, last):
+            end = ends[k]
+            out.append(("d" if dels[k - first] else "a", flat[start - k:end - k]))
+            start = end + 1
+    finally:
+        if enabled:
+            gc.enable()
     return out
 
 
@@ -429,7 +437,7 @@ def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proo
     Running time: one unit propagation per step (forward checking) plus, per
     piece, building the checker's clause store from the clauses alive.
     """
-    from dratify import CNF, check_proof
+    from dratify import CNF
 
     clauses, nvars = (formula.clauses, formula.nvars) if isinstance(formula, Formula) else formula
     engine = engine_name()
@@ -453,7 +461,7 @@ def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proo
         for c, count in alive.items():
             for _ in range(count):
                 cnf.add(c)
-        result = check_proof(cnf, steps, check_rat=True, apply_deletions=True, engine=engine)
+        result = _check_piece(cnf, steps, engine)
         if not result.ok and (result.failed_step or last == steps_total):
             failed = done + result.failed_step if result.failed_step else 0
             return Verdict(False, result.reason, failed, last, engine, time.perf_counter() - start,
@@ -464,6 +472,27 @@ def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proo
         base = _carry(base, alive, steps)
         alive = {}
         done = last
+
+
+def _check_piece(cnf, steps: list, engine: str):
+    """dratify's verdict on one piece.  The native engine is called through dratify's registered
+    handle directly: the steps are internal literals made here (never negative), so dratify's
+    per-literal input validation, a Python loop as slow as the native check itself, is skipped;
+    its result is unpacked with dratify's own consistency rule (ok implies the empty clause)."""
+    import dratify
+    from dratify import CheckResult, check_proof
+
+    if engine != "native":
+        return check_proof(cnf, steps, check_rat=True, apply_deletions=True, engine="python")
+    native = dratify.native_implementation()
+    raw = native.check_proof(cnf.nvars, [list(c) for c in cnf.clauses], [(k == "d", lits) for k, lits in steps],
+                             True, True)
+    ok, reason, nsteps, _, _, _, _, _, failed_step, reached_empty = tuple(raw)
+    if ok and not reached_empty:
+        raise RuntimeError("the native checker reported a refutation without the empty clause")
+    r = CheckResult()
+    r.ok, r.reason, r.steps, r.failed_step, r.reached_empty = ok, reason, nsteps, max(failed_step, 0), reached_empty
+    return r
 
 
 def _carry(base: list[tuple[int, ...]], alive: dict, steps: list) -> list[tuple[int, ...]]:
