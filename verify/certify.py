@@ -541,8 +541,38 @@ def _certificates(game, board: int) -> dict | None:
         return None
 
 
-def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progress=None) -> dict:
-    """Certify every board of an agreement run: each number by a checked DRUP proof of
+def _certify_board(task: tuple) -> dict:
+    """One board of :func:`certify_run` (runs in a worker process): a small record."""
+    game, board, kind, moves, presses, time_limit = task
+    if kind == "impossible":
+        found = _certificates(game, board)
+        ok = found is not None and all(check_certificate(game, board, t, c) is None for t, c in found.items())
+        return {"status": "certified" if ok else "failed", "lines": 0, "message": "no parity certificate"}
+    cert = certify_minimum(game, board, moves, witness=presses,
+                           time_limit=None if game.n <= IN_PROCESS_MAX_CELLS else time_limit)
+    status = "certified" if cert.ok else "unknown" if cert.status is CertStatus.UNKNOWN else "failed"
+    return {"status": status, "lines": cert.proof_lines, "message": cert.message, "prover": cert.prover,
+            "engine": cert.engine}
+
+
+def _tasks(game, boards, results: dict, time_limit: float):
+    """(task or None for no definite answer, claimed answer) per board, in order."""
+    names = list(results)
+    for i in range(len(boards)):
+        board = int(boards[i])
+        answer = next((results[n][i] for n in names if results[n][i].status in (Status.OPTIMAL, Status.INFEASIBLE)),
+                      None)
+        if answer is None:
+            yield None, None
+        elif answer.status is Status.INFEASIBLE:
+            yield (game, board, "impossible", None, None, time_limit), "Impossible"
+        else:
+            yield (game, board, "number", answer.moves, answer.presses, time_limit), answer.moves
+
+
+def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progress=None,
+                jobs: int | None = None) -> dict:
+    """Certify every board of an agreement run: each number by a checked DRAT proof of
     minimality (:func:`certify_minimum`), each Impossible by its parity certificate.
 
     Parameters
@@ -556,55 +586,57 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
     time_limit : float
         Seconds per board for boards over :data:`IN_PROCESS_MAX_CELLS` cells.
     progress : callable(done, total), optional
+    jobs : int, optional
+        Worker processes (default: one per core); 1 works in this process.
 
     Returns
     -------
     dict
-        ``boards``, ``certified``, ``failed``, ``unknown`` (counts of boards),
-        ``proofs``, ``proof_lines_median``, ``proof_lines_max``, ``seconds``,
-        and ``failures``: one record per failed board (board, claimed
-        minimum, message).
+        ``size``, ``boards``, ``certified``, ``failed``, ``unknown`` (counts of boards),
+        ``proofs``, ``proof_lines_median``, ``proof_lines_max``, ``provers``
+        (proofs per prover), ``engine``, ``jobs``, ``seconds``, and ``failures``:
+        one record per failed board (board, claimed minimum, message).
 
-    Running time: per solvable board one or two proofs (about 11 ms each on 4x4).
+    Running time: per solvable board one or two proofs (about 11 ms each on 4x4),
+    spread over ``jobs`` processes.
     """
-    import statistics
-    import time
-
+    from concurrent.futures import ProcessPoolExecutor
 
     start = time.perf_counter()
-    names = list(results)
+    jobs = jobs or os.cpu_count() or 1
+    pairs = list(_tasks(game, boards, results, time_limit))
+    tasks = [t for t, _ in pairs if t is not None]
+    if jobs > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            records = iter(pool.map(_certify_board, tasks, chunksize=max(1, min(64, len(tasks) // (8 * jobs)))))
+            return _tally(game, pairs, records, progress, jobs, start)
+    return _tally(game, pairs, map(_certify_board, tasks), progress, 1, start)
+
+
+def _tally(game, pairs, records, progress, jobs: int, start: float) -> dict:
+    """Counts of :func:`certify_run` from the workers' records (consumed in board order)."""
+    import statistics
+
     counts = {"certified": 0, "failed": 0, "unknown": 0}
     lines: list[int] = []
+    provers: dict[str, int] = {}
+    engine = ""
     failures = []
-    total = len(boards)
-    for i in range(total):
-        board = int(boards[i])
-        answer = next((results[n][i] for n in names if results[n][i].status in (Status.OPTIMAL, Status.INFEASIBLE)),
-                      None)
-        if answer is None:
+    for i, (task, claimed) in enumerate(pairs):
+        if task is None:
             counts["unknown"] += 1
             continue
-        if answer.status is Status.INFEASIBLE:
-            found = _certificates(game, board)
-            ok = found is not None and all(check_certificate(game, board, t, c) is None for t, c in found.items())
-            counts["certified" if ok else "failed"] += 1
-            if not ok:
-                failures.append({"board": board, "claimed": "Impossible", "message": "no parity certificate"})
-        else:
-            cert = certify_minimum(game, board, answer.moves, witness=answer.presses,
-                                   time_limit=None if game.n <= IN_PROCESS_MAX_CELLS else time_limit)
-            if cert.ok:
-                counts["certified"] += 1
-                if cert.proof_lines:
-                    lines.append(cert.proof_lines)
-            elif cert.status is CertStatus.UNKNOWN:
-                counts["unknown"] += 1
-            else:
-                counts["failed"] += 1
-                failures.append({"board": board, "claimed": answer.moves, "message": cert.message})
+        rec = next(records)
+        counts[rec["status"]] += 1
+        if rec["status"] == "failed":
+            failures.append({"board": task[1], "claimed": claimed, "message": rec["message"]})
+        if rec["lines"]:
+            lines.append(rec["lines"])
+            provers[rec["prover"]] = provers.get(rec["prover"], 0) + 1
+            engine = rec["engine"] or engine
         if progress and (i + 1) % 256 == 0:
-            progress(i + 1, total)
-    return {"boards": total, **counts, "proofs": len(lines),
+            progress(i + 1, len(pairs))
+    return {"size": game.size, "boards": len(pairs), **counts, "proofs": len(lines),
             "proof_lines_median": statistics.median(lines) if lines else 0,
-            "proof_lines_max": max(lines, default=0), "seconds": round(time.perf_counter() - start, 3),
-            "failures": failures[:100]}
+            "proof_lines_max": max(lines, default=0), "provers": provers, "engine": engine, "jobs": jobs,
+            "seconds": round(time.perf_counter() - start, 3), "failures": failures[:100]}

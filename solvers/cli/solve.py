@@ -43,7 +43,7 @@ def add_parser(sub) -> None:
     p.add_argument("--canonical", action="store_true",
                    help="among minimum press sets, the lexicographically smallest (always on for fliptile)")
     p.add_argument("--certify", action="store_true",
-                   help="after each number, prove it minimal: a DRUP proof that no smaller press set reaches a "
+                   help="after each number, prove it minimal: a DRAT proof that no smaller press set reaches a "
                         "goal, checked by an independent checker (dratify); one line per case")
     p.add_argument("--certify-time-limit", type=float, default=None, metavar="SECONDS",
                    help="seconds per case for --certify (default 10); past it the certification line says "
