@@ -38,7 +38,7 @@ check-wheel: $(STAMP)  ## build the wheel, install it (not -e) in a fresh venv, 
 	cd /tmp && test "$$($(CURDIR)/$(WHEEL_VENV)/bin/python -c "import flipgame; print(flipgame.solve(['bwwb','bbwb','bwwb','bwww']).moves)")" = 4
 	cd /tmp && ! $(CURDIR)/$(WHEEL_VENV)/bin/python -c "import solvers" 2>/dev/null
 	cd /tmp && ! $(CURDIR)/$(WHEEL_VENV)/bin/python -c "import verify" 2>/dev/null
-	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/flipgame verify --size 3x3 --report /dev/null
+	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/flipgame verify --size 3x3 --report $(CURDIR)/build/wheel-verify.json
 	$(WHEEL_VENV)/bin/python -m pytest -q -p no:cacheprovider --rootdir tests tests
 
 # The POJ 1753 reference C++ (beside the repository in ../shared/seeds), compiled for `make bench`
