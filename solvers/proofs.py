@@ -46,7 +46,10 @@ chasing as in :mod:`flipgame.algebra`.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from .board import Game
 
@@ -74,39 +77,44 @@ class Row:
 
 @dataclass
 class Log:
-    """The proof being written: flat DIMACS literals with a 0 after each step, a deletion flag per step."""
+    """The proof being written: flat DIMACS literals with a 0 after each step (``array('i')``,
+    4 bytes a literal: 1e7-line proofs stay in memory), and a deletion flag per step (bytes)."""
 
     top: int
-    lits: list[int] = field(default_factory=list)
-    dels: list[bool] = field(default_factory=list)
+    lits: array = field(default_factory=lambda: array("i"))
+    dels: bytearray = field(default_factory=bytearray)
     refuted: bool = False
 
     def add(self, clause) -> None:
-        self.lits += clause
+        self.lits.extend(clause)
         self.lits.append(0)
-        self.dels.append(False)
+        self.dels.append(0)
         if not clause:
             self.refuted = True
 
     def add_all(self, clauses) -> None:
         """Add several non-empty clauses."""
-        lits, dels = self.lits, self.dels
+        extend, append, dels = self.lits.extend, self.lits.append, self.dels
         for c in clauses:
-            lits += c
-            lits.append(0)
-            dels.append(False)
+            extend(c)
+            append(0)
+            dels.append(0)
 
     def delete_all(self, clauses) -> None:
-        lits, dels = self.lits, self.dels
+        extend, append, dels = self.lits.extend, self.lits.append, self.dels
         for c in clauses:
-            lits += c
-            lits.append(0)
-            dels.append(True)
+            extend(c)
+            append(0)
+            dels.append(1)
 
     def delete(self, clause) -> None:
-        self.lits += clause
+        self.lits.extend(clause)
         self.lits.append(0)
-        self.dels.append(True)
+        self.dels.append(1)
+
+    def arrays(self):
+        """(literals as int32 ndarray, deletion flags as bool ndarray), sharing no Python objects."""
+        return np.frombuffer(self.lits, dtype=np.int32).copy(), np.frombuffer(bytes(self.dels), dtype=bool).copy()
 
     def fresh(self) -> int:
         self.top += 1

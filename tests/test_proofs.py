@@ -33,7 +33,7 @@ dratify = pytest.importorskip("dratify")
 def parity_proof(game: Game, board: int, target: int, bound: int, encoding=None):
     formula = build_formula(game.n, game.press_masks, board ^ target, bound, encoding)
     log = refutation(game, formula.chains, formula.nvars)
-    return formula, Proof(np.array(log.lits, dtype=np.int32), np.array(log.dels, dtype=bool))
+    return formula, Proof(*log.arrays())
 
 
 def minimum(game: Game, board: int, target: int) -> int | None:

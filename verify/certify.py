@@ -44,8 +44,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from flipgame import proofs
 from flipgame.algebra import certificates
 from flipgame.board import Game
@@ -220,7 +218,7 @@ def _search(formula: Formula, solver: str):
 def _parity(job: dict, formula: Formula) -> Proof:
     """The parity refutation of :mod:`flipgame.proofs` (checked like any other proof)."""
     log = proofs.refutation(job["game"], formula.chains, formula.nvars)
-    return Proof(np.array(log.lits, dtype=np.int32), np.array(log.dels, dtype=bool))
+    return Proof(*log.arrays())
 
 
 def _cnf_header(job: dict, goal: dict, formula: Formula) -> list[str]:
