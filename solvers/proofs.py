@@ -271,10 +271,27 @@ def _chase_frame(game: Game):
     return game.cols, game.rows, lambda a, b: b * game.cols + a
 
 
+def _sum_all(log: Log, first: Row, parts) -> Row:
+    """``first`` plus every row of ``parts`` that is not None, dropping the intermediate sums."""
+    acc = first
+    for part in parts:
+        if part is None:
+            continue
+        nxt = add_rows(log, acc, part)
+        if acc is not first:
+            drop(log, acc)
+        acc = nxt
+        if log.refuted:
+            break
+    return acc
+
+
 def chase_rows(log: Log, game: Game, cells: list[Row]) -> tuple[list[Row], list[int]]:
     """Light chasing: the rows over the first (frame) row's presses that the last row must satisfy.
 
-    ``cells[i]``: the formula's equation of cell ``i``.  Returns (residual rows, first-row press indices).
+    ``cells[i]``: the formula's equation of cell ``i``.  Returns (residual rows, first-row press
+    indices).  ``D(r + 1, c) = E(r, c) + D(r - 1, c) + D(r, c - 1) + D(r, c) + D(r, c + 1)``, where
+    ``D(r, c)`` is an equation over the press of ``(r, c)`` and first-row presses only.
     """
     rows, cols, index = _chase_frame(game)
     first = sorted(index(0, b) for b in range(cols))
@@ -283,18 +300,10 @@ def chase_rows(log: Log, game: Game, cells: list[Row]) -> tuple[list[Row], list[
     for r in range(rows):
         cur: list[Row] = []
         for c in range(cols):
-            acc = cells[index(r, c)]
-            parts = [prev2[c], prev[c - 1] if c else None, prev[c], prev[c + 1] if c + 1 < cols else None]
-            for part in parts:
-                if part is None:
-                    continue
-                nxt = add_rows(log, acc, part)
-                if acc is not cells[index(r, c)]:
-                    drop(log, acc)
-                acc = nxt
-                if log.refuted:
-                    return [], first
-            cur.append(acc)
+            parts = (prev2[c], prev[c - 1] if c else None, prev[c], prev[c + 1] if c + 1 < cols else None)
+            cur.append(_sum_all(log, cells[index(r, c)], parts))
+            if log.refuted:
+                return [], first
         for d in prev2:
             if d is not None:
                 drop(log, d)
