@@ -42,11 +42,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from . import minweight
 from .board import Game, from_rows, to_bits, to_rows
-from .errors import BoardTooLargeError
+from .errors import BoardTooLargeError, RulesError
+from .limits import DENSE_MAX_CELLS
 
-DENSE_MAX_CELLS = 2500
-"""Dense elimination is O(n^3 / w): 2500 cells (50x50) take about 10 s in Python."""
 CHASE_MAX_SIDE = 2048
 """Light chasing solves a min(rows, cols) square system; at most this side."""
 AUTO_DENSE_CELLS = 1024
@@ -340,8 +340,6 @@ def method_for(game: Game, method: str = "auto") -> str:
     BoardTooLargeError
         If neither method takes a board this size.
     """
-    from .errors import RulesError
-
     if method not in ("auto", "dense", "chase"):
         raise RulesError(f"unknown method {method!r}; expected auto, dense or chase")
     if method == "auto":
@@ -410,8 +408,6 @@ def min_weight(x: int, basis: list[int] | tuple[int, ...], n: int, canonical: bo
     """
     if len(basis) <= GRAY_MAX_NULLITY:
         return _gray_min_weight(x, tuple(basis), n if canonical else None)
-    from . import minweight
-
     if not canonical:
         return minweight.min_weight(x, basis, n)[1]
     best = None

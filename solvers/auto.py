@@ -1,6 +1,6 @@
 """``auto``: a portfolio that picks a strategy per board from the rules, the nullity and the board.
 
-Policy (from the measured crossover, ``flipgame study --strategies``; README "Which strategy when"):
+Policy (from the measured crossover, ``flipgame study --strategies``; docs/results.md "Which strategy when"):
 
 1. **gauss** whenever the algebra takes the rules (dense elimination up to
    2500 cells, any neighbourhood and wrap; light chasing for the plus
@@ -40,11 +40,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import algebra
-from .backend import MEMORY_LIMIT, TIME_LIMIT, Backend, Option
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
 from .board import Game
 from .errors import BoardTooLargeError, RefusedError
 from .gauss import DEFAULT_MAX_NULLITY
 from .result import BatchSolution, Solution
+from .strategies import STRATEGIES
 
 SEARCH_ORDER = ("sat-xor", "ilp-scip")
 """Search strategies tried, in order, when gauss does not answer: the first one that takes the board runs."""
@@ -75,8 +76,6 @@ class Plan:
 
 def _search(game: Game, options: dict, why: str) -> tuple[str, str]:
     """The first search strategy in :data:`SEARCH_ORDER` that takes ``game``; raises RefusedError if none."""
-    from .strategies import STRATEGIES
-
     reasons = []
     for name in SEARCH_ORDER:
         refused = STRATEGIES[name].refusal(game, memory_limit=options.get("memory_limit", MEMORY_LIMIT.default))
@@ -88,8 +87,6 @@ def _search(game: Game, options: dict, why: str) -> tuple[str, str]:
 
 
 def _limit(game: Game, options: dict) -> str:
-    from .backend import default_time_limit
-
     t = options.get("time_limit")
     return f"{t:g} s" if t is not None else f"{default_time_limit(game):g} s by default"
 
@@ -110,8 +107,6 @@ def plan(game: Game, options: dict | None = None) -> Plan:
     >>> plan(Game(60, 60, "white", neighbourhood="king")).strategy
     'sat-xor'
     """
-    from .strategies import STRATEGIES
-
     options = options or {}
     max_k = options.get("max_nullity", DEFAULT_MAX_NULLITY)
     refused = STRATEGIES["gauss"].refusal(game)
@@ -157,17 +152,9 @@ class Auto(Backend):
         return None
 
     def _run(self, name: str, game: Game, board: int, options: dict) -> Solution:
-        from . import prepare
-        from .strategies import STRATEGIES
-
+        """Board ``board`` by strategy ``name``, passing on those of auto's options its backend declares."""
         s = STRATEGIES[name]
-        extra = {"canonical": options.get("canonical", False)}
-        if s.backend == "gauss":
-            extra["max_nullity"] = options.get("max_nullity", DEFAULT_MAX_NULLITY)
-        elif s.backend in ("sat", "ilp", "cpsat"):
-            extra["memory_limit"] = options.get("memory_limit", MEMORY_LIMIT.default)
-        backend, normal, opts = prepare(game, s.backend, s.call_options(options.get("time_limit"), **extra))
-        return backend.solve(normal, board, **opts)
+        return s.run(game, board, **s.declared(options))
 
     def solve(self, game: Game, board: int, *, time_limit: float | None = None,
               max_nullity: int = DEFAULT_MAX_NULLITY, memory_limit: float = MEMORY_LIMIT.default,
@@ -204,11 +191,9 @@ class Auto(Backend):
         if p.strategy != "gauss":
             out = super().solve_batch(game, boards, **opts)
             return out.with_time(out.seconds, why=p.why)
-        from . import prepare
-
-        backend, normal, gopts = prepare(game, "gauss", {"max_nullity": opts["max_nullity"],
-                                                         "canonical": opts["canonical"]})
-        out = backend.solve_batch(normal, np.asarray(boards, dtype=np.uint64), **gopts)
+        gauss = STRATEGIES["gauss"]
+        gopts = gauss.method.accept(game, gauss.call_options(**gauss.declared(opts)))
+        out = gauss.method.solve_batch(game, np.asarray(boards, dtype=np.uint64), **gopts)
         return dataclasses.replace(out, backend=self.name).with_time(out.seconds, strategy="gauss", why=p.why)
 
 

@@ -24,9 +24,10 @@ when the model is closed (``with backend.model(game) as m: ...``).
 from __future__ import annotations
 
 import gc
+import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -34,13 +35,14 @@ import numpy as np
 
 from .board import Game
 from .errors import BoardTooLargeError, MemoryBudgetError, OptionError, RulesError
-from .result import BatchSolution, Solution, Status, canonical_solution
+from .limits import MEMORY_LIMIT_GIB
+from .result import BatchSolution, Solution, Status
 
 
 @dataclass(frozen=True)
 class Option:
     """One keyword option of a backend, declared once: the gate validates it, the CLI
-    builds its flag from it and the README lists it.
+    builds its flag from it and docs/cli.md lists it.
 
     Attributes
     ----------
@@ -119,7 +121,7 @@ def default_time_limit(game: Game) -> float:
     to prove the 89-press POJ 1681 14x14 case, which a flat 10 s missed (1.6-2.4 s now that it
     branches colour-first in cell order; the scaled limit stays for the boards beyond it)."""
     return 10.0 + 0.05 * game.n
-MEMORY_LIMIT = Option("memory_limit", float, 2.0, "GiB a model may take; a larger one is refused before "
+MEMORY_LIMIT = Option("memory_limit", float, MEMORY_LIMIT_GIB, "GiB a model may take; a larger one is refused before "
                       "it is built", minimum=0, positive=True, maximum=1e6)
 
 
@@ -135,7 +137,7 @@ class Backend:
     name : str
         Registry key, e.g. ``gauss``.
     summary : str
-        One line for ``--help`` and the README.
+        One line for ``--help`` and docs/cli.md.
     parallel : bool
         True if a batch gains from being spread over worker processes
         (per-board solver calls); False if one vectorised call is faster.
@@ -188,6 +190,23 @@ class Backend:
         """The :class:`~flipgame.errors.RefusedError` subclass matching :meth:`refusal`."""
         return BoardTooLargeError
 
+    def accept(self, game: Game, options: dict) -> dict:
+        """``options`` checked (defaults filled in) once the backend takes ``game``, whose goal is
+        ``any``, ``white`` or ``black``.  O(1) plus :meth:`refusal`.
+
+        Raises
+        ------
+        OptionError
+            See :meth:`check_options`.
+        RefusedError
+            The :meth:`refusal_error` subclass, with :meth:`refusal`'s reason.
+        """
+        options = self.check_options(options)
+        why = self.refusal(game, options)
+        if why:
+            raise self.refusal_error(game, options)(why)
+        return options
+
     def solve(self, game: Game, board: int, **options) -> Solution:
         """One board; ``game`` normalised and ``options`` validated by the gate."""
         raise NotImplementedError
@@ -199,13 +218,26 @@ class Backend:
         return BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start)
 
 
-def interruptible(call: Callable[[], Any], stop: Callable[[], None]) -> Any:
-    """Run a native solver call so that Ctrl-C stops it at once.
+def interruptible(call: Callable[[], Any], stop: Callable[[], None], *, seconds: float | None = None,
+                  grace: float = 2.0, keep_sigint: bool = False) -> Any:
+    """Run a native solver call in a daemon thread that can be abandoned, so that Ctrl-C (or a
+    wall-clock limit) stops the command at once instead of at the end of the search.
 
-    The call runs in a helper thread (the solvers release the GIL); the main
-    thread waits and, on KeyboardInterrupt, asks the solver to ``stop()`` and
-    re-raises, so the program exits in a fraction of a second instead of at the
-    end of the search.
+    Parameters
+    ----------
+    call : callable() -> value
+        The solver call (the solvers release the GIL while they search).
+    stop : callable()
+        Asked on Ctrl-C and at the limit: tell the solver to stop, or drop it.
+    seconds : float, optional
+        Wall-clock seconds after which the call is abandoned: ``stop()``, then TimeoutError (the
+        thread ends on its own).
+    grace : float
+        Seconds to wait for the thread after ``stop()`` on Ctrl-C (0 for a solver that cannot stop).
+    keep_sigint : bool
+        Put Python's SIGINT handler back while waiting (CryptoMiniSat installs its own as it solves).
+
+    Returns the call's value or raises its exception; KeyboardInterrupt on Ctrl-C.
     """
     box: list = []
 
@@ -216,18 +248,74 @@ def interruptible(call: Callable[[], Any], stop: Callable[[], None]) -> Any:
             box.append((False, exc))
 
     worker = threading.Thread(target=run, daemon=True, name="flipgame-solver")
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    main = keep_sigint and threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT) if main else None
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.2)
+        _wait(worker, deadline, handler)
     except KeyboardInterrupt:
         stop()
-        worker.join(2.0)
+        worker.join(grace)
         raise
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+    if worker.is_alive():
+        stop()
+        raise TimeoutError
     ok, value = box[0]
     if not ok:
         raise value
     return value
+
+
+def _wait(worker: threading.Thread, deadline: float | None, handler) -> None:
+    """Join ``worker`` until it ends or ``deadline`` (perf_counter seconds) passes, re-installing
+    the SIGINT ``handler`` (if any) between short joins."""
+    while worker.is_alive():
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            return
+        worker.join(0.2 if left is None and handler is None else min(0.05, max(left or 0.05, 0.001)))
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+
+
+def refine_lexicographic(n: int, presses: int, solve_fixed) -> int:
+    """The lexicographically smallest minimum-weight press set (POJ 3279's rule).
+
+    ``presses`` is one minimum-weight solution; ``solve_fixed(fixed)`` must return a
+    minimum-weight solution (same weight) agreeing with ``fixed`` (cell -> 0/1), or
+    None.  Cells are decided in reading order, preferring 0: a cell already 0 in
+    the current solution needs no call, so at most ``weight`` solver calls are made
+    per 1 met, O(n) calls in all.
+    """
+    fixed: dict[int, int] = {}
+    for i in range(n):
+        fixed[i] = 0
+        if presses >> i & 1:
+            other = solve_fixed(fixed)
+            if other is None:
+                fixed[i] = 1
+            else:
+                presses = other
+    return presses
+
+
+def canonical_solution(backend: str, game: Game, board: int, presses: int, solve_fixed, start: float,
+                       stats: Mapping[str, object] | None = None) -> Solution:
+    """OPTIMAL with the lexicographically smallest minimum press set, found from the
+    minimum ``presses`` by :func:`refine_lexicographic`; UNKNOWN if
+    ``solve_fixed`` raises TimeoutError.  The goal board reached is recomputed by the
+    board model.  ``start``: ``time.perf_counter()`` when the solve began.
+    """
+    try:
+        presses = refine_lexicographic(game.n, presses, solve_fixed)
+    except TimeoutError:
+        return Solution(backend, Status.UNKNOWN, seconds=time.perf_counter() - start, stats=stats or {})
+    return Solution(backend, Status.OPTIMAL, presses.bit_count(), presses, game.apply(board, presses),
+                    time.perf_counter() - start, stats or {})
 
 
 class Model:
@@ -332,14 +420,10 @@ class ModelBackend(Backend):
         why = super().refusal(game, options)
         if why:
             return why
-        need, budget = self.estimate_bytes(game, options), options.get("memory_limit", 2.0) * 2**30
+        need, budget = self.estimate_bytes(game, options), options.get("memory_limit", MEMORY_LIMIT_GIB) * 2**30
         if need > budget:
-            from . import BACKENDS
-
-            gauss = BACKENDS.get("gauss")
-            hint = "; gauss solves it without a model" if gauss and not gauss.refusal(game, {}) else ""
             return (f"{self.name}: the model of {game.size} needs about {need / 2**20:,.0f} MiB, over the "
-                    f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB){hint}")
+                    f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB)")
         return None
 
     def refusal_error(self, game: Game, options: dict) -> type[Exception]:

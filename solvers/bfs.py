@@ -37,9 +37,10 @@ import numpy as np
 from .backend import Backend
 from .board import Game, to_bits
 from .errors import BoardTooLargeError
+from .limits import BFS_MAX_CELLS
 from .result import BatchSolution, Solution, Status
 
-MAX_CELLS = 30
+MAX_CELLS = BFS_MAX_CELLS
 """2**30 states, one byte each: a 1 GiB table."""
 UNREACHABLE = 255
 BLOCK_BITS = 22

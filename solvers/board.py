@@ -1,4 +1,4 @@
-"""The board model shared by every backend: rules, press masks, the POJ text format.
+"""The board model shared by every backend: rules, press masks, the plain simulation, one row of text.
 
 A board of ``rows x cols`` cells is an integer bitmask: cell ``(r, c)`` is bit
 ``r * cols + c`` (row-major, top-left = bit 0), black (``b``) = 1 and white
@@ -17,8 +17,8 @@ Mathematics Magazine 71(4), 1998.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -38,7 +38,7 @@ NEIGHBOURHOODS: dict[str, tuple[tuple[int, int], ...]] = {
 diagonals), ``king`` (the 3x3 block).  ``stencil`` takes ``Game.stencil``."""
 
 CELL_CHARS = {"w": 0, "b": 1}
-_TO_BITS = str.maketrans("wb", "01")
+TO_BITS = str.maketrans("wb", "01")
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,11 @@ class Game:
             raise RulesError(f"board size must be positive integers, got {self.rows}x{self.cols}")
         if self.goal not in GOALS:
             raise RulesError(f"unknown goal {self.goal!r}; expected one of {', '.join(GOALS)}")
+        self._normalise_target()
+        self._normalise_stencil()
+
+    def _normalise_target(self) -> None:
+        """``target`` as a bitmask of this game (from a Board or rows of text); RulesError if it does not fit."""
         if (self.goal == "board") != (self.target is not None):
             raise RulesError("goal 'board' needs a target board, and only it takes one")
         if isinstance(self.target, (list, tuple, str)):
@@ -103,22 +108,26 @@ class Game:
         if self.target is not None and not (isinstance(self.target, int) and 0 <= self.target <= self.full):
             raise RulesError(f"target board does not fit {self.size}: expected a bitmask 0..{self.full}, a Board "
                              f"or rows of text, got {self.target!r:.60}")
+
+    def _normalise_stencil(self) -> None:
+        """``stencil`` as sorted distinct offsets (from text or pairs); RulesError on a bad neighbourhood."""
         names = (*NEIGHBOURHOODS, "stencil")
         if self.neighbourhood not in names:
             raise RulesError(f"unknown neighbourhood {self.neighbourhood!r}; expected one of {', '.join(names)}")
         if (self.neighbourhood == "stencil") != (self.stencil is not None):
             raise RulesError("neighbourhood 'stencil' needs stencil offsets, and only it takes them")
+        if self.stencil is None:
+            return
         if isinstance(self.stencil, str):
             object.__setattr__(self, "stencil", parse_stencil(self.stencil))
-        if self.stencil is not None:
-            try:
-                offsets = {(int(r), int(c)) for r, c in self.stencil}
-            except (TypeError, ValueError):
-                raise RulesError(f"a stencil is offsets (row, col) or text like 'x.x/.x./x.x', "
-                                 f"got {self.stencil!r:.60}") from None
-            object.__setattr__(self, "stencil", tuple(sorted(offsets)))
-            if not self.stencil:
-                raise RulesError("a stencil needs at least one offset")
+        try:
+            offsets = {(int(r), int(c)) for r, c in self.stencil}
+        except (TypeError, ValueError):
+            raise RulesError(f"a stencil is offsets (row, col) or text like 'x.x/.x./x.x', "
+                             f"got {self.stencil!r:.60}") from None
+        object.__setattr__(self, "stencil", tuple(sorted(offsets)))
+        if not self.stencil:
+            raise RulesError("a stencil needs at least one offset")
 
     @property
     def offsets(self) -> tuple[tuple[int, int], ...]:
@@ -143,6 +152,20 @@ class Game:
     @property
     def size(self) -> str:
         return f"{self.rows}x{self.cols}"
+
+    def with_goal(self, goal: str, target: int | None = None) -> Game:
+        """The same press system with another goal, e.g. ``game.with_goal("white")``.  O(1).
+
+        >>> Game(3, 3, "any", wrap=True).with_goal("white").rules
+        '3x3 plus toroidal, goal white'
+        """
+        return replace(self, goal=goal, target=target)
+
+    @property
+    def normal(self) -> Game:
+        """The rules a backend sees: an explicit goal board becomes ``white`` (the gate then solves
+        ``board ^ target``); any other goal is kept.  O(1)."""
+        return self.with_goal("white") if self.goal == "board" else self
 
     def flipped_by(self, cell: int) -> tuple[int, ...]:
         """Cells flipped by pressing ``cell`` (sorted, distinct: on a small torus two
@@ -178,11 +201,6 @@ class Game:
                 "stencil": [list(o) for o in self.stencil] if self.stencil else None,
                 "target": self.target}
 
-    def describe_target(self, target: int) -> str:
-        """``all white``, ``all black`` or ``the target board``."""
-        name = self.target_name(target)
-        return name if name == "the target board" else f"all {name}"
-
     @cached_property
     def targets(self) -> tuple[int, ...]:
         """Goal boards as bitmasks, in order of preference on ties: white (0) before black."""
@@ -216,14 +234,21 @@ class Game:
             out ^= hit * np.uint64(mask)
         return out
 
-    def reached(self, board: int) -> int | None:
-        """The goal board that ``board`` equals, or ``None``."""
-        return board if board in self.targets else None
+    def random_boards(self, rng: np.random.Generator, count: int) -> np.ndarray:
+        """``count`` uniformly random boards of this game, drawn from ``rng``: uint64, shape (count,),
+        up to 64 cells; above, an object array of Python ints.  O(count * n / 64).
 
-    def check_fits(self, board: int) -> None:
-        """Raise RulesError unless ``board`` is a bitmask of this game's cells."""
-        if not 0 <= board <= self.full:
-            raise RulesError(f"board {board} is not a {self.size} bitmask (0..{self.full})")
+        >>> Game(4, 4).random_boards(np.random.default_rng(0), 3).tolist()
+        [55746, 41743, 33497]
+        """
+        if self.n < 64:
+            return rng.integers(0, 1 << self.n, size=count, dtype=np.uint64, endpoint=False)
+        words = rng.integers(0, 2**64 - 1, size=(count, -(-self.n // 64)), dtype=np.uint64, endpoint=True)
+        if self.n == 64:
+            return words[:, 0]
+        return np.array([sum(int(w) << (64 * i) for i, w in enumerate(row)) & self.full for row in words],
+                        dtype=object)
+
 
 
 @dataclass(frozen=True)
@@ -245,11 +270,12 @@ class Board:
 
         Raises BoardFormatError on ragged rows or other characters.
         """
-        lines = [ln.strip() for ln in lines]
+        lines = list(lines)
         if not lines:
             raise BoardFormatError("no rows")
-        cases = list(read_cases(lines, rows=len(lines), cols=len(lines[0])))
-        return cases[0]
+        cols = len("".join(lines[0].split()))
+        rows = [row for line, raw in enumerate(lines, start=1) if (row := parse_row(raw, cols, 1, line)) is not None]
+        return cls(len(rows), cols, cells_of(rows))
 
     def text(self, on: str = "b", off: str = "w") -> str:
         """The board as ``rows`` lines (no trailing newline)."""
@@ -257,6 +283,52 @@ class Board:
 
     def __str__(self) -> str:
         return self.text()
+
+
+def _shown(line: str, limit: int = 40) -> str:
+    """A line for an error message: trimmed, quoted, cut with an ellipsis."""
+    text = line.strip()
+    return ascii(text if len(text) <= limit else text[:limit] + "...")
+
+
+def parse_row(raw: str, cols: int, case: int, line: int) -> str | None:
+    """One row of ``cols`` cells as ``b``/``w`` text, or None for a blank line: the one row reader
+    of :meth:`Board.from_rows` and the judge formats.  Drops CR, LF, tabs and spaces around and
+    between cells.  O(len(raw)).
+
+    Raises
+    ------
+    BoardFormatError
+        Naming ``case`` and ``line`` (1-based): a character other than ``b``/``w``, or a row of
+        the wrong length.
+
+    >>> parse_row(" b w w b\\r\\n", 4, 1, 1)
+    'bwwb'
+    """
+    if len(raw) == cols and not raw.strip("bw"):  # the common case: exactly one row, nothing else
+        return raw
+    row = "".join(raw.split())
+    if not row:
+        return None
+    if row.strip("bw"):  # some character other than b/w: name the first one
+        bad = next(ch for ch in row if ch not in CELL_CHARS)
+        hint = " (the input is not UTF-8 text)" if bad == "\ufffd" else ""
+        raise BoardFormatError(f"expected only 'b' or 'w', got {ascii(bad)} in {_shown(raw)}{hint}",
+                               case=case, line=line)
+    if len(row) != cols:
+        raise BoardFormatError(
+            f"expected a row of {cols} cells 'b'/'w', got {len(row)} cell{'s' if len(row) != 1 else ''} "
+            f"in {_shown(raw)}", case=case, line=line)
+    return row
+
+
+def cells_of(rows: Sequence[str]) -> int:
+    """The bitmask of rows of ``b``/``w`` text (cell (r, c) = bit r*cols + c).  O(n).
+
+    >>> cells_of(["wb", "bb"])
+    14
+    """
+    return int("".join(rows)[::-1].translate(TO_BITS), 2)
 
 
 def to_bits(cells: int, n: int) -> str:
@@ -279,90 +351,6 @@ def format_cells(cells: int, rows: int, cols: int, on: str = "b", off: str = "w"
     """A bitmask as ``rows`` lines of ``cols`` characters; ``on`` for set bits.  O(n)."""
     bits = to_bits(cells, rows * cols).translate(str.maketrans("10", on + off))
     return "\n".join(sep.join(bits[r * cols:(r + 1) * cols]) for r in range(rows))
-
-
-def _shown(line: str, limit: int = 40) -> str:
-    """A line for an error message: trimmed, quoted, cut with an ellipsis."""
-    text = line.strip()
-    return ascii(text if len(text) <= limit else text[:limit] + "...")
-
-
-def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
-    """Stream the boards of a POJ 1753 input, one case per ``rows`` lines, until end of input.
-
-    Tolerates CRLF line ends, leading and trailing white space, blank lines
-    (between cases or anywhere else, as the reference's ``scanf("%s")`` does),
-    and cells separated by spaces or tabs (``b w w b``).
-    Runs in constant memory: each board is yielded as soon as its last row is read.
-
-    Raises
-    ------
-    BoardFormatError
-        Naming the 1-based case and line: a row of the wrong length, a
-        character other than ``b``/``w``, or an incomplete case at the end.
-    """
-    for cells in read_cells(lines, rows, cols):
-        yield Board(rows, cols, cells)
-
-
-def read_cells(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[int]:
-    """:func:`read_cases` yielding each board as its bitmask only (no :class:`Board`), for streams
-    of many cases.  Same input rules and errors.  O(rows * cols) per case, about 1 us per 4x4 case.
-
-    >>> list(read_cells(["bw", "wb", "", "ww", "wb"], 2, 2))
-    [9, 8]
-    """
-    case, current, first_line = 1, [], None
-    line_no = 0
-    for line_no, raw in enumerate(lines, start=1):
-        if len(raw) == cols and not raw.strip("bw"):  # the common case: exactly one row, nothing else
-            row = raw
-        else:
-            row = "".join(raw.split())  # drop CR, LF, tabs, spaces around and between cells
-            if not row:
-                continue
-            if row.strip("bw"):  # some character other than b/w: name the first one
-                bad = next(ch for ch in row if ch not in CELL_CHARS)
-                hint = " (the input is not UTF-8 text)" if bad == "\ufffd" else ""
-                raise BoardFormatError(f"expected only 'b' or 'w', got {ascii(bad)} in {_shown(raw)}{hint}",
-                                       case=case, line=line_no)
-            if len(row) != cols:
-                raise BoardFormatError(
-                    f"expected a row of {cols} cells 'b'/'w', got {len(row)} cell{'s' if len(row) != 1 else ''} "
-                    f"in {_shown(raw)}", case=case, line=line_no)
-        if not current:
-            first_line = line_no
-        current.append(row)
-        if len(current) == rows:
-            yield int("".join(current)[::-1].translate(_TO_BITS), 2)
-            case, current = case + 1, []
-    if current:
-        raise BoardFormatError(
-            f"incomplete case at end of input: {len(current)} of {rows} rows "
-            f"(case starts on line {first_line})",
-            case=case, line=line_no,
-        )
-
-
-def refine_lexicographic(n: int, presses: int, solve_fixed) -> int:
-    """The lexicographically smallest minimum-weight press set (POJ 3279's rule).
-
-    ``presses`` is one minimum-weight solution; ``solve_fixed(fixed)`` must return a
-    minimum-weight solution (same weight) agreeing with ``fixed`` (cell -> 0/1), or
-    None.  Cells are decided in reading order, preferring 0: a cell already 0 in
-    the current solution needs no call, so at most ``weight`` solver calls are made
-    per 1 met, O(n) calls in all.
-    """
-    fixed: dict[int, int] = {}
-    for i in range(n):
-        fixed[i] = 0
-        if presses >> i & 1:
-            other = solve_fixed(fixed)
-            if other is None:
-                fixed[i] = 1
-            else:
-                presses = other
-    return presses
 
 
 def parse_stencil(text: str) -> tuple[tuple[int, int], ...]:

@@ -36,6 +36,7 @@ import time
 
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
+from .limits import MODEL_MAX_CELLS
 from .result import Status
 
 FIXED_SEARCH_MAX_CELLS = 64
@@ -88,9 +89,8 @@ class CpSatModel(Model):
                 rows.append(m.add(sum(flips_i) - 2 * k - self.colour == 0).index)
         small = n <= FIXED_SEARCH_MAX_CELLS
         if small:
-            # Measured: branching on the presses in order, min value first, without
-            # presolve, is 2x faster than the default on 4x4 (1.1 vs 2.1 ms per
-            # board) and 1.5x on 8x8; the search stays complete.
+            # Branching on the presses in order, min value first, without presolve,
+            # is faster than the default on small boards; the search stays complete.
             m.add_decision_strategy(self.press, cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
         # A small board is first decided by the same constraints without the objective (see
         # _minimise): the decision model is a copy taken before the objective is added.
@@ -116,10 +116,7 @@ class CpSatModel(Model):
         if small:
             params.search_branching = cp_model.FIXED_SEARCH
             params.cp_model_presolve = False
-            # Fixed per-solve work that finds nothing in a model this small; measured on
-            # 4x4 (shared 2-core machine, CPU time, median of 100-board chunks): 1.12 ms
-            # per solvable board and 1.25 ms per Impossible one before, 0.78 and 0.79 ms
-            # after.  Each of the four helps on its own, inprocessing the most.
+            # Fixed per-solve work that finds nothing in a model this small.
             for name, value in SMALL_MODEL_PARAMETERS.items():
                 setattr(params, name, value)
 
@@ -201,7 +198,7 @@ class CpSat(ModelBackend):
 
     name = "cpsat"
     summary = "OR-Tools CP-SAT: XOR or linear parity constraints, minimise presses"
-    max_cells = 40_000
+    max_cells = MODEL_MAX_CELLS
     model = CpSatModel
     options = (
         TIME_LIMIT,

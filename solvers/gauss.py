@@ -16,8 +16,8 @@ pattern; :meth:`Gauss.solve` and :meth:`Gauss.solve_batch` return the same witne
 
 Running time: the elimination O(n^3 / w) once per game (n = rows*cols, w =
 machine word; chasing O(side * n)); per board O(n^2 / w) for the particular
-solution and O(2**k k) for the minimum (k = nullity; 2**32 in about 20-30 s
-on 2 cores).  4x4 has rank 12, nullity 4.
+solution and O(2**k k) for the minimum (k = nullity; 2**32 in about 4-5 s
+on 2 cores once numba has compiled the kernel).  4x4 has rank 12, nullity 4.
 
 Source: Anderson & Feil, "Turning Lights Out with Linear Algebra", Math.
 Magazine 71(4), 1998.
@@ -33,12 +33,11 @@ from . import algebra
 from .backend import Backend, Option, interruptible
 from .board import Game
 from .errors import NullityTooLargeError, RefusedError
+from .limits import BOARD_MAX_CELLS, DENSE_MAX_CELLS
 from .result import BatchSolution, Solution, Status
 
 DEFAULT_MAX_NULLITY = 32
-"""2**32 null-space combinations: about 30 s on this 2-core machine (measured on 39x39)."""
-MAX_CELLS = 4_000_000
-"""Largest board gauss takes (2000x2000 by light chasing, about 15 s)."""
+"""2**32 null-space combinations: about 4-5 s on this 2-core machine (measured on 39x39 all-lit)."""
 BATCH_MAX_NULLITY = 20
 """solve_batch holds every null-space combination in memory (8 MiB at 20); above, it solves per board."""
 
@@ -60,13 +59,14 @@ class Gauss(Backend):
 
     name = "gauss"
     summary = "GF(2) Gauss-Jordan elimination + minimum over the null space"
-    max_cells = MAX_CELLS
+    max_cells = BOARD_MAX_CELLS
     options = (
         Option("max_nullity", int, DEFAULT_MAX_NULLITY,
-               "enumerate at most 2**N solutions of a solvable board (32: about 30 s; Impossible boards "
+               "enumerate at most 2**N solutions of a solvable board (32: about 5 s; Impossible boards "
                "are answered at any nullity)", minimum=0, maximum=40),
-        Option("method", str, "auto", "auto, dense (n x n elimination, any rules, <= 2500 cells) or chase "
-               "(light chasing: plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
+        Option("method", str, "auto",
+               f"auto, dense (n x n elimination, any rules, <= {DENSE_MAX_CELLS} cells) or chase (light chasing: "
+               "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
     )
 
     def refusal(self, game: Game, options: dict) -> str | None:
@@ -76,8 +76,7 @@ class Gauss(Backend):
         try:
             algebra.method_for(game, options.get("method", "auto"))
         except RefusedError as exc:
-            hint = "; sat and ilp take boards up to 40000 cells" if game.n <= 40_000 else ""
-            return f"gauss: {exc}{hint}"
+            return f"gauss: {exc}"
         return None
 
     def solve(self, game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
+from .limits import MODEL_MAX_CELLS
 from .result import Status
 
 SOLVERS = ("SCIP", "HIGHS")
@@ -89,8 +90,7 @@ class IlpModel(Model):
         if solver == "HIGHS":
             s.SetSolverSpecificParametersAsString("output_flag=false\n")
         else:
-            # Measured on 4x4: no probing rounds in SCIP's presolve takes a board
-            # from about 2.2 to 1.4 ms; probing finds nothing in these small models.
+            # No probing rounds in SCIP's presolve: probing finds nothing in these small models.
             # SCIP must not swallow Ctrl-C (it would stop one board's solve as a
             # time-out and the run would go on); Python raises KeyboardInterrupt instead.
             # One presolve round only: with SCIP's default presolve (OR-Tools 9.15) it
@@ -125,9 +125,7 @@ class IlpModel(Model):
             self.rows.append(row)
         # Branch on the goal colour first, then on the presses in cell order: once the colour
         # and the first row are fixed, the parity rows fix every other press (light chasing),
-        # so a branch closes after a few nodes.  Measured on 4x4 (CPU time, 300 solvable
-        # boards, best of 3): 4.9-7.1 ms per solvable board over 7 nodes before, 2.3-3.0 ms
-        # over 16 nodes after; Impossible boards unchanged (0.6 ms, decided in presolve).
+        # so a branch closes after a few nodes.
         self.colour.SetBranchingPriority(n + 1)
         for j, v in enumerate(self.press):
             v.SetBranchingPriority(n - j)
@@ -187,7 +185,7 @@ class Ilp(ModelBackend):
 
     name = "ilp"
     summary = "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t, minimise presses"
-    max_cells = 40_000
+    max_cells = MODEL_MAX_CELLS
     model = IlpModel
     options = (
         TIME_LIMIT,

@@ -113,7 +113,8 @@ def _assemble(x: int, basis: Sequence[int], a: int) -> int:
     return x
 
 
-def _scan(codes, f, low, groups, nchunks, top, offsets, out, best, arg, cnt):  # pragma: no cover - numba
+# One numba loop nest on purpose (C901 waived): split into calls, LLVM no longer vectorises its inner loops.
+def _scan(codes, f, low, groups, nchunks, top, offsets, out, best, arg, cnt):  # noqa: C901  # pragma: no cover
     """Blocked transform kernel (compiled by :func:`_kernel`).
 
     For each ``g`` in ``groups`` the transform at ``a = g << (low + 4) | lane << low | i``

@@ -9,14 +9,11 @@ sentinel (batch), never missing.
 from __future__ import annotations
 
 import enum
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
-
-from .board import Game, refine_lexicographic
 
 
 class Status(enum.IntEnum):
@@ -197,18 +194,3 @@ class BatchSolution:
     def with_time(self, seconds: float, **stats) -> BatchSolution:
         return BatchSolution(self.backend, self.boards, self.status, self.moves, self.presses,
                              self.target, seconds, {**self.stats, **stats})
-
-
-def canonical_solution(backend: str, game: Game, board: int, presses: int, solve_fixed, start: float,
-                       stats: Mapping[str, object] | None = None) -> Solution:
-    """OPTIMAL with the lexicographically smallest minimum press set, found from the
-    minimum ``presses`` by :func:`~flipgame.board.refine_lexicographic`; UNKNOWN if
-    ``solve_fixed`` raises TimeoutError.  The goal board reached is recomputed by the
-    board model.  ``start``: ``time.perf_counter()`` when the solve began.
-    """
-    try:
-        presses = refine_lexicographic(game.n, presses, solve_fixed)
-    except TimeoutError:
-        return Solution(backend, Status.UNKNOWN, seconds=time.perf_counter() - start, stats=stats or {})
-    return Solution(backend, Status.OPTIMAL, presses.bit_count(), presses, game.apply(board, presses),
-                    time.perf_counter() - start, stats or {})

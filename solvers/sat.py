@@ -49,9 +49,10 @@ import itertools
 import threading
 import time
 
-from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, interruptible
 from .board import Game
 from .errors import OptionError
+from .limits import MODEL_MAX_CELLS
 from .result import Status
 
 SOLVERS = ("glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm", "maplesat",
@@ -273,51 +274,20 @@ class SatModel(Model):
             raise TimeoutError
         if self.engine != "xor" or self.game.n <= self.THREAD_MIN_CELLS:
             # A small model's call takes milliseconds: a thread per call would cost more
-            # than the call (measured on 4x4: 0.28 -> 0.06 ms per Impossible board); its
-            # Ctrl-C is the undetermined answer _CryptoMiniSat.solve turns into KeyboardInterrupt.
+            # than the call.  Its Ctrl-C is the undetermined answer _CryptoMiniSat.solve
+            # turns into KeyboardInterrupt.
             return self.oracle.solve(self._assume + extra, left)
         return self._call_abandonable(self._assume + extra, left)
 
     def _call_abandonable(self, assumptions: list[int], left: float) -> list[bool] | None:
         """CryptoMiniSat cannot be interrupted and counts its limit in CPU time, so a call runs
-        in a daemon thread that the board gives up at its wall-clock deadline (or on Ctrl-C):
-        the solver is then dropped, a new one is built for the next board, and the old one
-        ends at its own CPU limit.  Python's SIGINT handler, which CryptoMiniSat replaces
-        with its own while it solves, is put back while waiting, so Ctrl-C stays ours."""
-        import signal
-
-        handler = signal.getsignal(signal.SIGINT)
-        main = threading.current_thread() is threading.main_thread()
-        box: list = []
+        in a thread that the board gives up at its wall-clock deadline (or on Ctrl-C): the
+        solver is then dropped, a new one is built for the next board, and the old one ends at
+        its own CPU limit.  Python's SIGINT handler, which CryptoMiniSat replaces with its own
+        while it solves, is put back while waiting, so Ctrl-C stays ours."""
         oracle = self.oracle
-
-        def run() -> None:
-            try:
-                box.append((True, oracle.solve(assumptions, left)))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                box.append((False, exc))
-
-        worker = threading.Thread(target=run, daemon=True, name="flipgame-cryptominisat")
-        deadline = time.perf_counter() + left
-        worker.start()
-        try:
-            while worker.is_alive() and time.perf_counter() < deadline:
-                worker.join(min(0.05, max(deadline - time.perf_counter(), 0.001)))
-                if main:
-                    signal.signal(signal.SIGINT, handler)
-        except KeyboardInterrupt:
-            self._new_oracle()
-            raise
-        finally:
-            if main:
-                signal.signal(signal.SIGINT, handler)
-        if worker.is_alive():
-            self._new_oracle()
-            raise TimeoutError
-        ok, value = box[0]
-        if not ok:
-            raise value
-        return value
+        return interruptible(lambda: oracle.solve(assumptions, left), self._new_oracle, seconds=left, grace=0,
+                             keep_sigint=True)
 
     def _at_most(self, k: int) -> list[int]:
         """Assumptions meaning "at most k presses", adding the clauses that need."""
@@ -390,7 +360,7 @@ class Sat(ModelBackend):
 
     name = "sat"
     summary = "SAT: native XOR (CryptoMiniSat) or CNF-cut XOR (python-sat), cardinality bound, descent"
-    max_cells = 40_000
+    max_cells = MODEL_MAX_CELLS
     model = SatModel
     options = (
         TIME_LIMIT,

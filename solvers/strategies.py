@@ -3,9 +3,10 @@
 A strategy is what the study compares and what the ``auto`` backend picks
 from: ``sat-xor-binary`` is the ``sat`` backend with ``engine="xor"`` and
 ``descent="binary"``.  Whether a strategy takes a rule set is the gate's own
-answer (:func:`flipgame.prepare`), so a strategy never claims boards its
-backend would refuse; solving goes through the gate too
-(:func:`flipgame.solve`).
+answer (:meth:`flipgame.backend.Backend.accept`), so a strategy never claims
+boards its backend would refuse.  Solving a board by a strategy from outside
+goes through the gate (:func:`flipgame.gate.solve_strategy`); the ``auto``
+backend, below the gate, runs its strategies with :meth:`Strategy.run`.
 
 >>> STRATEGIES["sat-xor-binary"].options["descent"]
 'binary'
@@ -22,8 +23,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .backend import Backend
 from .board import Game
 from .errors import RefusedError, RulesError
+from .registry import get_backend
 from .result import Solution
 
 
@@ -52,12 +55,15 @@ class Strategy:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
 
     @property
+    def method(self) -> Backend:
+        """The registered backend this strategy runs (:data:`flipgame.registry.BACKENDS`)."""
+        return get_backend(self.backend)
+
+    @property
     def timed(self) -> bool:
         """True if the backend declares a ``time_limit`` option (gauss and bfs do not: they are bounded
         by their own refusals, nullity and table size)."""
-        from . import get_backend
-
-        return any(o.name == "time_limit" for o in get_backend(self.backend).options)
+        return any(o.name == "time_limit" for o in self.method.options)
 
     def call_options(self, time_limit: float | None = None, **extra) -> dict:
         """The options for one call: the strategy's, ``time_limit`` if the backend takes one, and ``extra``."""
@@ -66,15 +72,18 @@ class Strategy:
             opts["time_limit"] = time_limit
         return opts
 
+    def declared(self, options: Mapping[str, object]) -> dict:
+        """The entries of ``options`` the backend declares: what a portfolio (``auto``) passes on of its own."""
+        names = {o.name for o in self.method.all_options}
+        return {k: v for k, v in options.items() if k in names}
+
     def refusal(self, game: Game, **extra) -> str | None:
-        """Why the strategy does not take ``game`` (the gate's refusal or rules error), or None.
+        """Why the strategy does not take ``game`` (its backend's refusal or an option error), or None.
 
         O(1) for the model backends and bfs; gauss may run the (cached) elimination's size checks.
         """
-        from . import prepare
-
         try:
-            prepare(game, self.backend, self.call_options(**extra))
+            self.method.accept(game.normal, self.call_options(**extra))
         except (RefusedError, RulesError) as exc:
             return str(exc)
         return None
@@ -83,17 +92,17 @@ class Strategy:
         """True if the strategy takes the rules ``game`` (see :meth:`refusal`)."""
         return self.refusal(game) is None
 
-    def solve(self, board: int, game: Game, time_limit: float | None = None, **extra) -> Solution:
-        """One board (bitmask) through the gate: ``flipgame.solve(board, backend, game=game, **options)``.
+    def run(self, game: Game, board: int, time_limit: float | None = None, **extra) -> Solution:
+        """One board by the backend itself, for a caller below the gate (``auto``): ``game``'s goal
+        must be ``any``, ``white`` or ``black``, and no certificates are attached.
 
         Raises
         ------
-        RefusedError
-            The backend declines the board (e.g. gauss at a nullity over ``max_nullity``).
+        OptionError, RefusedError
+            As :meth:`flipgame.backend.Backend.accept`.
         """
-        from . import solve
-
-        return solve(board, self.backend, game=game, **self.call_options(time_limit, **extra))
+        options = self.method.accept(game, self.call_options(time_limit, **extra))
+        return self.method.solve(game, board, **options)
 
 
 STRATEGIES: dict[str, Strategy] = {}
@@ -128,25 +137,3 @@ for _s in (
 ):
     register(_s)
 
-
-def strategy_list(text: str) -> list[str]:
-    """``all`` or comma-separated strategy names, checked.
-
-    Raises
-    ------
-    ValueError
-        An unknown or repeated name; the message lists the valid ones.
-
-    >>> strategy_list("gauss, sat-xor")
-    ['gauss', 'sat-xor']
-    """
-    if text.strip() == "all":
-        return list(STRATEGIES)
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if len(set(names)) != len(names):
-        raise ValueError(f"a strategy is named twice in {text!r}")
-    unknown = [n for n in names if n not in STRATEGIES]
-    if unknown or not names:
-        raise ValueError(f"unknown strategy {', '.join(map(repr, unknown)) or '(none given)'}; valid: all or "
-                         f"{', '.join(STRATEGIES)}")
-    return names

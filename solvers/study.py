@@ -35,9 +35,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from flipgame.verify.witness import check_solution
+
 from . import BACKENDS, algebra, bfs, prepare, solve, solve_batch
 from .board import Game, format_cells
 from .errors import RefusedError
+from .gate import solve_strategy
 from .result import Status
 from .strategies import STRATEGIES
 
@@ -149,7 +152,7 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
     rank, k, quiet = algebra.structure(game)
     # Goal boards in one coset of the column space count once: two goals t, u share a coset iff t ^ u is
     # reachable from 0, i.e. iff board t ^ u is solvable towards white.
-    white = Game(game.rows, game.cols, "white", game.wrap, game.neighbourhood, game.stencil)
+    white = game.with_goal("white")
     goals: list[int] = []
     for t in sorted(set(game.targets)):
         if not any(algebra.solution_cosets(white, t ^ u)[0] for u in goals):
@@ -173,14 +176,12 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
         step = max(1, sample // 10)
         for done in range(0, sample, step):
             part = min(step, sample - done)
+            boards = game.random_boards(rng, part)
             if game.n <= 64:
-                boards = rng.integers(0, 1 << game.n, size=part, dtype=np.uint64, endpoint=False) \
-                    if game.n < 64 else rng.integers(0, 2**64 - 1, size=part, dtype=np.uint64, endpoint=True)
                 out = solve_batch(boards, game, name, **opts)
                 unknown += int(np.sum((out.status != Status.OPTIMAL) & (out.status != Status.INFEASIBLE)))
             else:
-                for _ in range(part):
-                    board = int.from_bytes(rng.bytes((game.n + 7) // 8), "little") & game.full
+                for board in boards:
                     s = solve(board, name, game=game, **opts)
                     unknown += s.status not in (Status.OPTIMAL, Status.INFEASIBLE)
             if progress:
@@ -213,7 +214,7 @@ def distribution(game: Game) -> tuple[list[int] | None, str]:
     >>> distribution(Game(6, 6, "white"))[1]
     'nullity 0: each solvable board has exactly one press set, so C(36, w) boards need w presses'
     """
-    white = Game(game.rows, game.cols, "white", game.wrap, game.neighbourhood, game.stencil)
+    white = game.with_goal("white")
     one = game if game.goal in ("any", "black") else white
     if game.n <= min(bfs.MAX_CELLS, TABLE_MAX_CELLS):
         table = bfs.distance_table(one)
@@ -262,7 +263,7 @@ def coset_distribution(game: Game, chunk_elements: int = 1 << 22) -> list[int]:
     """
     if game.n > 32:
         raise ValueError(f"coset enumeration holds boards of at most 32 cells in uint32; {game.size} has {game.n}")
-    white = Game(game.rows, game.cols, "white", game.wrap, game.neighbourhood, game.stencil)
+    white = game.with_goal("white")
     e = algebra.eliminate(white)
     shifts = [0]
     if game.goal == "any" and e.consistent(game.full):
@@ -539,8 +540,6 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     timings are comparable; the wall time of each run is taken around the gate call
     (model building included).
     """
-    from flipgame.verify.witness import check_solution
-
     strategies = list(strategies or STRATEGIES)
     families = list(families or FAMILIES)
     per_family = {f: list(sizes or FAMILIES[f].sizes) for f in families}
@@ -577,7 +576,7 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
                 else:
                     t0 = time.perf_counter()
                     try:
-                        sol = s.solve(board, game, time_limit)
+                        sol = solve_strategy(s, board, game, time_limit)
                     except RefusedError as exc:
                         run.status, run.note = "refused", str(exc)
                     except Exception as exc:  # noqa: BLE001 - a faulty strategy is data, not a crash

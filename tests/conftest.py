@@ -1,6 +1,11 @@
-"""Shared fixtures: exhaustive batch results, computed once per test session."""
+"""Shared test helpers, in one place: the POJ sample, the seed's trap boards, the ``flipgame``
+subprocess, gate shorthands, the slow-test switch and the exhaustive 4x4 batch fixtures."""
 
 from __future__ import annotations
+
+import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -8,6 +13,11 @@ import pytest
 from flipgame import Board, Game, solve, solve_batch
 
 POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]
+"""The POJ 1753 sample board: 4 presses."""
+POJ_SAMPLE_TEXT = "".join(row + "\n" for row in POJ_SAMPLE)
+"""The sample as ``flipgame solve`` reads it."""
+POJ_SAMPLE_CELLS = 0b0001100110111001
+"""The sample as a bitmask (cell (r, c) = bit 4r + c)."""
 
 # The reference C++ in the seed skips one consistency row, so it answers a
 # number for the 4096 boards of the coset 14 + column space of A.  Board 14
@@ -65,9 +75,13 @@ def batch_gate(backend: str, game: Game, boards, **options):
     return solve_batch(boards, game, backend, **options)
 
 
+def flipgame(*args: str, stdin: str = "", timeout: float = 300, **kw) -> subprocess.CompletedProcess:
+    """``python -m flipgame *args`` with ``stdin``; text output captured."""
+    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin, capture_output=True, text=True,
+                          timeout=timeout, **kw)
+
+
 def sigint_default() -> None:
     """``preexec_fn`` for a child that a test will Ctrl-C: a test run started in the background
     (``make test &``) ignores SIGINT, and children would inherit that; give them the default."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -1,4 +1,8 @@
-"""Every backend, the same tests: known answers, Impossible boards, witnesses, options."""
+"""Every backend and every strategy, the same tests: known answers, the seed's trap, witnesses, options.
+
+As scipy's ``LinprogCommonTests`` runs one suite per method, the common tests here run for
+every registered backend and every registered strategy (``strategy:<name>``, through
+:func:`flipgame.gate.solve_strategy`) whose name is not already a backend's."""
 
 from __future__ import annotations
 
@@ -8,28 +12,49 @@ from conftest import POJ_SAMPLE, REFERENCE_TRAP_BOARDS, batch_gate, board, solve
 
 from flipgame import BACKENDS, Board, Game, Status, UnknownBackendError, get_backend, solve
 from flipgame.errors import BoardTooLargeError, NullityTooLargeError, OptionError
+from flipgame.gate import solve_strategy
+from flipgame.strategies import STRATEGIES
 from flipgame.verify.witness import check_solution
 
+METHODS = [*BACKENDS, *(f"strategy:{name}" for name in STRATEGIES if name not in BACKENDS)]
+"""Every registered backend, then every registered strategy that is not a backend's default."""
 
-@pytest.mark.parametrize("backend", BACKENDS)
+
+SLOW_PER_BOARD = {"strategy:ilp-highs"}
+"""Methods whose 160-board witness sample takes over ten seconds (HiGHS builds a model per board)."""
+
+
+def solve_by(method: str, cells, game: Game | None = None):
+    """One board by a backend or a ``strategy:<name>`` of :data:`METHODS`, through the gate."""
+    if method.startswith("strategy:"):
+        game = game or Game(cells.rows, cells.cols)
+        return solve_strategy(method.removeprefix("strategy:"), cells, game, time_limit=10.0)
+    return solve(cells, method, game=game)
+
+
+def backend_of(method: str) -> str:
+    return STRATEGIES[method.removeprefix("strategy:")].backend if method.startswith("strategy:") else method
+
+
+@pytest.mark.parametrize("backend", METHODS)
 def test_poj_sample_is_4(backend):
-    s = solve(board(POJ_SAMPLE), backend)
-    assert (s.status, s.moves, s.backend) == (Status.OPTIMAL, 4, backend)
+    s = solve_by(backend, board(POJ_SAMPLE))
+    assert (s.status, s.moves, s.backend) == (Status.OPTIMAL, 4, backend_of(backend))
     assert s.answer() == "4"
     assert check_solution(Game(), board(POJ_SAMPLE).cells, s) is None
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", METHODS)
 @pytest.mark.parametrize("colour, target", [("w", 0), ("b", 0xFFFF)])
 def test_uniform_board_needs_zero_presses(backend, colour, target):
-    s = solve(board([colour * 4] * 4), backend)
+    s = solve_by(backend, board([colour * 4] * 4))
     assert (s.status, s.moves, s.presses, s.target) == (Status.OPTIMAL, 0, 0, target)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", METHODS)
 @pytest.mark.parametrize("rows", REFERENCE_TRAP_BOARDS, ids=lambda r: "/".join(r))
 def test_reference_trap_boards_are_impossible(backend, rows):
-    s = solve(board(rows), backend)
+    s = solve_by(backend, board(rows))
     assert s.status is Status.INFEASIBLE
     assert s.answer() == "Impossible"
     assert (s.moves, s.presses, s.target) == (None, None, None)
@@ -46,38 +71,39 @@ KNOWN = [
 ]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", METHODS)
 @pytest.mark.parametrize("rows, answer", KNOWN, ids=lambda v: "/".join(v) if isinstance(v, list) else v)
 def test_known_boards(backend, rows, answer, exhaustive):
     b = board(rows)
-    assert solve(b, backend).answer() == answer
+    assert solve_by(backend, b).answer() == answer
     assert exhaustive["gauss"][b.cells].answer() == answer
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", METHODS)
 @pytest.mark.parametrize("goal, answer", [("white", "4"), ("black", "4"), ("any", "4")])
 def test_fixed_goal_colour(backend, goal, answer):
     g = Game(goal=goal)
-    s = solve_gate(backend, g, board(POJ_SAMPLE).cells)
+    s = solve_by(backend, board(POJ_SAMPLE).cells, g)
     assert s.answer() == answer
     assert s.target in g.targets
     assert check_solution(g, board(POJ_SAMPLE).cells, s) is None
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_one_press_from_white_needs_two_for_black(backend):
+@pytest.mark.parametrize("backend", METHODS)
+def test_one_press_from_white_needs_five_for_black(backend):
     b = board(["bbww", "bwww", "wwww", "wwww"]).cells
-    assert solve_gate(backend, Game(goal="white"), b).moves == 1
-    assert solve_gate(backend, Game(goal="black"), b).moves > 1
+    assert solve_by(backend, b, Game(goal="white")).moves == 1
+    assert solve_by(backend, b, Game(goal="black")).moves == 5
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", [pytest.param(m, marks=pytest.mark.slow) if m in SLOW_PER_BOARD else m
+                                     for m in METHODS])
 def test_witnesses_on_a_fixed_sample(backend, game4, exhaustive):
     rng = np.random.default_rng(1753)
     sample = np.concatenate([rng.choice(np.flatnonzero(exhaustive["gauss"].status == Status.OPTIMAL), 120),
                              rng.integers(0, 1 << 16, 40)]).astype(np.uint64)
     for b in sample:
-        s = solve_gate(backend, game4, int(b))
+        s = solve_by(backend, int(b), game4)
         assert check_solution(game4, int(b), s) is None
         assert s.answer() == exhaustive["gauss"][int(b)].answer()
         if s.success:

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import sigint_default
+from conftest import POJ_SAMPLE, sigint_default
 
 pytest.importorskip("pysat")
 dratify = pytest.importorskip("dratify")
@@ -32,7 +32,6 @@ from flipgame.verify.certify import (  # noqa: E402
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]
 POJ_WITNESS = (1 << 0) | (1 << 5) | (1 << 7) | (1 << 8)  # (0,0) (1,1) (1,3) (2,0): 4 presses to all white
 
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from conftest import POJ_SAMPLE_TEXT
 from faulty_backends import FunctionBackend
 
 from flipgame import BACKENDS, solve
 from flipgame.algebra import eliminate
 from flipgame.cli import ExitCode, main
-
-SAMPLE = "bwwb\nbbwb\nbwwb\nbwww\n"
 
 
 def heavier(game, board):
@@ -26,7 +25,7 @@ def heavier(game, board):
 @pytest.fixture
 def cases(tmp_path):
     f = tmp_path / "cases.txt"
-    f.write_text(SAMPLE)
+    f.write_text(POJ_SAMPLE_TEXT)
     return f
 
 

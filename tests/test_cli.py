@@ -6,28 +6,23 @@ import subprocess
 import sys
 
 import pytest
+from conftest import POJ_SAMPLE_TEXT, flipgame
 
 from flipgame import BACKENDS
 from flipgame.cli import ExitCode, main
 
-SAMPLE = "bwwb\nbbwb\nbwwb\nbwww\n"
 TRAP = "wbbb\nwwww\nwwww\nwwww\n"
-
-
-def flipgame(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_poj_sample_prints_exactly_4(backend):
-    r = flipgame("solve", "--backend", backend, stdin=SAMPLE)
+    r = flipgame("solve", "--backend", backend, stdin=POJ_SAMPLE_TEXT)
     assert (r.returncode, r.stdout, r.stderr) == (0, "4\n", "")
 
 
 def test_multi_case_file_answers_every_case_in_order(tmp_path):
     f = tmp_path / "cases.txt"
-    f.write_text(SAMPLE + "\n" + TRAP + "wwww\n" * 4 + "bbbb\n" * 4 + "bbww\nbwww\nwwww\nwwww\n")
+    f.write_text(POJ_SAMPLE_TEXT + "\n" + TRAP + "wwww\n" * 4 + "bbbb\n" * 4 + "bbww\nbwww\nwwww\nwwww\n")
     r = flipgame("solve", str(f))
     assert r.returncode == 0
     assert r.stdout.splitlines() == ["4", "Impossible", "0", "0", "1"]
@@ -55,7 +50,7 @@ def test_empty_input_prints_nothing():
     [
         ("bwwb\nbbwb\nbww\nbwww\n", "case 1, line 3", "row of 4 cells"),
         ("bwwb\nbbwb\nbwxb\nbwww\n", "case 1, line 3", "'x'"),
-        (SAMPLE + "bwwb\nbbwb\n", "case 2, line 6", "incomplete case"),
+        (POJ_SAMPLE_TEXT + "bwwb\nbbwb\n", "case 2, line 6", "incomplete case"),
     ],
 )
 def test_malformed_input_names_case_and_line_and_keeps_earlier_answers(text, where, expected):
@@ -63,12 +58,12 @@ def test_malformed_input_names_case_and_line_and_keeps_earlier_answers(text, whe
     assert r.returncode == ExitCode.USAGE
     assert where in r.stderr and expected in r.stderr
     assert "Traceback" not in r.stderr
-    if text.startswith(SAMPLE):
+    if text.startswith(POJ_SAMPLE_TEXT):
         assert r.stdout == "4\n"  # the finished case stays printed
 
 
 def test_unknown_backend_lists_the_valid_names():
-    r = flipgame("solve", "--backend", "ekki-ekki-ekki", stdin=SAMPLE)
+    r = flipgame("solve", "--backend", "ekki-ekki-ekki", stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == 2
     for name in BACKENDS:
         assert name in r.stderr
@@ -78,7 +73,7 @@ def test_unknown_backend_lists_the_valid_names():
 
 @pytest.mark.parametrize("size", ["4", "0x4", "4x-1", "axb", "4x4x4"])
 def test_bad_size_is_a_usage_error(size):
-    r = flipgame("solve", "--size", size, stdin=SAMPLE)
+    r = flipgame("solve", "--size", size, stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == 2 and "RxC" in r.stderr
 
 
@@ -88,7 +83,7 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
 
 def test_time_limit_rejected_for_backends_without_one():
-    r = flipgame("solve", "--time-limit", "1", stdin=SAMPLE)
+    r = flipgame("solve", "--time-limit", "1", stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == ExitCode.USAGE and "gauss" in r.stderr
 
 
@@ -100,7 +95,7 @@ def test_bfs_refuses_large_boards_with_the_limit():
 def test_gauss_never_loads_ortools():
     code = ("import sys; from flipgame.cli import main; main(['solve', '--backend', 'gauss', '-']); "
             "sys.stderr.write(str(any(m.startswith('ortools') for m in sys.modules)))")
-    r = subprocess.run([sys.executable, "-c", code], input=SAMPLE, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", code], input=POJ_SAMPLE_TEXT, capture_output=True, text=True)
     assert r.stdout == "4\n" and r.stderr == "False"
 
 
@@ -119,7 +114,7 @@ def test_verify_refuses_bfs_beyond_its_limit(tmp_path):
 @pytest.mark.parametrize("args", [["--backend", "sat", "--sat-engine", "cnf", "--sat-solver", "minisat22"],
                                   ["--backend", "ilp", "--mip-solver", "highs", "--time-limit", "5"]])
 def test_solver_name_options(args):
-    r = flipgame("solve", *args, stdin=SAMPLE + TRAP)
+    r = flipgame("solve", *args, stdin=POJ_SAMPLE_TEXT + TRAP)
     assert (r.returncode, r.stdout, r.stderr) == (0, "4\nImpossible\n", "")
 
 
@@ -130,7 +125,7 @@ def test_solver_name_options(args):
     (["--time-limit", "1"], "--time-limit applies to backend cpsat or sat or ilp"),
 ])
 def test_bad_solver_options_are_usage_errors(args, words):
-    r = flipgame("solve", *args, stdin=SAMPLE)
+    r = flipgame("solve", *args, stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == ExitCode.USAGE and words in r.stderr and r.stdout == ""
 
 
@@ -149,17 +144,17 @@ def test_verify_output_paths_checked_before_the_run(args, words, tmp_path):
 
 
 def test_output_errors_are_one_line():
-    full = subprocess.run(f"{sys.executable} -m flipgame solve > /dev/full", shell=True, input=SAMPLE,
+    full = subprocess.run(f"{sys.executable} -m flipgame solve > /dev/full", shell=True, input=POJ_SAMPLE_TEXT,
                           capture_output=True, text=True)
     assert full.returncode == ExitCode.USAGE and "cannot write output" in full.stderr
     assert "Traceback" not in full.stderr
-    closed = subprocess.run(f"{sys.executable} -m flipgame solve >&-", shell=True, input=SAMPLE,
+    closed = subprocess.run(f"{sys.executable} -m flipgame solve >&-", shell=True, input=POJ_SAMPLE_TEXT,
                             capture_output=True, text=True)
     assert closed.returncode == ExitCode.USAGE and "standard output is closed" in closed.stderr
 
 
 def test_bom_and_not_utf8_input():
-    r = flipgame("solve", stdin="\ufeff" + SAMPLE)
+    r = flipgame("solve", stdin="\ufeff" + POJ_SAMPLE_TEXT)
     assert r.stdout == "4\n"
     r = subprocess.run([sys.executable, "-m", "flipgame", "solve"], input=b"bw\xffb\nbbwb\nbwwb\nbwww\n",
                        capture_output=True)

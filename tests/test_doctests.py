@@ -10,8 +10,12 @@ import pkgutil
 import pytest
 
 import flipgame
+import flipgame.verify
 
-MODULES = sorted(m.name for m in pkgutil.walk_packages(flipgame.__path__, "flipgame.") if m.name != "flipgame.__main__")
+# flipgame.verify is installed from another folder (verify/), so walking flipgame's own path misses it.
+MODULES = sorted(m.name for package in (flipgame, flipgame.verify)
+                 for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+                 if m.name != "flipgame.__main__")
 
 
 @pytest.mark.parametrize("name", ["flipgame", *MODULES])

@@ -3,25 +3,21 @@ cross-check that flags a planted wrong strategy, and the study's options."""
 
 from __future__ import annotations
 
+import argparse
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from conftest import solve_gate
+from conftest import POJ_SAMPLE_CELLS, POJ_SAMPLE_TEXT, flipgame, solve_gate
 from faulty_backends import FunctionBackend
 
-from flipgame import BACKENDS, Game, RefusedError, Solution, Status, algebra, bfs
+from flipgame import BACKENDS, Game, NullityTooLargeError, RefusedError, Solution, Status, algebra, bfs
 from flipgame.auto import plan
-from flipgame.strategies import STRATEGIES, Strategy, strategy_list
+from flipgame.cli.common import strategy_names
+from flipgame.gate import solve_strategy
+from flipgame.strategies import STRATEGIES, Strategy
 from flipgame.study import FAMILIES, compare_strategies, coset_distribution, distribution
 from flipgame.verify.witness import check_solution
-
-
-def flipgame(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flipgame", *args], capture_output=True, text=True, timeout=300)
-
 
 # --- the strategy registry -------------------------------------------------------------------------
 
@@ -38,7 +34,8 @@ def test_every_strategy_names_a_backend_and_valid_options():
     ("gauss-chase", Game(6, 6, "white", neighbourhood="king"), False),
     ("gauss", Game(6, 6, "white", neighbourhood="king"), True),
     ("bfs", Game(4, 6, "white"), True),
-    ("bfs", Game(5, 6, "white"), bfs.MAX_CELLS >= 30),
+    ("bfs", Game(5, 6, "white"), True),  # 30 cells: the largest table bfs keeps
+    ("bfs", Game(4, 8, "white"), False),
     ("bfs", Game(7, 7, "white"), False),
     ("sat-xor", Game(60, 60, "white"), True),
 ])
@@ -46,16 +43,19 @@ def test_applies_is_the_gates_refusal(name, game, takes):
     assert STRATEGIES[name].applies(game) is takes
 
 
-def test_strategy_list_checks_names():
-    assert strategy_list("all") == list(STRATEGIES)
-    with pytest.raises(ValueError, match="valid: all or gauss"):
-        strategy_list("gauss,nope")
+def test_strategy_names_are_checked():
+    assert strategy_names("all") == list(STRATEGIES)
+    assert strategy_names(" sat-xor ,gauss") == ["sat-xor", "gauss"]
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown strategy 'nope'; valid: all or gauss, gauss-chase"):
+        strategy_names("gauss,nope")
+    with pytest.raises(argparse.ArgumentTypeError, match="a strategy is named twice"):
+        strategy_names("gauss,gauss")
 
 
 @pytest.mark.parametrize("name", list(STRATEGIES))
 def test_each_strategy_solves_the_poj_sample_through_the_gate(name):
-    board = 0b0001100110111001  # bwwb / bbwb / bwwb / bwww: 4 presses
-    s = STRATEGIES[name].solve(board, Game(4, 4), time_limit=10.0)
+    board = POJ_SAMPLE_CELLS  # bwwb / bbwb / bwwb / bwww: 4 presses
+    s = solve_strategy(name, board, Game(4, 4), time_limit=10.0)
     assert (s.status, s.moves) == (Status.OPTIMAL, 4) and check_solution(Game(4, 4), board, s) is None
 
 
@@ -112,8 +112,7 @@ def test_auto_batch_is_gauss_relabelled():
 
 
 def test_solve_stats_show_the_strategy():
-    r = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--backend", "auto", "--stats"],
-                       input="bwwb\nbbwb\nbwwb\nbwww\n", capture_output=True, text=True, timeout=60)
+    r = flipgame("solve", "--backend", "auto", "--stats", stdin=POJ_SAMPLE_TEXT)
     assert r.stdout == "4\n" and "strategy=gauss" in r.stderr and "why=the algebra takes 4x4" in r.stderr
 
 
@@ -177,12 +176,27 @@ def test_cross_check_flags_a_planted_wrong_strategy(monkeypatch, fault, words):
     assert "Disagreements: " + str(len(flagged)) in st.text()
 
 
-def test_without_gauss_the_majority_is_the_reference(monkeypatch):
+def test_gauss_not_run_is_still_the_reference(monkeypatch):
     monkeypatch.setitem(BACKENDS, "heaviest", FunctionBackend("heaviest", heaviest))
     monkeypatch.setitem(STRATEGIES, "heaviest", Strategy("heaviest", "heaviest", {}, "planted fault"))
-    # gauss is not run, but still computed as the reference
     st = compare_strategies(["sat-xor", "cpsat", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0)
-    assert [r.strategy for r in st.runs if r.flag] == ["heaviest"]
+    assert [(r.strategy, r.flag) for r in st.runs if r.flag] == [("heaviest", "disagrees with gauss (4)")]
+
+
+def refusing_gauss(game, board, **options):
+    raise NullityTooLargeError("planted: gauss refuses every board, as above its max_nullity")
+
+
+def test_when_gauss_does_not_answer_the_majority_is_the_reference(monkeypatch):
+    monkeypatch.setitem(BACKENDS, "gauss", FunctionBackend("gauss", refusing_gauss))
+    monkeypatch.setitem(BACKENDS, "heaviest", FunctionBackend("heaviest", heaviest))
+    monkeypatch.setitem(STRATEGIES, "heaviest", Strategy("heaviest", "heaviest", {}, "planted fault"))
+    st = compare_strategies(["sat-xor", "cpsat", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0)
+    assert [(r.strategy, r.flag) for r in st.runs if r.flag] == [("heaviest", "disagrees with most strategies (4)")]
+    # two strategies, two answers: no majority, both are flagged
+    st = compare_strategies(["sat-xor", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0)
+    assert {r.strategy: r.flag for r in st.runs} == {
+        n: "strategies disagree (12, 4) and gauss does not answer" for n in ("sat-xor", "heaviest")}
 
 
 def test_time_out_skips_the_rest_of_the_family_and_budget_note():
@@ -250,7 +264,7 @@ def test_study_passes_backend_options_and_notes_refusals():
     (["--strategies", "nope"], "unknown strategy 'nope'"),
     (["--strategies", "gauss", "--size", "4x4"], "--size do not apply with --strategies"),
     (["--strategies", "gauss", "--sat-engine", "cnf"], "--sat-engine do not apply"),
-    (["--strategies", "gauss", "--families", "random,moon"], "families from random"),
+    (["--strategies", "gauss", "--families", "random,moon"], "unknown family 'moon'; valid: all or random"),
     (["--strategies", "gauss", "--sizes", "4,x"], "board sides"),
     (["--strategies", "gauss", "--budget", "0"], "positive number of seconds"),
     (["--sizes", "4,5"], "--sizes needs --strategies"),

@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import POJ_SAMPLE_TEXT, flipgame
 from faulty_backends import FunctionBackend
 
 from flipgame import BACKENDS, Game, Session, Solution, Status, solve, solve_batch
@@ -24,7 +25,6 @@ from flipgame.cli import solve as solve_cli
 from flipgame.formats import LineSource
 from flipgame.verify.witness import check_solution
 
-SAMPLE = "bwwb\nbbwb\nbwwb\nbwww\n"
 TRAP = "wbbb\nwwww\nwwww\nwwww\n"
 ALL_4X4 = "".join(format_cells(b, 4, 4) + "\n" for b in range(1 << 16))
 
@@ -32,11 +32,6 @@ ALL_4X4 = "".join(format_cells(b, 4, 4) + "\n" for b in range(1 << 16))
 MIXED = ("bwwb\r\nbbwb\r\nbwwb\r\nbwww\r\n\r\n" + TRAP + "\n\n  wwww  \nwwww\nwwww\nwwww\n"
          "b b b b\nbbbb\nbbbb\n\tbbbb\n" + "bbww\r\nbwww\r\nwwww\r\nwwww\r\n" + TRAP)
 MIXED_ANSWERS = ["4", "Impossible", "0", "0", "1", "Impossible"]
-
-
-def flipgame(*args: str, stdin: str = "", timeout: float = 120, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin, capture_output=True,
-                          text=True, timeout=timeout, **kw)
 
 
 def run_inprocess(capsys, monkeypatch, argv: list[str], per_case: bool) -> tuple[int, str, str]:
@@ -178,7 +173,7 @@ def _read_line(pipe, timeout: float) -> bytes:
 
 @pytest.mark.parametrize("backend, args", [("gauss", []), ("gauss", ["--presses"]), ("sat", [])])
 def test_interactive_pipe_gets_each_answer_before_the_next_case(backend, args):
-    cases = [(SAMPLE, "4"), (TRAP, "Impossible"), ("wwww\n" * 4, "0"), ("bbww\nbwww\nwwww\nwwww\n", "1")]
+    cases = [(POJ_SAMPLE_TEXT, "4"), (TRAP, "Impossible"), ("wwww\n" * 4, "0"), ("bbww\nbwww\nwwww\nwwww\n", "1")]
     proc = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--backend", backend, *args],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     try:
@@ -247,7 +242,7 @@ def test_target_dev_zero_and_an_endless_target_are_refused_in_bounded_memory(tmp
 
 
 def test_over_long_line_names_case_and_line_after_the_good_answers():
-    r = flipgame("solve", stdin=SAMPLE + "\n" + "b" * 73 + "\n")
+    r = flipgame("solve", stdin=POJ_SAMPLE_TEXT + "\n" + "b" * 73 + "\n")
     assert (r.returncode, r.stdout) == (ExitCode.USAGE, "4\n")
     assert r.stderr == "flipgame: standard input: case 2, line 6: line longer than 72 characters\n"
     # The longest line allowed: 72 characters (cells, then spaces) is read as usual.
@@ -318,7 +313,7 @@ def test_session_reuses_one_model_per_game_and_answers_as_fresh_solves(built):
 
 def test_cli_stream_builds_one_model(built, tmp_path, capsys):
     f = tmp_path / "cases.txt"
-    f.write_text(SAMPLE + TRAP + SAMPLE * 20)
+    f.write_text(POJ_SAMPLE_TEXT + TRAP + POJ_SAMPLE_TEXT * 20)
     code = main(["solve", "--backend", "sat", str(f)])
     out = capsys.readouterr().out
     assert code == 0 and out.splitlines() == ["4", "Impossible"] + ["4"] * 20
@@ -337,6 +332,6 @@ def test_session_validates_options_once_and_refuses_per_game():
 
 def test_max_nullity_refusal_stays_per_case():
     """gauss refuses a solvable board over --max-nullity; the batch path must not answer it instead."""
-    r = flipgame("solve", "--max-nullity", "2", stdin=TRAP + SAMPLE + TRAP)
+    r = flipgame("solve", "--max-nullity", "2", stdin=TRAP + POJ_SAMPLE_TEXT + TRAP)
     assert r.returncode == ExitCode.REFUSED and r.stdout == "Impossible\n"
     assert "case 2: nullity 4" in r.stderr

@@ -34,12 +34,10 @@ Sources
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import os
 import signal
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +48,7 @@ from flipgame.board import Game
 from flipgame.errors import BoardTooLargeError
 from flipgame.result import Status
 
+from .processes import die_with_parent
 from .proof_check import (
     Formula,
     Proof,
@@ -295,35 +294,11 @@ def _run_job(job: dict) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """In the child: be killed when the parent dies, whatever kills it.
-
-    Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, so the kernel kills the child
-    even while CaDiCaL holds the GIL.  Elsewhere, and as a backup, a daemon
-    thread polls the parent pid (this needs the GIL, so it can only act between
-    solver calls and during checking).
-    """
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
-    if os.getppid() != parent_pid:  # the parent died before prctl took effect
-        os._exit(1)
-
-    def watch():
-        while os.getppid() == parent_pid:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
 def _child_main() -> None:
     """Entry point of the worker process: a pickled job on stdin, the pickled result on stdout."""
     import pickle
 
-    _die_with_parent(int(sys.argv[1]))
+    die_with_parent(int(sys.argv[1]))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and kills us)
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints from C code cannot corrupt the result stream
@@ -451,7 +426,7 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
     goal white, certify within 10 s up to about 10x10.  Checking in pure
     Python takes 75-95 % of the time.
     Impossible boards are out of scope: their certificate is a parity check
-    (:func:`flipgame.gauss.certificates`), not a proof of minimality.
+    (:func:`flipgame.algebra.certificates`), not a proof of minimality.
     """
     n = game.n
     if not 0 <= moves <= n:

@@ -7,7 +7,7 @@ finish, so after any interruption (Ctrl-C, ``kill -9``, a crash) the file
 holds every chunk finished before it; a torn last line is dropped on resume.
 Resuming with a different run's file is refused, naming the field that differs.
 
-Encoding (format 2).  A chunk line holds no boards (they are the run's boards
+Encoding (format 3, :data:`FORMAT`).  A chunk line holds no boards (they are the run's boards
 ``[chunk * size, (chunk + 1) * size)``, pinned by the header's digest and
 re-checked by a digest of the chunk's boards) and stores each answer array as
 base64 of its zlib-compressed little-endian bytes, presses and goal boards in

@@ -31,8 +31,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import sys
-import threading
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -42,10 +41,16 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from flipgame import BACKENDS, get_backend, solve, solve_batch
+from flipgame.algebra import consistency_rows
 from flipgame.board import Game, format_cells
-from flipgame.errors import RulesError
+from flipgame.errors import FlipgameError, RulesError
+from flipgame.limits import EXHAUSTIVE_MAX_CELLS
 from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
+from flipgame.tables import format_table
 
+from .certify import certify_run
+from .checkpoint import Checkpoint, run_header
+from .processes import die_with_parent
 from .witness import check_batch, check_solution
 
 IMPOSSIBLE_KEY = -2
@@ -126,11 +131,7 @@ class AgreementReport:
             + (f"{s.seconds:.3f}", f"{s.boards_per_second:,.0f}")
             for s in self.summaries
         ]
-        widths = [max(len(str(r[i])) for r in rows) for i in range(len(head))]
-        lines = ["  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                           for i, (v, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
-        lines.insert(1, "-" * len(lines[0]))
-        return "\n".join(lines)
+        return format_table(rows)
 
     def to_json(self) -> dict:
         g = self.game
@@ -204,39 +205,8 @@ def _pack(name: str, boards: np.ndarray, solutions: Sequence[Solution], seconds:
 
 # --- workers that die with their parent -------------------------------------------------------------
 
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(parent_pid: int, poll_seconds: float = 1.0) -> None:
-    """Make this (worker) process die when process ``parent_pid`` is gone.
-
-    On Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (via ctypes) has the kernel
-    kill it when its parent exits, even by SIGKILL; everywhere a daemon thread
-    also polls ``os.getppid()`` every ``poll_seconds`` and ends the process
-    with ``os._exit`` once the parent has changed.  Exits at once if the
-    parent is already gone.
-    """
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    if os.getppid() != parent_pid:
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(poll_seconds)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="flipgame-parent-watch").start()
-
-
 def _pool_worker_init(parent_pid: int) -> None:
     """Local pool initializer: Ctrl-C is handled by the parent (which writes what finished); die with it."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent_pid)
 
@@ -289,8 +259,6 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
 
     Dask is imported only here.
     """
-    from flipgame.errors import FlipgameError
-
     if scheduler is None:
         yield None, f"local pool of {jobs} worker{'s' if jobs != 1 else ''}"
         return
@@ -360,8 +328,6 @@ def as_boards(game: Game, boards: np.ndarray | Sequence[int] | None) -> np.ndarr
     return out
 
 
-EXHAUSTIVE_MAX_CELLS = 30
-"""The most cells whose 2**n boards :func:`run_agreement` enumerates itself (bfs's limit)."""
 
 
 def chunk_sizes(names: Sequence[str], chunk_size: int | None, boards: int) -> dict[str, int]:
@@ -454,8 +420,6 @@ def run_agreement(
     sizes = chunk_sizes(names, chunk_size, len(boards))
     store = None
     if checkpoint:
-        from .checkpoint import Checkpoint, run_header
-
         store = Checkpoint(checkpoint, run_header(game, names, options, sizes, boards), game)
     try:
         results, summaries, completed, found, total = solve_all(
@@ -471,8 +435,6 @@ def run_agreement(
     disagreements = _compare(game, results, summaries, compare_presses)
     certification = None
     if certify and completed and results:
-        from .certify import certify_run
-
         certification = certify_run(game, boards, results, progress=on_certify)
     return AgreementReport(game, len(boards), summaries, disagreements, witness_failures,
                            time.perf_counter() - start, completed, found, total, certification)
@@ -604,8 +566,6 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     """
     if not any(len(v) for v in infeasible.values()):
         return {}
-    from flipgame.algebra import consistency_rows
-
     checks = consistency_rows(game)
     for c in checks:
         bad = [j for j, m in enumerate(game.press_masks) if (m & c).bit_count() & 1]

@@ -10,14 +10,22 @@ formats, goals).  Exit statuses are the named codes of :class:`ExitCode`.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
-from . import bench, solve, study, verify
-from .common import ExitCode, OneLineParser, fail
+from .common import COMMAND_HELP, ExitCode, OneLineParser, fail
 
-COMMANDS = (solve, verify, study, bench)
+COMMANDS = tuple(COMMAND_HELP)
+"""Command names; each is a module of this package with ``add_parser(subparsers)`` and ``run(args)``."""
+
+
+def command_module(name: str) -> ModuleType:
+    """The module of command ``name``, imported when first needed, so that ``flipgame solve`` never
+    loads the agreement harness, the study or the benchmark: start-up time is a product requirement."""
+    return importlib.import_module(f"{__name__}.{name}")  # the one lazy project import (start-up time)
 
 
 def _version() -> str:
@@ -29,14 +37,35 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Commands(argparse._SubParsersAction):
+    """The subcommands: each one's ``--help`` line comes from :data:`~flipgame.cli.common.COMMAND_HELP`."""
+
+    def add_parser(self, name, **kwargs):
+        kwargs.setdefault("help", COMMAND_HELP[name])
+        return super().add_parser(name, **kwargs)
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: reads the installed metadata only when asked (importlib.metadata costs start-up time)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``flipgame`` parser: every command's flags, or with ``command`` only that one's (the others
+    keep their one-line help), which is all ``main`` needs to parse one command's arguments."""
     parser = OneLineParser(prog="flipgame",
                                      description="Flip Game (POJ 1753) and Lights Out solver with cross-checked "
                                                  "backends.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,study,bench}")
-    for command in COMMANDS:
-        command.add_parser(sub)
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the program's version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,verify,study,bench}", action=_Commands)
+    for name in COMMANDS:
+        if command in (None, name):
+            command_module(name).add_parser(sub)
+        else:
+            sub.add_parser(name)
     return parser
 
 
@@ -45,7 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:
         print("flipgame: standard output is closed", file=sys.stderr)
         return int(ExitCode.USAGE)
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
         return int(args.run(args))
     except KeyboardInterrupt:

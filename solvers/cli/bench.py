@@ -7,8 +7,13 @@ import os
 import platform
 import sys
 
-from .. import BACKENDS, Game
+from flipgame.verify.harness import run_agreement
+
+from .. import BACKENDS, Board, Game, format_cells, solve_batch
 from ..errors import FlipgameError
+from ..gate import solve_strategy
+from ..strategies import STRATEGIES
+from ..tables import format_table
 from .common import (
     ExitCode,
     backend_list,
@@ -23,8 +28,7 @@ from .common import (
 
 
 def add_parser(sub) -> None:
-    bp = sub.add_parser("bench", help="time every backend on all boards and the start-up of `flipgame solve`",
-                        description="Benchmark: every backend over all boards of the size in this process "
+    bp = sub.add_parser("bench", description="Benchmark: every backend over all boards of the size in this process "
                                     "(per-board solvers in --jobs workers), boards/s, speed ratios, and the "
                                     "start-up time of `flipgame solve` on one board per backend.")
     bp.add_argument("--backends", type=backend_list, metavar="LIST", help="comma-separated backends (default all)")
@@ -66,8 +70,6 @@ P14 = [
 
 def scaling_inputs() -> list[tuple[str, Game, int, int]]:
     """(name, rules, board, right value) of the backend-scaling issue's items 1, 2 and 6."""
-    from .. import Board
-
     painter = Board.from_rows([r.replace("w", "b").replace("y", "w") for r in P14]).cells
     return [("18x18 unique (176)", Game(18, 18, "black"), Board.from_rows(B18).cells, 176),
             ("POJ 1681 n=14 (89)", Game(14, 14, "white"), painter, 89),
@@ -84,10 +86,8 @@ def bench_strategies(names: list[str], sample: int, time_limit: float) -> list[d
 
     import numpy as np
 
-    from .. import solve_batch
-    from ..strategies import STRATEGIES
 
-    boards = np.random.default_rng(0).integers(0, 1 << 16, size=sample, dtype=np.uint64)
+    boards = Game(4, 4).random_boards(np.random.default_rng(0), sample)
     inputs = scaling_inputs()
     rows = []
     for name in names:
@@ -104,7 +104,7 @@ def bench_strategies(names: list[str], sample: int, time_limit: float) -> list[d
                 continue
             t0 = time.perf_counter()
             try:
-                s = st.solve(board, g, time_limit)
+                s = solve_strategy(st, board, g, time_limit)
             except FlipgameError as exc:
                 row[label] = f"refused ({type(exc).__name__})"
                 continue
@@ -152,7 +152,6 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
 
     import numpy as np
 
-    from .. import format_cells, solve_batch
 
     boards = np.arange(1 << game.n, dtype=np.uint64)
     want = solve_batch(boards, game, "gauss")
@@ -192,8 +191,6 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from flipgame.verify.harness import run_agreement
-
     game = Game(*args.size)
     try:
         writable_path(args.json, "--json")
@@ -230,12 +227,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     head = ("backend", "boards", "seconds", "boards/s", "x fastest", "workers", "solve start-up s")
     table = [head] + [(r["backend"], r["boards"], f"{r['seconds']:.3f}", f"{r['boards_per_second']:,.0f}",
                        f"{r['times_fastest']:.1f}", r["workers"], f"{r['startup_seconds']:.3f}") for r in rows]
-    widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
-    for k, r in enumerate(table):
-        print("  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                        for i, (v, w) in enumerate(zip(r, widths, strict=True))))
-        if k == 0:
-            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    print(format_table(table))
     result = {"game": game.size, "jobs": args.jobs, "cpus": os.cpu_count(), "python": platform.python_version(),
               "machine": platform.machine(), "agree": report.ok, "backends": rows}
     stream = stream_seconds(game, args.reference)
@@ -260,13 +252,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         head = ("strategy", "4x4 boards/s", *labels)
         table = [head] + [(r["strategy"], f"{r['boards_per_second_4x4']:,.0f}" if "boards_per_second_4x4" in r
                            else "refused", *(str(r[label]) for label in labels)) for r in strategy_rows]
-        widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
         print()
-        for k, r in enumerate(table):
-            print("  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                            for i, (v, w) in enumerate(zip(r, widths, strict=True))))
-            if k == 0:
-                print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+        print(format_table(table))
         result["strategies"] = strategy_rows
         result["strategy_time_limit"] = args.time_limit
     if write_json(args.json, result, "benchmark"):

@@ -17,13 +17,24 @@ from .. import BACKENDS, GOALS, Game, read_cases
 from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
 from ..formats import FORMATS, LineSource
+from ..limits import BOARD_MAX_CELLS
+from ..strategies import STRATEGIES
 
-MAX_CELLS = 4_000_000
+MAX_CELLS = BOARD_MAX_CELLS
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
 
 
+COMMAND_HELP = {
+    "solve": "answer judge cases from FILE or standard input",
+    "verify": "run every backend on every board and compare",
+    "study": "nullity, quiet patterns, distribution, backend times; --strategies: strategies x families",
+    "bench": "time every backend on all boards and the start-up of `flipgame solve`",
+}
+"""One line per command for ``flipgame --help``, read without importing the command's module."""
+
+
 class ExitCode(enum.IntEnum):
-    """Exit statuses of ``flipgame`` (also listed in the README)."""
+    """Exit statuses of ``flipgame`` (listed in docs/cli.md, from :data:`flipgame.cli.docs.EXIT_MEANINGS`)."""
 
     OK = 0
     DISAGREEMENT = 1  # verify: two backends gave different answers on some board
@@ -64,13 +75,33 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
-def strategy_names(text: str) -> list[str]:
-    from ..strategies import strategy_list
+def name_list(text: str, valid: Sequence[str], what: str, *, allow_all: bool = False) -> list[str]:
+    """Comma-separated distinct names from ``valid`` (or ``all`` of them when ``allow_all``): the one
+    parser of the backend, strategy and family lists.
 
-    try:
-        return strategy_list(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        An unknown or repeated name, or none; the message lists the valid ones.
+
+    >>> name_list("gauss, sat-xor", ["gauss", "bfs", "sat-xor"], "strategy")
+    ['gauss', 'sat-xor']
+    """
+    if allow_all and text.strip() == "all":
+        return list(valid)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a {what} is named twice in {text!r}")
+    unknown = [n for n in names if n not in valid]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(map(repr, unknown)) or '(none given)'}; "
+                                         f"valid: {'all or ' if allow_all else ''}{', '.join(valid)}")
+    return names
+
+
+def strategy_names(text: str) -> list[str]:
+    """``all`` or comma-separated names of :data:`flipgame.strategies.STRATEGIES`."""
+    return name_list(text, list(STRATEGIES), "strategy", allow_all=True)
 
 
 def positive_seconds(text: str) -> float:
@@ -90,15 +121,8 @@ def png_path(text: str) -> str:
 
 
 def backend_list(text: str) -> list[str]:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if len(set(names)) != len(names):
-        raise argparse.ArgumentTypeError(f"a backend is named twice in {text!r}")
-    unknown = [n for n in names if n not in BACKENDS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown backend {', '.join(map(repr, unknown)) or '(none given)'}; valid backends: {', '.join(BACKENDS)}"
-        )
-    return names
+    """Comma-separated names of :data:`flipgame.BACKENDS`."""
+    return name_list(text, list(BACKENDS), "backend")
 
 
 def option_flags() -> dict[str, list[tuple[str, object]]]:

@@ -3,7 +3,7 @@
 Cases stream through in chunks.  The input is read in bounded pieces
 (:class:`~flipgame.formats.LineSource`); cases of one game of at most 64 cells
 are gathered, up to :data:`CHUNK` of them or until the input would wait, and
-answered by one batch through the gate (:meth:`solvers.Session.solve_batch`),
+answered by one batch through the gate (:meth:`flipgame.Session.solve_batch`),
 their witnesses checked in bulk (:func:`flipgame.verify.witness.check_batch`) and their
 answers written at once.  Other cases (larger boards, a backend that solves
 board by board, ``--stats``) go one at a time through the same session, which
@@ -18,17 +18,21 @@ import sys
 
 import numpy as np
 
+from flipgame.verify.certify import CertStatus, certify_minimum
+from flipgame.verify.witness import check_batch, check_certificate, check_solution
+
 from .. import BACKENDS, Game, Session, get_backend
+from ..algebra import nullity
 from ..board import format_cells
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
+from ..limits import DENSE_MAX_CELLS
 from ..result import Solution, Status
 from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args, writable_folder
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("solve", help="answer judge cases from FILE or standard input",
-                       description="Print, per case, the minimum number of presses or Impossible, exactly as "
+    p = sub.add_parser("solve", description="Print, per case, the minimum number of presses or Impossible, exactly as "
                                    "the judge expects.")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file (default: standard input)")
     p.add_argument("--backend", choices=list(BACKENDS), default="gauss",
@@ -61,8 +65,6 @@ def explain_impossible(game: Game, board: int, fmt: Format, certificates) -> str
 
     Raises RuntimeError if a certificate fails the board model's check.
     """
-    from flipgame.verify.witness import check_certificate
-
     if certificates is None:
         return "(no certificate: neither the dense elimination nor light chasing takes these rules at this size)"
     out = []
@@ -78,8 +80,6 @@ def explain_impossible(game: Game, board: int, fmt: Format, certificates) -> str
 
 
 def stats_line(number: int, game: Game, sol: Solution, fmt: Format) -> str:
-    from ..algebra import nullity
-
     k = sol.stats["nullity"] if "nullity" in sol.stats else nullity(game)
     extra = " ".join(f"{key}={value}" for key, value in sol.stats.items() if key != "nullity")
     moves = "-" if sol.moves is None else sol.moves
@@ -122,8 +122,6 @@ class _Stream:
             ok = game.n <= 64 and not self.session.backend.parallel and not self.args.stats
             limit = self.session.options.get("max_nullity")
             if ok and limit is not None:
-                from ..algebra import nullity
-
                 k = nullity(game)
                 ok = k is not None and k <= limit
             self._batchable[game] = ok
@@ -146,16 +144,12 @@ class _Stream:
             self.one(case)
 
     def one(self, case: Case) -> None:
-        from flipgame.verify.witness import check_solution
-
         self.number = case.number
         sol = self.session.solve(case.board, game=case.game)
         self.report(case, sol, check_solution(case.game, case.board, sol))
 
     def flush(self) -> None:
         """Answer the cases waiting: one batch, one witness check, one write."""
-        from flipgame.verify.witness import check_batch, check_solution
-
         cases, self.pending = self.pending, []
         if not cases:
             return
@@ -199,8 +193,6 @@ class _Stream:
         if args.explain and sol.status is Status.INFEASIBLE:
             print(explain_impossible(game, case.board, fmt, sol.certificates))
         if args.certify and sol.success:
-            from flipgame.verify.certify import CertStatus, certify_minimum
-
             cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
                                    time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
                                    name=f"case{number}")
@@ -218,46 +210,83 @@ class _Stream:
             print(stats_line(number, game, sol, fmt), file=sys.stderr)
 
 
-def run(args: argparse.Namespace) -> ExitCode:
-    fmt = FORMATS[args.format]
+def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
+    """What is wrong with the flags, before anything is built, or None; fills in the certify limit."""
     if fmt.size_from_input and (args.size or args.goal or args.target):
-        return fail(ExitCode.USAGE, f"the {args.format} format gives the size and goal in its input; "
-                                    f"drop --size/--goal/--target")
-    backend = get_backend(args.backend)
+        return f"the {args.format} format gives the size and goal in its input; drop --size/--goal/--target"
     if args.proof_dir is not None and not args.certify:
-        return fail(ExitCode.USAGE, "--proof-dir needs --certify")
+        return "--proof-dir needs --certify"
     if args.certify_time_limit is not None and not args.certify:
-        return fail(ExitCode.USAGE, "--certify-time-limit needs --certify")
+        return "--certify-time-limit needs --certify"
     if args.proof_dir is not None:
         try:
             writable_folder(args.proof_dir, "--proof-dir")
         except FlipgameError as exc:
-            return fail(ExitCode.USAGE, str(exc))
+            return str(exc)
     if args.certify_time_limit is None:
         args.certify_time_limit = 10.0
     if not 0 < args.certify_time_limit <= 1e6:
-        return fail(ExitCode.USAGE, "--certify-time-limit must be a number of seconds above 0 and at most 1e6")
+        return "--certify-time-limit must be a number of seconds above 0 and at most 1e6"
+    return None
+
+
+def _session(args: argparse.Namespace, fmt: Format) -> tuple[Game, Session]:
+    """The rules and a session that has validated every option (and, when the size is known, that the
+    backend takes it) before input is read.  Raises RefusedError or another FlipgameError."""
+    backend = get_backend(args.backend)
+    rules = game_from_args(args)
+    options = backend_options([backend.name], args)[backend.name]
+    if fmt.canonical or args.canonical:
+        options["canonical"] = True
+    session = Session(backend, **options)
+    session.prepare(rules if not fmt.size_from_input else Game(1, 1))
+    return rules, session
+
+
+def _open_input(path: str):
+    """The input as an unbuffered binary file, read in bounded pieces by :class:`LineSource`
+    (undecodable bytes become U+FFFD, reported with their line; a byte-order mark is dropped).
+    Raises OSError, or ValueError when standard input is closed."""
+    if path != "-":
+        return open(path, "rb", buffering=0)  # noqa: SIM115 - the caller closes it
+    if sys.stdin is None:
+        raise ValueError("standard input is closed")
+    return open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115 - the caller closes it
+
+
+def _answer_all(stream: _Stream, fmt: Format, lines: LineSource, rules: Game, args: argparse.Namespace,
+                name: str) -> ExitCode:
+    """Read and answer every case; a bad case is reported after the answers before it."""
     try:
-        rules = game_from_args(args)
-        options = backend_options([backend.name], args)[backend.name]
-        if fmt.canonical or args.canonical:
-            options["canonical"] = True
-        session = Session(backend, **options)
-        # Validates every option (and, when the size is known, that the backend takes it) before input is read.
-        session.prepare(rules if not fmt.size_from_input else Game(1, 1))
+        for case in fmt.reader(lines, rules):
+            stream.add(case)
+    except BoardFormatError as exc:
+        if exc.case is None:  # a line too long: the case being read
+            exc = BoardFormatError(exc.reason, case=stream.read + 1, line=exc.line)
+        stream.flush()  # the answers before the bad case come first
+        return fail(ExitCode.USAGE, f"{name}: {exc}")
+    except OSError as exc:
+        stream.flush()
+        return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror or exc}")
+    stream.flush()
+    return stream.worst
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    fmt = FORMATS[args.format]
+    problem = _usage_problem(args, fmt)
+    if problem:
+        return fail(ExitCode.USAGE, problem)
+    try:
+        rules, session = _session(args, fmt)
     except RefusedError as exc:
         return fail(ExitCode.REFUSED, str(exc))
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    # Read as bytes in bounded pieces; undecodable bytes become U+FFFD and are then reported with their
-    # line; a byte-order mark (files saved by Windows Notepad) is dropped.
     try:
-        if args.file == "-":
-            if sys.stdin is None:
-                return fail(ExitCode.USAGE, "standard input is closed")
-            raw = open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115 - closed below
-        else:
-            raw = open(args.file, "rb", buffering=0)  # noqa: SIM115 - closed below
+        raw = _open_input(args.file)
+    except ValueError as exc:
+        return fail(ExitCode.USAGE, str(exc))
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror}")
     name = "standard input" if args.file == "-" else args.file
@@ -266,20 +295,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     lines = LineSource(raw, fmt.line_limit(rules), universal=args.file != "-", before_block=stream.flush)
     with raw, session:
         try:
-            try:
-                for case in fmt.reader(lines, rules):
-                    stream.add(case)
-            except BoardFormatError as exc:
-                if exc.case is None:  # a line too long: the case being read
-                    exc = BoardFormatError(exc.reason, case=stream.read + 1, line=exc.line)
-                stream.flush()  # the answers before the bad case come first
-                return fail(ExitCode.USAGE, f"{name}: {exc}")
-            except OSError as exc:
-                stream.flush()
-                return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror or exc}")
-            stream.flush()
+            return _answer_all(stream, fmt, lines, rules, args, name)
         except RefusedError as exc:
             return fail(ExitCode.REFUSED, f"{name}: case {stream.number}: {exc}")
         except (FlipgameError, RulesError) as exc:
             return fail(ExitCode.USAGE, f"{name}: {exc}")
-    return stream.worst

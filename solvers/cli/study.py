@@ -8,13 +8,13 @@ import json
 import sys
 
 from ..errors import FlipgameError, RefusedError, RulesError
+from ..strategies import STRATEGIES
+from ..study import FAMILIES, compare_strategies, plot, plot_strategies, study
+from . import common
 from .common import (
     ExitCode,
-    add_rule_options,
-    backend_list,
-    backend_options,
     fail,
-    game_from_args,
+    name_list,
     option_flags,
     png_path,
     positive_int,
@@ -31,16 +31,7 @@ STRATEGY_BUDGET = 600.0
 
 
 def _families(text: str) -> list[str]:
-    from ..study import FAMILIES
-
-    if text.strip() == "all":
-        return list(FAMILIES)
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    unknown = [n for n in names if n not in FAMILIES]
-    if unknown or not names or len(set(names)) != len(names):
-        raise argparse.ArgumentTypeError(f"expected all or a comma-separated list of distinct families from "
-                                         f"{', '.join(FAMILIES)}; got {text!r}")
-    return names
+    return name_list(text, list(FAMILIES), "family", allow_all=True)
 
 
 def _sizes(text: str) -> list[int]:
@@ -55,11 +46,8 @@ def _sizes(text: str) -> list[int]:
 
 
 def add_parser(sub) -> None:
-    from ..strategies import STRATEGIES
-    from ..study import FAMILIES
-
     sp = sub.add_parser(
-        "study", help="nullity, quiet patterns, distribution, backend times; --strategies: strategies x families",
+        "study",
         description="Study one rule set: rank and nullity, quiet patterns, solvable boards, the distribution of "
                     "minimum presses (bfs table up to 24 cells, coset enumeration up to 28, binomial at nullity "
                     "0), and with --backends each backend's time per board on a random sample. With --strategies, "
@@ -68,7 +56,7 @@ def add_parser(sub) -> None:
         epilog="Strategies: " + "; ".join(f"{n} ({s.backend}: {s.summary})" for n, s in STRATEGIES.items())
                + ". Families: " + "; ".join(f"{n} ({f.summary}; sizes {','.join(map(str, f.sizes))})"
                                            for n, f in FAMILIES.items()) + ".")
-    sp.add_argument("--backends", type=backend_list, metavar="LIST",
+    sp.add_argument("--backends", type=common.backend_list, metavar="LIST",
                     help="backends to time on a random sample (default: none, structure only)")
     sp.add_argument("--sample", type=positive_int, default=200, metavar="N",
                     help="random boards per backend for the timings (default 200)")
@@ -90,7 +78,7 @@ def add_parser(sub) -> None:
     group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
                        help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the rest is skipped "
                             f"with a note. Per board: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here)")
-    add_rule_options(sp)
+    common.add_rule_options(sp)
     sp.set_defaults(run=run)
 
 
@@ -100,11 +88,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     for flag in ("families", "sizes"):
         if getattr(args, flag) is not None:
             return fail(ExitCode.USAGE, f"--{flag} needs --strategies")
-    from ..study import plot, study
-
     try:
-        game = game_from_args(args)
-        options = backend_options(args.backends or [], args)
+        game = common.game_from_args(args)
+        options = common.backend_options(args.backends or [], args)
         if args.plot:
             writable_path(args.plot, "--plot")
 
@@ -132,53 +118,57 @@ def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
     return None
 
 
-def run_strategies(args: argparse.Namespace) -> ExitCode:
-    """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
-    from ..study import compare_strategies, plot_strategies
+def _strategy_time_limit(args: argparse.Namespace) -> float:
+    """``--time-limit`` for ``--strategies`` (default :data:`STRATEGY_TIME_LIMIT`).
 
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        A flag that does not apply with ``--strategies`` (each family fixes its rules and each strategy its
+        backend options), or a time limit that is not a positive number of seconds.
+    """
     given = [f for f, v in (("--size", args.size), ("--goal", args.goal), ("--target", args.target),
                             ("--stencil", args.stencil), ("--backends", args.backends)) if v is not None]
     given += ["--wrap"] * args.wrap + ["--neighbourhood"] * (args.neighbourhood != "plus")
     time_limit = STRATEGY_TIME_LIMIT
     for flag, owners in option_flags().items():
         value = getattr(args, "opt_" + flag[2:].replace("-", "_"), None)
-        if value is None:
-            continue
-        if owners[0][1].name == "time_limit":
-            time_limit = positive_seconds(value) if _positive(value) else None
-            if time_limit is None:
-                return fail(ExitCode.USAGE, f"--time-limit: expected a positive number of seconds, got {value!r}")
-        else:
+        if value is not None and owners[0][1].name == "time_limit":
+            try:
+                time_limit = positive_seconds(value)
+            except argparse.ArgumentTypeError as exc:
+                raise argparse.ArgumentTypeError(f"--time-limit: {exc}") from None
+        elif value is not None:
             given.append(flag)
     if given:
-        return fail(ExitCode.USAGE, f"{', '.join(given)} do not apply with --strategies: each family fixes its "
-                                    f"rules and each strategy its backend options (use --families, --sizes, "
-                                    f"--boards, --time-limit, --budget)")
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(given)} do not apply with --strategies: each family fixes its rules and each strategy its "
+            f"backend options (use --families, --sizes, --boards, --time-limit, --budget)")
+    return time_limit
+
+
+def _progress(done: int, total: int, r) -> None:
+    """One line on stderr per strategy run of ``--strategies``."""
+    what = (f"{r.status} {r.answer() if r.answered else ''} in {r.seconds:.3f} s" if r.seconds is not None
+            else f"{r.status}{': ' + r.note if r.note else ''}")
+    flag = f"  FLAGGED: {r.flag}" if r.flag else ""
+    print(f"[{done}/{total}] {r.family} {r.n}x{r.n} board {r.board}: {r.strategy}: {what}{flag}"[:200],
+          file=sys.stderr, flush=True)
+
+
+def run_strategies(args: argparse.Namespace) -> ExitCode:
+    """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
     try:
+        time_limit = _strategy_time_limit(args)
         if args.plot:
             writable_path(args.plot, "--plot")
-    except RulesError as exc:
+    except (argparse.ArgumentTypeError, RulesError) as exc:
         return fail(ExitCode.USAGE, str(exc))
-
-    def progress(done: int, total: int, r) -> None:
-        what = (f"{r.status} {r.answer() if r.answered else ''} in {r.seconds:.3f} s" if r.seconds is not None
-                else f"{r.status}{': ' + r.note if r.note else ''}")
-        flag = f"  FLAGGED: {r.flag}" if r.flag else ""
-        print(f"[{done}/{total}] {r.family} {r.n}x{r.n} board {r.board}: {r.strategy}: {what}{flag}"[:200],
-              file=sys.stderr, flush=True)
-
     st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards,
-                            time_limit=time_limit, budget=args.budget, seed=args.seed, progress=progress)
+                            time_limit=time_limit, budget=args.budget, seed=args.seed, progress=_progress)
     failed = _write(st, plot_strategies, args)
     if failed:
         return failed
     if st.disagreements:
         return fail(ExitCode.DISAGREEMENT, f"{st.disagreements} answer(s) flagged (see the table)")
     return ExitCode.OK
-
-
-def _positive(text: str) -> bool:
-    try:
-        return 0 < float(text) < float("inf")
-    except ValueError:
-        return False

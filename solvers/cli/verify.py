@@ -10,8 +10,11 @@ import time
 
 import numpy as np
 
+from flipgame.verify.harness import open_executor, run_agreement
+
 from .. import BACKENDS, prepare
 from ..errors import FlipgameError, RefusedError
+from ..limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
 from .common import (
     ExitCode,
     add_rule_options,
@@ -20,31 +23,18 @@ from .common import (
     fail,
     game_from_args,
     positive_int,
+    positive_seconds,
     seed_int,
     writable_path,
     write_json,
 )
 
-EXHAUSTIVE_MAX_CELLS = 20
-"""verify checks every board up to 2**20 boards; above, a --sample (or --exhaustive up to 30 cells)."""
-EXHAUSTIVE_LIMIT = 30
-"""bfs's table limit (2**30 states); gauss's batches go further, but 2**30 boards is 8 GiB per answer array."""
 PROGRESS_INTERVAL = 10.0
 """Seconds between plain progress lines when stderr is not a terminal (the first after 5 s)."""
 
 
-def seconds_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
-
-
 def add_parser(sub) -> None:
-    v = sub.add_parser("verify", help="run every backend on every board and compare",
+    v = sub.add_parser("verify",
                        description="Exhaustive agreement check: every backend on every board, witnesses re-applied.")
     v.add_argument("--backends", type=backend_list, metavar="LIST",
                    help=f"comma-separated backends (default: all that fit the size: {','.join(BACKENDS)})")
@@ -61,16 +51,17 @@ def add_parser(sub) -> None:
     v.add_argument("--chunk-size", type=positive_int, metavar="N",
                    help="boards per unit of work and per checkpoint line (default 2048 for the per-board solvers "
                         "cpsat, sat, ilp; 1048576 for the vectorised gauss and bfs)")
-    v.add_argument("--progress-interval", type=seconds_float, default=PROGRESS_INTERVAL, metavar="SECONDS",
+    v.add_argument("--progress-interval", type=positive_seconds, default=PROGRESS_INTERVAL, metavar="SECONDS",
                    help=f"seconds between progress lines on stderr when it is not a terminal "
                         f"(default {PROGRESS_INTERVAL:g}; the first after 5 s)")
     v.add_argument("--sample", type=positive_int, metavar="N",
-                   help=f"check N random boards instead of all (default for more than {EXHAUSTIVE_MAX_CELLS} cells; "
-                        f"boards of any size: above 64 cells each board is solved on its own)")
+                   help=f"check N random boards instead of all (default for more than "
+                        f"{EXHAUSTIVE_DEFAULT_MAX_CELLS} cells; boards of any size: above 64 cells each board "
+                        f"is solved on its own)")
     v.add_argument("--seed", type=seed_int, default=None, metavar="S", help="random seed for --sample (default 0)")
     v.add_argument("--exhaustive", action="store_true",
-                   help=f"check every board even above {EXHAUSTIVE_MAX_CELLS} cells (at most {EXHAUSTIVE_LIMIT}; "
-                        f"5x5 takes about a minute with gauss,bfs)")
+                   help=f"check every board even above {EXHAUSTIVE_DEFAULT_MAX_CELLS} cells "
+                        f"(at most {EXHAUSTIVE_MAX_CELLS}; 5x5 takes about a minute with gauss,bfs)")
     v.add_argument("--certify", action="store_true",
                    help="also prove every answer: each minimum by a DRAT proof checked by dratify (4x4: about "
                         "11 ms per solvable board), each Impossible by its parity certificate; failures exit 6")
@@ -83,7 +74,7 @@ def add_parser(sub) -> None:
 
 def _exhaustive_hint(game) -> str:
     """The --exhaustive suggestion, naming only backends that take every board of ``game`` in reasonable time."""
-    if game.n > EXHAUSTIVE_LIMIT:
+    if game.n > EXHAUSTIVE_MAX_CELLS:
         return ""
     fast = []
     for n, b in BACKENDS.items():
@@ -99,13 +90,7 @@ def _exhaustive_hint(game) -> str:
 
 def sample_boards(game, sample: int, seed: int) -> np.ndarray:
     """``sample`` random boards of ``game`` (seeded): uint64 up to 64 cells, else an object array of Python ints."""
-    rng = np.random.default_rng(seed)
-    if game.n < 64:
-        return rng.integers(0, 1 << game.n, size=sample, dtype=np.uint64, endpoint=False)
-    words = rng.integers(0, 2**64 - 1, size=(sample, -(-game.n // 64)), dtype=np.uint64, endpoint=True)
-    if game.n == 64:
-        return words[:, 0]
-    return np.array([sum(int(w) << (64 * i) for i, w in enumerate(row)) & game.full for row in words], dtype=object)
+    return game.random_boards(np.random.default_rng(seed), sample)
 
 
 class ProgressLog:
@@ -200,8 +185,6 @@ def _duration(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from flipgame.verify.harness import open_executor, run_agreement
-
     try:
         game = game_from_args(args)
         writable_path(args.report, "--report")
@@ -232,16 +215,16 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.seed is not None and args.sample is None:
         return fail(ExitCode.USAGE, "--seed chooses the boards of --sample N; give --sample too")
     args.seed = 0 if args.seed is None else args.seed
-    if args.sample is not None and args.sample > 1 << EXHAUSTIVE_LIMIT:
-        return fail(ExitCode.USAGE, f"--sample {args.sample}: at most 2**{EXHAUSTIVE_LIMIT} boards a run (as "
+    if args.sample is not None and args.sample > 1 << EXHAUSTIVE_MAX_CELLS:
+        return fail(ExitCode.USAGE, f"--sample {args.sample}: at most 2**{EXHAUSTIVE_MAX_CELLS} boards a run (as "
                                     f"--exhaustive); run several seeds for more")
-    exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_MAX_CELLS or args.exhaustive)
+    exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_DEFAULT_MAX_CELLS or args.exhaustive)
     if args.sample is None and not exhaustive:
         return fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards; check a random sample with "
                                     f"--sample N [--seed S]{_exhaustive_hint(game)}")
-    if exhaustive and game.n > EXHAUSTIVE_LIMIT:
-        return fail(ExitCode.USAGE, f"--exhaustive allows at most {EXHAUSTIVE_LIMIT} cells "
-                                      f"(2**{EXHAUSTIVE_LIMIT} boards); use --sample N")
+    if exhaustive and game.n > EXHAUSTIVE_MAX_CELLS:
+        return fail(ExitCode.USAGE, f"--exhaustive allows at most {EXHAUSTIVE_MAX_CELLS} cells "
+                                      f"(2**{EXHAUSTIVE_MAX_CELLS} boards); use --sample N")
     if exhaustive:
         boards = np.arange(1 << game.n, dtype=np.uint64)
         what = f"all {len(boards)}"

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from conftest import batch_gate, solve_gate
+from conftest import batch_gate, flipgame, solve_gate
 
 from flipgame import BACKENDS, Board, Game, Status
 from flipgame.board import parse_stencil
@@ -109,11 +107,6 @@ def test_game_rejects_inconsistent_rules():
 PAINTER_SAMPLE = "2\n3\nyyy\nyyy\nyyy\n5\nwwwww\nwwwww\nwwwww\nwwwww\nwwwww\n"
 FLIPTILE_SAMPLE = "4 4\n1 0 0 1\n0 1 1 0\n0 1 1 0\n1 0 0 1\n"
 FLIPTILE_ANSWER = "0 0 0 0\n1 0 0 1\n1 0 0 1\n0 0 0 0\n"
-
-
-def flipgame(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin,
-                          capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize("backend", ["gauss", "cpsat", "sat", "ilp"])
@@ -249,7 +242,8 @@ def test_a_size_the_backend_refuses_has_its_own_exit_code(tmp_path):
     f.write_text("1\n6\n" + "wwwwww\n" * 6)
     r = flipgame("solve", "--format", "painter", "--backend", "bfs", str(f))
     assert r.returncode == ExitCode.REFUSED == 5
-    assert r.stderr == f"flipgame: {f}: case 1: bfs allows at most 30 cells; 6x6 has 36\n"
+    assert r.stderr == (f"flipgame: {f}: case 1: bfs allows at most 30 cells; 6x6 has 36; "
+                        f"taken by: gauss, cpsat, sat, ilp, auto\n")
 
 
 def test_highs_time_out_is_unknown():

@@ -1,4 +1,4 @@
-"""The gate and the architecture around it: every fault the gate issue listed, with its right value."""
+"""The registry and the gate: one way into a backend, its validation, hints and errors, each with its right value."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import POJ_SAMPLE, POJ_SAMPLE_TEXT
+from conftest import flipgame as run_flipgame
 from faulty_backends import FunctionBackend
 
 import flipgame
@@ -46,7 +48,7 @@ def test_a_model_refuses_a_goal_it_would_get_wrong(backend):
 
 
 def test_the_gate_takes_boards_as_rows_text_board_or_bitmask():
-    rows = ["bwwb", "bbwb", "bwwb", "bwww"]
+    rows = POJ_SAMPLE
     assert solve(rows).moves == solve("\n".join(rows)).moves == solve(Board.from_rows(rows)).moves == 4
     assert solve(Board.from_rows(rows).cells, game=Game(4, 4)).moves == 4
     with pytest.raises(RulesError, match="needs game="):
@@ -74,7 +76,7 @@ def test_impossible_carries_checked_certificates():
 
 
 def test_status_repr_is_its_name():
-    assert repr(solve(["bwwb", "bbwb", "bwwb", "bwww"])).startswith(
+    assert repr(solve(POJ_SAMPLE)).startswith(
         "Solution(backend='gauss', status=OPTIMAL, moves=4,")
 
 
@@ -124,11 +126,11 @@ class Toy(FunctionBackend):
 
 def test_a_new_backend_is_one_class_and_one_registry_line(monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(BACKENDS, "toy", Toy())  # what `register(Toy())` does, undone after the test
-    assert solve(["bwwb", "bbwb", "bwwb", "bwww"], "toy", shout=3).stats["shout"] == 3
+    assert solve(POJ_SAMPLE, "toy", shout=3).stats["shout"] == 3
     assert solve_batch(np.arange(16, dtype=np.uint64), Game(2, 2), "toy").moves.tolist() == \
         solve_batch(np.arange(16, dtype=np.uint64), Game(2, 2), "gauss").moves.tolist()
     cases = tmp_path / "cases.txt"
-    cases.write_text("bwwb\nbbwb\nbwwb\nbwww\n")
+    cases.write_text(POJ_SAMPLE_TEXT)
     assert main(["solve", "--backend", "toy", "--shout", "2", "--stats", str(cases)]) == ExitCode.OK
     captured = capsys.readouterr()
     assert captured.out == "4\n" and "shout=2" in captured.err
@@ -150,8 +152,7 @@ def test_a_new_backend_is_one_class_and_one_registry_line(monkeypatch, tmp_path,
     (["verify", "--size", "2x2", "--backends", "gauss", "--report", "/proc/x.json"], "cannot write"),
 ])
 def test_odd_option_values_are_one_line_errors_found_by_a_new_user(args, words, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "flipgame", *args], input="bwwb\nbbwb\nbwwb\nbwww\n",
-                       capture_output=True, text=True, cwd=tmp_path)
+    r = run_flipgame(*args, stdin=POJ_SAMPLE_TEXT, cwd=tmp_path)
     assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
     assert r.stderr.count("\n") == 1 or args[0] == "verify"  # verify may print what it checks first
     assert r.stdout == ""

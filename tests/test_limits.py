@@ -1,4 +1,4 @@
-"""The backend-scaling issue's inputs, each with its right value; time limits, Ctrl-C, refusals.
+"""Large boards, time limits, memory budgets, Ctrl-C and refusals: what each backend takes, with right values.
 
 Tests marked ``slow`` need more than a few seconds: ``make test-slow`` runs them.
 """
@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from conftest import sigint_default
+from conftest import POJ_SAMPLE_TEXT, flipgame, sigint_default
 
 from flipgame import Board, Game, solve
 from flipgame.cli import ExitCode
@@ -19,37 +19,32 @@ from flipgame.cli.bench import B18, P14
 from flipgame.verify.witness import check_solution
 
 
-def flipgame(*args: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin, capture_output=True, text=True,
-                          timeout=timeout)
-
-
 def lit(n: int) -> int:
     return (1 << n * n) - 1
 
 
 @pytest.mark.parametrize("backend", ["gauss", "sat", "ilp"])
-def test_item1_18x18_unique_solution_is_176(backend):
+def test_18x18_unique_solution_is_176(backend):
     g = Game(18, 18, "black")
     b = Board.from_rows(B18).cells
     s = solve(b, backend, game=g)
     assert s.moves == 176 and check_solution(g, b, s) is None
 
 
-def test_item1_cpsat_answers_unknown_never_a_wrong_number():
+def test_cpsat_answers_unknown_never_a_wrong_number():
     s = solve(Board.from_rows(B18), "cpsat", game=Game(18, 18, "black"), time_limit=1)
     assert s.answer() in ("176", "Unknown")
 
 
 @pytest.mark.parametrize("backend", ["gauss", "sat", pytest.param("cpsat", marks=pytest.mark.slow),
                                      pytest.param("ilp", marks=pytest.mark.slow)])
-def test_item2_painter_14_is_89_at_default_settings(backend):
+def test_painter_14_is_89_at_default_settings(backend):
     r = flipgame("solve", "--format", "painter", "--backend", backend, stdin="1\n14\n" + "\n".join(P14) + "\n")
     assert (r.returncode, r.stdout) == (0, "89\n")
 
 
 @pytest.mark.slow
-def test_item3_sat_100x100_answers_within_the_memory_budget(tmp_path):
+def test_sat_100x100_answers_within_the_memory_budget(tmp_path):
     import random
 
     rng = random.Random(100)
@@ -60,7 +55,7 @@ def test_item3_sat_100x100_answers_within_the_memory_budget(tmp_path):
     assert s.moves == solve(b, "gauss", game=g).moves == 5003
 
 
-def test_item3_a_model_over_the_budget_is_refused_in_one_line():
+def test_a_model_over_the_budget_is_refused_in_one_line():
     r = flipgame("solve", "--size", "150x150", "--goal", "white", "--backend", "sat", "--memory-limit", "0.5",
                  stdin="")
     assert r.returncode == ExitCode.REFUSED
@@ -68,7 +63,7 @@ def test_item3_a_model_over_the_budget_is_refused_in_one_line():
 
 
 @pytest.mark.parametrize("backend", ["sat", "cpsat", "ilp"])
-def test_item4_time_limit_2_returns_unknown_within_4_s(backend):
+def test_time_limit_2_returns_unknown_within_4_s(backend):
     t = time.perf_counter()
     r = flipgame("solve", "--size", "39x39", "--goal", "white", "--backend", backend, "--time-limit", "2",
                  stdin="\n".join(["b" * 39] * 39) + "\n")
@@ -77,7 +72,7 @@ def test_item4_time_limit_2_returns_unknown_within_4_s(backend):
 
 
 @pytest.mark.parametrize("backend", ["sat", "cpsat", "ilp"])
-def test_item4_ctrl_c_exits_130_promptly_without_traceback(backend, tmp_path):
+def test_ctrl_c_exits_130_promptly_without_traceback(backend, tmp_path):
     f = tmp_path / "lit39.txt"
     f.write_text("\n".join(["b" * 39] * 39) + "\n")
     p = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--size", "39x39", "--goal", "white",
@@ -92,20 +87,20 @@ def test_item4_ctrl_c_exits_130_promptly_without_traceback(backend, tmp_path):
 
 
 @pytest.mark.parametrize("size, neighbourhood", [(39, "plus"), (11, "king")])
-def test_item5_impossible_is_answered_at_any_nullity(size, neighbourhood):
+def test_impossible_is_answered_at_any_nullity(size, neighbourhood):
     g = Game(size, size, "white", neighbourhood=neighbourhood)
     s = solve(1, "gauss", game=g)  # all white but the top-left cell
     assert s.answer() == "Impossible" and s.stats["nullity"] == {39: 32, 11: 21}[size]
 
 
 @pytest.mark.slow
-def test_item6_39x39_all_lit_is_561():
+def test_39x39_all_lit_is_561():
     s = solve(lit(39), "gauss", game=Game(39, 39, "white"))
     assert (s.moves, s.stats["nullity"]) == (561, 32)
     assert Game(39, 39, "white").apply(lit(39), s.presses) == 0
 
 
-def test_item6_refusal_names_the_option_that_takes_it():
+def test_refusal_names_the_option_that_takes_it():
     r = flipgame("solve", "--size", "39x39", "--goal", "white", "--max-nullity", "20",
                  stdin="\n".join(["b" * 39] * 39) + "\n")
     assert r.returncode == ExitCode.REFUSED and "--max-nullity 32" in r.stderr
@@ -113,7 +108,7 @@ def test_item6_refusal_names_the_option_that_takes_it():
 
 
 def test_certify_the_poj_sample():
-    r = flipgame("solve", "--certify", stdin="bwwb\nbbwb\nbwwb\nbwww\n")
+    r = flipgame("solve", "--certify", stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == 0
     assert r.stdout.splitlines()[0] == "4"
     assert r.stdout.splitlines()[1].startswith("certified: no press set of at most 3 presses reaches all white "
@@ -123,7 +118,7 @@ def test_certify_the_poj_sample():
 def test_certify_writes_proof_files_that_recheck(tmp_path):
     from flipgame.verify.certify import check_proof_files
 
-    r = flipgame("solve", "--certify", "--proof-dir", str(tmp_path), stdin="bwwb\nbbwb\nbwwb\nbwww\n")
+    r = flipgame("solve", "--certify", "--proof-dir", str(tmp_path), stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == 0
     for goal in ("white", "black"):
         assert check_proof_files(tmp_path / f"case1-{goal}.cnf", tmp_path / f"case1-{goal}.drat")

@@ -1,0 +1,63 @@
+"""The backend registry: :data:`BACKENDS` maps a backend name to its
+:class:`~flipgame.backend.Backend`.
+
+The CLI's ``--backend`` choices and flags, the verification harness, the
+study and the tests all read it.  This module imports no concrete backend:
+:mod:`flipgame.gate` registers the built-in ones, so a backend that looks
+others up (``auto``, the strategies) depends on this table only, never on the
+gate above it.  Adding a backend is one module with a
+:class:`~flipgame.backend.Backend` subclass and one :func:`register` call.
+
+>>> from flipgame import BACKENDS
+>>> list(BACKENDS)[:2]
+['gauss', 'bfs']
+"""
+
+from __future__ import annotations
+
+from .backend import Backend
+from .board import Game
+from .errors import FlipgameError, UnknownBackendError
+
+BACKENDS: dict[str, Backend] = {}
+"""Backend name -> backend, in the order the CLI lists them."""
+
+
+def register(backend: Backend) -> Backend:
+    """Add ``backend`` to :data:`BACKENDS` under its name (replacing one of that name)."""
+    BACKENDS[backend.name] = backend
+    return backend
+
+
+def get_backend(name: str) -> Backend:
+    """The registry entry for ``name``.
+
+    Raises
+    ------
+    UnknownBackendError
+        Naming every valid backend.
+    """
+    try:
+        return BACKENDS[name]
+    except KeyError:
+        raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {', '.join(BACKENDS)}") from None
+
+
+def taken_by(game: Game, skip: str = "") -> list[str]:
+    """The registered backends that take ``game`` (goal normalised) with their default options,
+    ``skip`` left out: the hint a refusal gives.  Each backend answers its own
+    :meth:`~flipgame.backend.Backend.refusal`; O(1) for most, auto may run the (cached) elimination.
+
+    >>> taken_by(Game(40, 40, "white"), skip="gauss")
+    ['cpsat', 'sat', 'ilp', 'auto']
+    """
+    names = []
+    for name, backend in BACKENDS.items():
+        if name == skip:
+            continue
+        try:
+            backend.accept(game, {})
+        except FlipgameError:
+            continue
+        names.append(name)
+    return names
