@@ -34,7 +34,6 @@ from .algebra import certificates
 from .backend import Backend, ModelBackend
 from .board import Board, Game
 from .errors import BoardTooLargeError, RulesError
-from .limits import DENSE_MAX_CELLS
 from .registry import get_backend, register, taken_by
 from .result import BatchSolution, Solution, Status
 from .strategies import STRATEGIES, Strategy
@@ -112,7 +111,7 @@ def solve(board, backend: str = "gauss", *, game: Game | None = None, **options)
     Solution
         An INFEASIBLE answer carries ``certificates`` (goal board -> cells)
         when the dense elimination takes the board (at most :data:`~flipgame.limits.DENSE_MAX_CELLS` cells).
-
+        when the dense elimination or light chasing takes the board (quiet patterns above 2500 cells).
     Raises
     ------
     RulesError

@@ -26,7 +26,6 @@ from ..algebra import nullity
 from ..board import format_cells
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
-from ..limits import DENSE_MAX_CELLS
 from ..result import Solution, Status
 from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args, writable_folder
 
