@@ -15,6 +15,7 @@ This module only re-exports.  The layers, each importing only those before it:
 4
 """
 
+from . import signals  # noqa: F401 - first: numpy starts its BLAS threads with Ctrl-C blocked
 from .backend import Backend, ModelBackend, Option
 from .board import GOALS, Board, Game, format_cells
 from .errors import (

@@ -401,6 +401,21 @@ class Model:
                         self.game.apply(board, presses), time.perf_counter() - start, stats)
 
 
+def press_entries(game: Game) -> int:
+    """Non-zero entries of the press matrix (pairs press j, cell it flips): a model's size.
+
+    Without wrap-around, offset (dr, dc) lands on a cell for ``(rows - |dr|) * (cols - |dc|)``
+    presses; with it, for every press (an upper bound: on a small torus two offsets may meet).
+    O(|offsets|), the press matrix is not built.
+
+    >>> press_entries(Game(4, 4))  # 16 centres, 2 * 12 vertical and 2 * 12 horizontal neighbours
+    64
+    """
+    if game.wrap:
+        return game.n * len(game.offsets)
+    return sum(max(game.rows - abs(dr), 0) * max(game.cols - abs(dc), 0) for dr, dc in game.offsets)
+
+
 class ModelBackend(Backend):
     """Base of the backends that build a :class:`Model` once per rule set.
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 
-from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
 from .board import Game
 from .limits import MODEL_MAX_CELLS
 from .result import Status
@@ -48,7 +48,14 @@ detection, no probing, no inprocessing): the search stays complete, only per-sol
 BYTES_PER_CELL = 6_000
 """Peak memory of the model and one solve, per cell.  Measured peak RSS above the 4x4 run's (100 MB),
 random solvable NxN boards, goal white, 5 s limit: 13 MB at 50x50, 44 MB at 100x100, 93 MB at
-150x150, 161 MB at 200x200 (4.0-5.3 KB per cell); the estimate is 1.1-1.5x those."""
+150x150, 161 MB at 200x200 (4.0-5.3 KB per cell with the 5 entries of ``plus``)."""
+BYTES_PER_ENTRY = 150
+"""Peak memory per non-zero of the press matrix (a literal of an XOR or linear row) per search
+worker.  Measured peak RSS above an OR-Tools import, one build and a 3 s solve, k x k stencils:
+40x40 with 3/7/11: 17/18/22 MB (estimates 27/35/49 MB with :data:`BASE_BYTES`); 60x60 with 15:
+64 MB (estimate 138 MB): about 80 bytes per entry."""
+BASE_BYTES = 16 << 20
+"""Fixed part of the estimate."""
 
 
 class CpSatModel(Model):
@@ -155,6 +162,7 @@ class CpSatModel(Model):
         self._fix_presses({})
         cp, s = self._cp, self.solver
         start = time.perf_counter()
+        self._deadline = start + self.time_limit  # the board's: the canonical refinement spends what is left
         stats = {"formulation": self.formulation}
         if self._decide is not None:
             s.parameters.max_time_in_seconds = self.time_limit
@@ -178,7 +186,12 @@ class CpSatModel(Model):
         raise RuntimeError(f"CP-SAT returned {s.status_name(code)}")
 
     def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
-        self.solver.parameters.max_time_in_seconds = self.time_limit
+        """A press set of ``weight`` presses agreeing with ``fixed``, within what is left of the board's time
+        limit (a --canonical answer took 3.08 s at a 2 s limit when each call had the whole limit)."""
+        left = self._deadline - time.perf_counter()
+        if left <= 0:
+            raise TimeoutError("time limit reached while choosing the canonical witness")
+        self.solver.parameters.max_time_in_seconds = left
         self._fix_presses(fixed)
         code = self.solver.solve(self.model)
         if code == self._cp.OPTIMAL:
@@ -210,4 +223,7 @@ class CpSat(ModelBackend):
     )
 
     def estimate_bytes(self, game: Game, options: dict) -> int:
-        return BYTES_PER_CELL * game.n
+        """:data:`BASE_BYTES` + :data:`BYTES_PER_CELL` per cell + :data:`BYTES_PER_ENTRY` per non-zero of the
+        press matrix and search worker (each worker holds its own copy); O(|offsets|), nothing built."""
+        workers = options.get("workers", 1)
+        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * press_entries(game) * workers

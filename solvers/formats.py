@@ -101,16 +101,17 @@ def read_poj1753(lines: Iterable[str], rules: Game) -> Iterator[Case]:
         yield Case(number, rules, cells)
 
 
-def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], what: str) -> int:
-    """Read ``rows`` lines of ``cols`` cells from ``source`` as a bitmask."""
+def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], what: str, header: int) -> int:
+    """Read ``rows`` lines of ``cols`` cells from ``source`` as a bitmask; ``header``: the case's first line
+    (an input that ends early is named by its last line read, at least that one)."""
     bits = []
-    last = None
-    for _ in range(rows):
+    last = header
+    for got in range(rows):
         try:
             last, text = next(source)
         except StopIteration:
-            raise BoardFormatError(f"incomplete case at end of input: expected {rows} rows of {what}",
-                                   case=case, line=last) from None
+            raise BoardFormatError(f"incomplete case at end of input: expected {rows} rows of {what} after the "
+                                   f"case's line {header}, found {got}", case=case, line=last) from None
         cells = "".join(text.split())
         bad = next((ch for ch in cells if ch not in alphabet), None)
         if bad is not None:
@@ -130,8 +131,16 @@ def _positive_ints(text: str, count: int, case: int, line: int, what: str) -> li
     return [int(p) for p in parts]
 
 
+def _tracked(source: Iterator[tuple[int, str]], seen: list[int]) -> Iterator[tuple[int, str]]:
+    """``source``, noting in ``seen[0]`` the number of the last line it gave."""
+    for number, text in source:
+        seen[0] = number
+        yield number, text
+
+
 def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
-    source = _lines(lines)
+    seen = [0]
+    source = _tracked(_lines(lines), seen)
     try:
         line, text = next(source)
     except StopIteration:
@@ -141,10 +150,11 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
         try:
             line, text = next(source)
         except StopIteration:
-            raise BoardFormatError(f"expected {count} cases, input ended after {case - 1}", case=case) from None
+            raise BoardFormatError(f"expected {count} cases, input ended after {case - 1}", case=case,
+                                   line=seen[0]) from None
         (n,) = _positive_ints(text, 1, case, line, "the board size n (a positive integer)")
         game = dataclasses.replace(rules, rows=n, cols=n, goal="white", target=None)
-        yield Case(case, game, _grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'"))
+        yield Case(case, game, _grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'", line))
     extra = next(source, None)
     if extra is not None:
         raise BoardFormatError(f"the file declares {count} cases but goes on: {ascii(extra[1][:40])}",
@@ -156,7 +166,7 @@ def read_fliptile(lines: Iterable[str], rules: Game) -> Iterator[Case]:
     for case, (line, text) in enumerate(source, start=1):
         rows, cols = _positive_ints(text, 2, case, line, "'M N', two positive integers")
         game = dataclasses.replace(rules, rows=rows, cols=cols, goal="white", target=None)
-        yield Case(case, game, _grid(source, case, rows, cols, {"0": "0", "1": "1"}, "0 or 1"))
+        yield Case(case, game, _grid(source, case, rows, cols, {"0": "0", "1": "1"}, "0 or 1", line))
 
 
 def answer_poj1753(case: Case, s: Solution) -> str:

@@ -38,6 +38,10 @@ from .result import BatchSolution, Solution, Status
 
 DEFAULT_MAX_NULLITY = 32
 """2**32 null-space combinations: about 4-5 s on this 2-core machine (measured on 39x39 all-lit)."""
+NULL_SPACE_RATE = 2.3e10
+"""Null-space combinations times nullity enumerated per second (2 cores), for the refusal's estimate.
+Measured: 2**32 (39x39 plus) in about 4.5 s; 2**33 (17x17 king) in 10-15 s (the break-it run), 22 s
+CPU on a loaded 2-core machine; the hint said "about 9 s" with 3e10."""
 BATCH_MAX_NULLITY = 20
 """solve_batch holds every null-space combination in memory (8 MiB at 20); above, it solves per board."""
 
@@ -62,8 +66,9 @@ class Gauss(Backend):
     max_cells = BOARD_MAX_CELLS
     options = (
         Option("max_nullity", int, DEFAULT_MAX_NULLITY,
-               "enumerate at most 2**N solutions of a solvable board (32: about 5 s; Impossible boards "
-               "are answered at any nullity)", minimum=0, maximum=40),
+               f"enumerate at most 2**N solutions of a solvable board (32: about "
+               f"{2.0**32 * 32 / NULL_SPACE_RATE:.0f} s on 2 cores, twice that per extra nullity; Impossible boards "
+               f"are answered at any nullity)", minimum=0, maximum=40),
         Option("method", str, "auto",
                f"auto, dense (n x n elimination, any rules, <= {DENSE_MAX_CELLS} cells) or chase (light chasing: "
                "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
@@ -133,9 +138,9 @@ class Gauss(Backend):
 
 def nullity_hint(k: int) -> str:
     """What to do about a nullity too large to enumerate by default."""
-    seconds = 2.0 ** k * k / 3e10  # measured: 2**32 (k = 32, 39x39) in about 4.5 s on 2 cores
+    seconds = 2.0 ** k * k / NULL_SPACE_RATE
     if k <= 40:
-        when = "under a second" if seconds < 1 else f"about {seconds:.0f} s"
+        when = "under a second" if seconds < 1 else f"about {seconds:.0f} s on 2 cores, twice that per extra nullity"
         return f"--max-nullity {k} enumerates them ({when})"
     return "the sat and ilp backends may find the minimum within their time limit"
 

@@ -25,7 +25,9 @@ parity-as-slack formulation is standard (e.g. Wolsey, "Integer Programming",
 
 from __future__ import annotations
 
-from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
+import time
+
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
 from .board import Game
 from .limits import MODEL_MAX_CELLS
 from .result import Status
@@ -51,11 +53,17 @@ without cuts, heuristics and conflict analysis it takes 7.5-8 ms over about 7 no
 16 nodes with the branching order of :class:`IlpModel`).  An Impossible
 board (1.0-1.3 ms, found by the xor constraint handler after presolve) is unchanged.  Checked
 against gauss on all 65536 4x4 boards and all 32768 boards of the 3x5 torus."""
-BYTES_PER_CELL = 14_000
-"""Peak memory of the SCIP model and one solve, per cell, above :data:`BASE_BYTES`.  Measured peak RSS
-above the 4x4 run's (63 MB), random solvable NxN boards, goal white, 5 s limit: 67 MB at 50x50,
-153 MB at 100x100, 314 MB at 150x150, 523 MB at 200x200 (12-13 KB per cell plus about 35 MB);
-the estimate is 1.2-1.5x those."""
+BYTES_PER_CELL = 12_000
+"""Peak memory of the SCIP model and one solve per cell (its row, slack and press variable), above
+:data:`BASE_BYTES`.  Measured peak RSS above the 4x4 run's (63 MB), random solvable NxN boards,
+goal white, 5 s limit: 67 MB at 50x50, 153 MB at 100x100, 314 MB at 150x150, 523 MB at 200x200
+(12-13 KB per cell with the 5 entries of ``plus``, plus about 35 MB)."""
+BYTES_PER_ENTRY = 300
+"""Peak memory per non-zero of the press matrix (:func:`~flipgame.backend.press_entries`): a 15x15
+stencil has up to 225 a row.  Measured peak RSS above an OR-Tools import, one build and a 3 s solve,
+k x k stencils (shared 2-core machine): 40x40 with 3/7/11: 65/66/107 MB (estimates 86/102/130 MB);
+60x60 with 15: 227 MB (estimate 308); and the break-it run's 200x200 with 15: 2.29 GB (estimate
+3.0 GB, refused at ``--memory-limit 1`` before building), so about 270 bytes per entry at scale."""
 BASE_BYTES = 64 << 20
 """Fixed part of the estimate: SCIP's plugins and buffers."""
 
@@ -107,7 +115,9 @@ class IlpModel(Model):
                 settings += SMALL_MODEL_SETTINGS
             if not s.SetSolverSpecificParametersAsString(settings):
                 raise RuntimeError("SCIP rejected the ilp backend's parameter settings")
-        s.SetTimeLimit(max(1, round(time_limit * 1000)))
+        self._limit_ms = max(1, round(time_limit * 1000))
+        self._deadline = 0.0
+        s.SetTimeLimit(self._limit_ms)
         n = game.n
         self.press = [s.BoolVar(f"press_{j}") for j in range(n)]
         self.colour = s.BoolVar("target_black")
@@ -154,6 +164,8 @@ class IlpModel(Model):
             self.rows[i].SetBounds(rhs, rhs)
         self._fix_presses({})
         lp, s = self._lp, self.mip
+        s.SetTimeLimit(self._limit_ms)
+        self._deadline = time.perf_counter() + self._limit_ms / 1000  # the board's, for the canonical refinement
         code = s.Solve()
         stats = {"nodes": s.nodes(), "wall_time": s.wall_time() / 1000}
         if code == lp.Solver.OPTIMAL:
@@ -166,6 +178,10 @@ class IlpModel(Model):
         return Status.UNKNOWN, None, stats
 
     def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
+        left = self._deadline - time.perf_counter()
+        if left <= 0.001:
+            raise TimeoutError("no proof within the time limit while choosing the canonical witness")
+        self.mip.SetTimeLimit(max(1, round(left * 1000)))
         self._fix_presses(fixed)
         code = self.mip.Solve()
         if code == self._lp.Solver.OPTIMAL:
@@ -194,4 +210,6 @@ class Ilp(ModelBackend):
     )
 
     def estimate_bytes(self, game: Game, options: dict) -> int:
-        return BASE_BYTES + BYTES_PER_CELL * game.n
+        """:data:`BASE_BYTES` + :data:`BYTES_PER_CELL` per cell + :data:`BYTES_PER_ENTRY` per non-zero of the
+        press matrix (cells x neighbourhood, clipped at the edges); O(|offsets|), nothing built."""
+        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * press_entries(game)

@@ -45,15 +45,19 @@ Sources: python-sat documentation (``pysat.solvers``, ``pysat.card``,
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import itertools
+import signal
 import threading
 import time
 
-from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, interruptible
+from .backend import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from .board import Game
 from .errors import OptionError
 from .limits import MODEL_MAX_CELLS
 from .result import Status
+from .signals import GUARDED_SIGNALS
 
 SOLVERS = ("glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm", "maplesat",
            "mergesat3", "minicard", "minisat22", "minisatep")
@@ -108,6 +112,78 @@ def xor_chain(lits: list[int], new_var, piece: int = XOR_PIECE) -> list[list[int
     return clauses + xor_clauses(lits, 0)
 
 
+# --- signals: flipgame owns SIGINT and SIGTERM, never CryptoMiniSat ------------------------------------
+# pycryptosat's ``solve`` installs its own handler for SIGINT and SIGTERM (it calls ``interrupt_asap``
+# on the solver that called ``solve`` last, and CryptoMiniSat's prints ``c`` on stdout) and puts back
+# what it found on entry; two calls running at once (an abandoned thread and a new board) leave its
+# handler installed for good.
+SIGACTION_BYTES = 512
+"""An opaque buffer larger than any libc's ``struct sigaction`` (152 bytes on glibc x86-64)."""
+SIGNAL_POLL = 0.05
+"""Seconds between checks of a thread-run CryptoMiniSat call (its end, the deadline, a pending signal)."""
+_guard = threading.Lock()
+_guard_depth = 0
+_saved_actions: dict[int, ctypes.Array] = {}
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _get_action(sig: int) -> ctypes.Array | None:
+    buf = ctypes.create_string_buffer(SIGACTION_BYTES)
+    try:
+        return buf if _libc().sigaction(int(sig), None, buf) == 0 else None
+    except (OSError, AttributeError):
+        return None
+
+
+def _restore_actions() -> None:
+    """Put back the handlers found when the first CryptoMiniSat call began.
+
+    In the main thread through :func:`signal.signal` (Python's handler as it is now), elsewhere
+    by ``sigaction`` with the saved bytes."""
+    main = threading.current_thread() is threading.main_thread()
+    for sig in GUARDED_SIGNALS:
+        handler = signal.getsignal(sig)
+        if main and handler is not None:
+            signal.signal(sig, handler)
+        elif _saved_actions.get(sig) is not None:
+            with contextlib.suppress(OSError, AttributeError):
+                _libc().sigaction(int(sig), _saved_actions[sig], None)
+
+
+@contextlib.contextmanager
+def cryptominisat_signals():
+    """Run a CryptoMiniSat call so that its SIGINT/SIGTERM handler never runs.
+
+    The calling thread blocks both signals for the call; the handlers found
+    before the first of the running calls are put back after each call, and
+    the thread's signal mask afterwards, so a signal that arrived meanwhile is
+    delivered then, to flipgame's handler (the main thread) or another thread.
+    A thread-run call is waited on by :meth:`SatModel._call_abandonable`, which
+    also blocks them and collects them with ``sigtimedwait``.  Running time: two
+    system calls per signal.  Source: pycryptosat's ``solve`` (cryptominisat
+    ``python/src/pycryptosat.cpp``), which swaps handlers around each call.
+    """
+    global _guard_depth, _saved_actions
+    if not hasattr(signal, "pthread_sigmask"):  # no POSIX signals: nothing to guard
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, GUARDED_SIGNALS)
+    with _guard:
+        if _guard_depth == 0:
+            _saved_actions = {sig: _get_action(sig) for sig in GUARDED_SIGNALS}
+        _guard_depth += 1
+    try:
+        yield
+    finally:
+        with _guard:
+            _guard_depth -= 1
+            _restore_actions()
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 class _CryptoMiniSat:
     """CryptoMiniSat with native XOR clauses; a per-call time limit set at construction."""
 
@@ -126,23 +202,13 @@ class _CryptoMiniSat:
     def solve(self, assumptions: list[int], seconds_left: float) -> list[bool] | None:
         """Model as a list indexed by variable (index 0 unused), None if UNSAT; TimeoutError at the limit.
 
-        CryptoMiniSat installs its own SIGINT handler while it solves and stops on Ctrl-C
-        with "undetermined"; Python's handler is put back afterwards, and an undetermined
-        answer well before the time limit is taken as the Ctrl-C it was.
+        The call runs inside :func:`cryptominisat_signals`, so CryptoMiniSat's own handler never
+        sees a signal: "undetermined" can only be its time limit (TimeoutError), never a Ctrl-C.
         """
-        import signal
-
         self.calls += 1
-        start = time.perf_counter()
-        handler = signal.getsignal(signal.SIGINT)
-        try:
+        with cryptominisat_signals():
             sat, values = self.solver.solve(assumptions)
-        finally:
-            if threading.current_thread() is threading.main_thread():
-                signal.signal(signal.SIGINT, handler)
         if sat is None:
-            if time.perf_counter() - start < 0.9 * self.limit:
-                raise KeyboardInterrupt
             raise TimeoutError
         return list(values) if sat else None
 
@@ -201,6 +267,34 @@ class _PySat:
 
     def close(self) -> None:
         self.solver.delete()
+
+
+def _wait_for(worker: threading.Thread, deadline: float) -> None:
+    """Start ``worker`` and wait until it ends or ``deadline`` (``time.perf_counter`` seconds) passes.
+
+    In the main thread SIGINT/SIGTERM stay blocked while waiting, so CryptoMiniSat's handler
+    (installed while its call runs) cannot take them; one that arrives is collected by
+    ``sigtimedwait`` and raised again once flipgame's handler is back (KeyboardInterrupt for
+    Ctrl-C).  Elsewhere a plain join: signals go to the main thread.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    if not (main and hasattr(signal, "sigtimedwait")):
+        worker.start()
+        while worker.is_alive() and time.perf_counter() < deadline:
+            worker.join(min(SIGNAL_POLL, max(deadline - time.perf_counter(), 0.001)))
+        return
+    started = False
+    while True:
+        with cryptominisat_signals():  # the worker inherits the blocked mask
+            if not started:
+                worker.start()
+                started = True
+            got = None
+            while got is None and worker.is_alive() and time.perf_counter() < deadline:
+                got = signal.sigtimedwait(GUARDED_SIGNALS, min(SIGNAL_POLL, max(deadline - time.perf_counter(), 0.001)))
+        if got is None:
+            return
+        signal.raise_signal(got.si_signo)  # flipgame's handler, back and unblocked (Ctrl-C: KeyboardInterrupt)
 
 
 class SatModel(Model):
@@ -274,20 +368,41 @@ class SatModel(Model):
             raise TimeoutError
         if self.engine != "xor" or self.game.n <= self.THREAD_MIN_CELLS:
             # A small model's call takes milliseconds: a thread per call would cost more
-            # than the call.  Its Ctrl-C is the undetermined answer _CryptoMiniSat.solve
-            # turns into KeyboardInterrupt.
+            # than the call (measured on 4x4: 0.28 -> 0.06 ms per Impossible board); a Ctrl-C
+            # during the call is delivered when it returns (cryptominisat_signals).
             return self.oracle.solve(self._assume + extra, left)
         return self._call_abandonable(self._assume + extra, left)
 
     def _call_abandonable(self, assumptions: list[int], left: float) -> list[bool] | None:
         """CryptoMiniSat cannot be interrupted and counts its limit in CPU time, so a call runs
-        in a thread that the board gives up at its wall-clock deadline (or on Ctrl-C): the
-        solver is then dropped, a new one is built for the next board, and the old one ends at
-        its own CPU limit.  Python's SIGINT handler, which CryptoMiniSat replaces with its own
-        while it solves, is put back while waiting, so Ctrl-C stays ours."""
+        in a daemon thread that the board gives up at its wall-clock deadline (or on Ctrl-C):
+        the solver is then dropped, a new one is built for the next board, and the old one
+        ends at its own CPU limit.  Its answer, whatever it is, is never read again.  The
+        waiting thread blocks SIGINT/SIGTERM too (:func:`cryptominisat_signals`) and collects
+        them with ``sigtimedwait``, then raises them again under flipgame's handler."""
+        box: list = []
         oracle = self.oracle
-        return interruptible(lambda: oracle.solve(assumptions, left), self._new_oracle, seconds=left, grace=0,
-                             keep_sigint=True)
+
+        def run() -> None:
+            try:
+                box.append((True, oracle.solve(assumptions, left)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                box.append((False, exc))
+
+        worker = threading.Thread(target=run, daemon=True, name="flipgame-cryptominisat")
+        deadline = time.perf_counter() + left
+        try:
+            _wait_for(worker, deadline)
+        except KeyboardInterrupt:
+            self._new_oracle()
+            raise
+        if worker.is_alive():
+            self._new_oracle()
+            raise TimeoutError
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return value
 
     def _at_most(self, k: int) -> list[int]:
         """Assumptions meaning "at most k presses", adding the clauses that need."""
@@ -313,13 +428,13 @@ class SatModel(Model):
         return sum(1 << j for j, v in enumerate(self.press) if values[v])
 
     def _minimise(self, board: int):
+        self._deadline = time.perf_counter() + self.time_limit  # building the solver counts (it did not)
         if self.engine == "xor" and self.cardinality != "totalizer" and self._used:
             # Measured: CryptoMiniSat (pycryptosat 5.17) answered Impossible for a solvable 4x4 board
             # after about 600 boards of selector-guarded one-shot encodings added to one solver (the
             # cross-check caught it); each board now starts from a fresh solver with those encodings.
             self._new_oracle()
         self._used = True
-        self._deadline = time.perf_counter() + self.time_limit
         self._assume = [c if board >> i & 1 else -c for i, c in enumerate(self.cell)]
         try:
             values = self._call([])
@@ -344,7 +459,7 @@ class SatModel(Model):
         return {**self.oracle.stats(), "engine": engine, "cardinality": self.cardinality}
 
     def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
-        self._deadline = time.perf_counter() + self.time_limit
+        # Within the board's deadline (set by _minimise): the canonical refinement shares its time limit.
         lits = [self.press[i] if v else -self.press[i] for i, v in fixed.items()]
         values = self._call(self._at_most(weight) + lits)
         return None if values is None else self._weight_of(values)

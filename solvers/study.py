@@ -44,6 +44,23 @@ from .gate import solve_strategy
 from .result import Status
 from .strategies import STRATEGIES
 
+JSON_EXACT_MAX = 2**53
+"""Largest integer every JSON reader holds exactly (IEEE double); larger counts are written as text."""
+
+
+def json_count(value: int) -> int | str:
+    """A count for JSON: the number up to :data:`JSON_EXACT_MAX`, above it text, ``"2**k"`` for a power
+    of two (Python refuses ``str`` of ints over 4300 digits: 120x120 has 2**14400 boards).
+
+    >>> json_count(4096), json_count(2**14400)
+    (4096, '2**14400')
+    """
+    if value <= JSON_EXACT_MAX:
+        return value
+    if value & (value - 1) == 0:
+        return f"2**{value.bit_length() - 1}"
+    return hex(value)
+
 
 @dataclass
 class Study:
@@ -72,8 +89,8 @@ class Study:
             "rank": self.rank,
             "nullity": self.nullity,
             "quiet_patterns": [format_cells(q, g.rows, g.cols, "x", ".").split("\n") for q in self.quiet_patterns],
-            "solvable_boards": self.solvable_boards,
-            "total_boards": self.total_boards,
+            "solvable_boards": json_count(self.solvable_boards),
+            "total_boards": json_count(self.total_boards),
             "distribution": self.distribution,
             "distribution_note": self.distribution_note,
             "largest_minimum": self.largest_minimum,

@@ -132,3 +132,76 @@ def test_a_damaged_field_of_a_chunk_is_named(tmp_path, field, value, why):
     r = _damaged_run(tmp_path, change)
     assert r.returncode == ExitCode.USAGE and "Traceback" not in r.stderr
     assert f"chunk 0 of gauss is damaged ({why}); remove the file to start again" in r.stderr
+
+
+def _checkpoint(tmp_path, name: str, size: str) -> list[str]:
+    ck = tmp_path / name
+    r = subprocess.run([sys.executable, "-m", "flipgame", "verify", "--size", size, "--backends", "gauss,bfs",
+                        "--checkpoint", str(ck), "--report", str(tmp_path / f"{name}.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == ExitCode.OK, r.stderr
+    return ck.read_text().splitlines()
+
+
+def _resume(tmp_path, name: str, size: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flipgame", "verify", "--size", size, "--backends", "gauss,bfs",
+                           "--checkpoint", str(tmp_path / name), "--report", str(tmp_path / "again.json")],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_chunk_of_another_run_is_refused_naming_its_line(tmp_path):
+    """A 3x4 chunk appended to a 4x4 checkpoint charged gauss with 970 disagreements; now it is refused."""
+    ours = _checkpoint(tmp_path, "a.jsonl", "2x2")
+    foreign = _checkpoint(tmp_path, "b.jsonl", "2x3")[1]  # chunk 0 of gauss in a 2x3 run
+    (tmp_path / "a.jsonl").write_text("\n".join([ours[0], ours[1], foreign]) + "\n")
+    r = _resume(tmp_path, "a.jsonl", "2x2")
+    assert r.returncode == ExitCode.USAGE and "Traceback" not in r.stderr
+    assert "a.jsonl: line 3 is a chunk of another run (run digest" in r.stderr
+
+
+def test_a_torn_middle_line_is_refused_naming_it(tmp_path):
+    """A torn line in the middle silently dropped every valid line after it."""
+    header, gauss, bfs = _checkpoint(tmp_path, "a.jsonl", "2x2")
+    (tmp_path / "a.jsonl").write_text("\n".join([header, gauss[:40], bfs]) + "\n")
+    r = _resume(tmp_path, "a.jsonl", "2x2")
+    assert r.returncode == ExitCode.USAGE
+    assert "a.jsonl: line 2 is torn (not JSON) and lines follow it" in r.stderr
+    (tmp_path / "a.jsonl").write_text("\n".join([header, gauss, bfs[:40]]) + "\n")  # torn last line: dropped
+    r = _resume(tmp_path, "a.jsonl", "2x2")
+    assert r.returncode == ExitCode.OK and "resumed: 1 of 2 chunks" in r.stderr
+
+
+def test_a_full_disk_names_the_checkpoint(tmp_path, game4):
+    import numpy as np
+
+    from flipgame.errors import CheckpointError
+    from flipgame.verify.checkpoint import Checkpoint, run_header
+    from flipgame.verify.harness import _solve_chunk
+
+    boards = np.arange(16, dtype=np.uint64)
+    store = Checkpoint(tmp_path / "ck.jsonl", run_header(game4, ["gauss"], {}, 16, boards), game4)
+
+    class Full:
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+        def close(self):
+            pass
+
+    store._fh = Full()
+    with pytest.raises(CheckpointError, match=r"cannot write checkpoint .*ck.jsonl: No space left on device"):
+        store.add(0, _solve_chunk("gauss", game4, boards, {}))
+
+
+def test_a_full_disk_leaves_no_empty_report(tmp_path, monkeypatch, capsys):
+    from flipgame.cli import common
+
+    def full(data, fh, **kw):
+        fh.write("{")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(common.json, "dump", full)
+    path = tmp_path / "r.json"
+    assert common.write_json(str(path), {"a": 1}, "report") == ExitCode.USAGE
+    assert not path.exists() and not (tmp_path / "r.json.tmp").exists()
+    assert f"cannot write report {path}: No space left on device" in capsys.readouterr().err

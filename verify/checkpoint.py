@@ -21,6 +21,7 @@ of numbers take about 45 bytes per board.  Boards of more than 64 cells
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -33,7 +34,10 @@ from flipgame.board import Game
 from flipgame.errors import CheckpointError
 from flipgame.result import BatchSolution
 
-FORMAT = "flipgame-checkpoint/3"
+FORMAT = "flipgame-checkpoint/4"
+"""4: every chunk record carries its run's digest (``run``), so a line of another run is refused."""
+RUN_DIGEST_CHARS = 16
+"""Hex digits of the SHA-256 of the header kept in each chunk record (64 bits)."""
 FIELD_NAMES = {
     "format": "checkpoint format",
     "game": "game (size, goal, wrap, neighbourhood, target)",
@@ -64,6 +68,13 @@ def run_header(game: Game, names: list[str], options: dict, chunk_size: int | di
         "chunk_size": {n: sizes[n] for n in names},
         "boards_sha256": boards_digest(boards),
     }
+
+
+def run_digest(header: dict) -> str:
+    """The digest every chunk record of a run carries: SHA-256 of its header as canonical JSON
+    (size, rules, backends, options, chunk sizes and the boards' digest), first :data:`RUN_DIGEST_CHARS` hex digits."""
+    text = json.dumps(header, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:RUN_DIGEST_CHARS]
 
 
 def header_difference(found: object, expected: dict) -> str | None:
@@ -116,6 +127,7 @@ class Checkpoint:
     def __init__(self, path: str | Path, header: dict, game: Game | None = None):
         self.path = Path(path)
         self.n = game.n if game is not None else 64
+        self.run = run_digest(json.loads(json.dumps(header)))
         self.records: dict[tuple[str, int], dict] = {}
         good_lines = []
         if self.path.exists() and self.path.stat().st_size:
@@ -136,24 +148,53 @@ class Checkpoint:
                 raise CheckpointError(f"checkpoint {self.path} belongs to another run (different {differs} from "
                                       f"this run's); remove it or pick another file")
             good_lines.append(lines[0])
-            for number, line in enumerate(lines[1:], start=2):
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    break  # a line torn by an interruption, and nothing after it counts
-                if not (isinstance(rec, dict) and isinstance(rec.get("backend"), str)
-                        and type(rec.get("chunk")) is int and rec["chunk"] >= 0):
-                    raise CheckpointError(f"checkpoint {self.path}: line {number} is damaged (not a chunk record "
-                                          f"with a backend and a chunk number); remove the file to start again")
-                self.records[(rec["backend"], rec["chunk"])] = rec
-                good_lines.append(line)
+            good_lines += self._read_records(lines)
         else:
             good_lines.append(json.dumps(header))
         # Rewrite without any torn tail, then keep appending.
         tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text("\n".join(good_lines) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
-        self._fh = self.path.open("a", encoding="utf-8")
+        try:
+            tmp.write_text("\n".join(good_lines) + "\n", encoding="utf-8")
+            os.replace(tmp, self.path)
+            self._fh = self.path.open("a", encoding="utf-8")
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise self._write_error(exc) from None
+
+    def _write_error(self, exc: OSError) -> CheckpointError:
+        """A failed write (e.g. a full disk) as one line naming the checkpoint."""
+        return CheckpointError(f"cannot write checkpoint {self.path}: {exc.strerror or exc}; the chunks already "
+                               f"in it are kept, and rerunning the command resumes from them")
+
+    def _read_records(self, lines: list[str]) -> list[str]:
+        """Check the chunk lines (from the second) and keep their records; returns the good lines.
+
+        Only the last line may be torn (an interruption while writing it): it is dropped.  A torn
+        line with lines after it, a line that is not a chunk record, or a record of another run
+        (its ``run`` digest differs) is refused, naming the line.
+        """
+        good = []
+        last = max((k for k, line in enumerate(lines) if line.strip()), default=0)
+        for number, line in enumerate(lines[1:], start=2):
+            if not line.strip() and number - 1 > last:
+                break
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                if number - 1 == last:
+                    break  # a line torn by an interruption: the chunk is solved again
+                raise CheckpointError(f"checkpoint {self.path}: line {number} is torn (not JSON) and lines follow "
+                                      f"it; remove that line to resume, or the file to start again") from None
+            if not (isinstance(rec, dict) and isinstance(rec.get("backend"), str)
+                    and type(rec.get("chunk")) is int and rec["chunk"] >= 0):
+                raise CheckpointError(f"checkpoint {self.path}: line {number} is damaged (not a chunk record "
+                                      f"with a backend and a chunk number); remove the file to start again")
+            if rec.get("run") != self.run:
+                raise CheckpointError(f"checkpoint {self.path}: line {number} is a chunk of another run (run digest "
+                                      f"{rec.get('run')!r}, this run's {self.run!r}); remove that line to resume")
+            self.records[(rec["backend"], rec["chunk"])] = rec
+            good.append(line)
+        return good
 
     def __len__(self) -> int:
         return len(self.records)
@@ -178,7 +219,7 @@ class Checkpoint:
     def add(self, chunk: int, batch: BatchSolution) -> None:
         """Record a finished chunk and flush it to the file."""
         k = len(batch)
-        rec = {"backend": batch.backend, "chunk": chunk, "k": k,
+        rec = {"run": self.run, "backend": batch.backend, "chunk": chunk, "k": k,
                "boards_sha256": boards_digest(batch.boards)[:16]}
         if batch.boards.dtype == object:
             rec |= {"presses": [format(int(p), "x") for p in batch.presses],
@@ -191,11 +232,15 @@ class Checkpoint:
         rec |= {"status": _pack(batch.status, "u1"), "moves": _pack(batch.moves, "<i4"),
                 "seconds": batch.seconds, "errors": list(batch.stats.get("errors", []))}
         self.records[(batch.backend, chunk)] = rec
-        self._fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
-        self._fh.flush()
+        try:
+            self._fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            self._fh.flush()
+        except OSError as exc:
+            raise self._write_error(exc) from None
 
     def close(self) -> None:
-        self._fh.close()
+        with contextlib.suppress(OSError):  # a full disk was reported by add
+            self._fh.close()
 
     def _decode(self, rec: dict, boards: np.ndarray) -> BatchSolution:
         k = len(boards)

@@ -18,6 +18,8 @@ import numpy as np
 
 from flipgame.board import Game
 from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
+from flipgame.system import PressSystem
+from flipgame.system_result import SystemBatch, SystemSolution
 
 
 def check_solution(game: Game, board: int, solution: Solution) -> str | None:
@@ -74,3 +76,67 @@ def check_batch(game: Game, batch: BatchSolution) -> np.ndarray:
     )
     good_other = batch.moves == NO_MOVES
     return np.where(ok_status, ~good_optimal, ~good_other)
+
+
+def check_system_solution(system: PressSystem, board, solution: SystemSolution) -> str | None:
+    """Why a press-system answer is not valid for ``board``, or None: the press counts are
+    re-applied by :meth:`flipgame.system.PressSystem.apply` (over Z_k or the integers), must
+    reach the goal board claimed, which must be a goal, and must sum to the claimed moves.
+    O(sum of button sizes)."""
+    if solution.status is not Status.OPTIMAL:
+        return None if solution.moves is None else "a non-OPTIMAL answer carries a number"
+    presses = solution.presses
+    if len(presses) != system.m or any(p < 0 or (system.states and p >= system.states) for p in presses):
+        top = f"0..{system.states - 1}" if system.states else ">= 0"
+        return f"press counts {presses} are not {system.m} counts {top}"
+    if sum(presses) != solution.moves:
+        return f"claims {solution.moves} presses but the counts sum to {sum(presses)}"
+    if tuple(solution.target) not in system.targets(board):
+        return f"target {solution.target} is not a goal board of goal {system.goal!r}"
+    after = system.apply(board, presses)
+    if after != tuple(solution.target):
+        return f"pressing the witness gives {after}, not the claimed target {solution.target}"
+    return None
+
+
+def check_system_certificate(system: PressSystem, board, target, certificate) -> str | None:
+    """Why ``certificate`` (n integers c) does not prove ``target`` unreachable from ``board`` over
+    Z_k, or None: every button must satisfy ``sum_i c_i A[i, j] = 0 (mod k)`` -- checked from the
+    buttons' (cell, amount) lists, not a solver's matrix -- while ``c . (target - board) != 0``.
+    Then every press vector changes ``c . board`` by 0 mod k, so no press vector closes the gap."""
+    k = system.states
+    if k is None:
+        return "counters have no modular certificate"
+    if len(certificate) != system.cells:
+        return f"certificate has {len(certificate)} entries, the system {system.cells} cells"
+    for j, button in enumerate(system.buttons):
+        if sum(certificate[c] * a for c, a in button) % k:
+            return f"button {j} changes the certificate's sum (mod {k})"
+    if not sum(c * (t - b) for c, t, b in zip(certificate, target, board, strict=False)) % k:
+        return "the certificate's sum of (target - board) is 0 mod k"
+    return None
+
+
+def check_system_batch(system: PressSystem, batch: SystemBatch) -> np.ndarray:
+    """Vectorised :func:`check_system_solution`: bool array shape (b,), True where an answer fails.
+
+    The matrix is rebuilt here from the buttons' (cell, amount) lists, not taken from a solver.
+    An OPTIMAL answer must have counts in range summing to its moves and reach its target, which
+    must be a goal; any other answer must carry no number.  O(b n m).
+    """
+    a = np.zeros((system.cells, system.m), dtype=np.int64)
+    for j, button in enumerate(system.buttons):
+        for cell, amount in button:
+            a[cell, j] += amount
+    presses = np.asarray(batch.presses, dtype=np.int64)
+    after = np.asarray(batch.boards, dtype=np.int64) + presses @ a.T
+    top = system.states if system.states else np.iinfo(np.int64).max
+    if system.states:
+        after %= system.states
+    goals = np.array(system.targets(), dtype=np.int64)
+    target = np.asarray(batch.target, dtype=np.int64)
+    is_goal = (target[:, None, :] == goals[None, :, :]).all(axis=2).any(axis=1)
+    good = ((presses >= 0) & (presses < top)).all(axis=1) & (presses.sum(axis=1) == batch.moves) & is_goal & (
+        after == target).all(axis=1)
+    optimal = batch.status == Status.OPTIMAL
+    return np.where(optimal, ~good, batch.moves != NO_MOVES)

@@ -26,13 +26,15 @@ from .common import (
     write_json,
 )
 
-
+BENCH_MAX_CELLS = 24
+"""bench solves all 2**n boards of its size: 2**24 (16.7 M) at most."""
 def add_parser(sub) -> None:
     bp = sub.add_parser("bench", description="Benchmark: every backend over all boards of the size in this process "
                                     "(per-board solvers in --jobs workers), boards/s, speed ratios, and the "
                                     "start-up time of `flipgame solve` on one board per backend.")
     bp.add_argument("--backends", type=backend_list, metavar="LIST", help="comma-separated backends (default all)")
-    bp.add_argument("--size", type=board_size, default=(4, 4), metavar="RxC", help="board shape (default 4x4)")
+    bp.add_argument("--size", type=board_size, default=(4, 4), metavar="RxC",
+                    help=f"board shape (default 4x4; at most {BENCH_MAX_CELLS} cells: bench solves all 2**n boards)")
     bp.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                     help="worker processes for per-board solvers (default: all cores)")
     bp.add_argument("--startup-runs", type=positive_int, default=3, metavar="N",
@@ -205,13 +207,15 @@ def run(args: argparse.Namespace) -> ExitCode:
                                         f"name on PATH)")
         args.reference = found
     names = args.backends or [n for n, b in BACKENDS.items() if b.supports(game)]
-    if game.n > 24 or any(not BACKENDS[n].supports(game) for n in names):
+    if game.n > BENCH_MAX_CELLS or any(not BACKENDS[n].supports(game) for n in names):
         return fail(ExitCode.REFUSED, f"bench solves all 2**n boards; {game.size} is too large for "
                                       f"{', '.join(names)}")
     print(f"Benchmark: {', '.join(names)} on all {1 << game.n} {game.size} boards, "
           f"{args.jobs} worker(s) for per-board solvers ...", file=sys.stderr)
     report = run_agreement(game, names, jobs=args.jobs,
                            on_backend_done=lambda s: print(f"  {s.backend}: {s.seconds:.3f} s", file=sys.stderr))
+    if not report.completed:  # Ctrl-C: the run kept what finished, but a benchmark of part of it is no benchmark
+        return fail(ExitCode.INTERRUPTED, f"interrupted: the benchmark did not finish; {args.json} not written")
     fastest = min(s.seconds for s in report.summaries)
     rows = []
     for s in report.summaries:

@@ -5,6 +5,7 @@ read from the command line."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import itertools
 import json
@@ -13,12 +14,13 @@ import re
 import sys
 from collections.abc import Sequence
 
-from .. import BACKENDS, GOALS, Game, read_cases
+from .. import BACKENDS, Game, read_cases
 from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
 from ..formats import FORMATS, LineSource
 from ..limits import BOARD_MAX_CELLS
 from ..strategies import STRATEGIES
+from ..system import MAX_STATES
 
 MAX_CELLS = BOARD_MAX_CELLS
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
@@ -125,6 +127,22 @@ def backend_list(text: str) -> list[str]:
     return name_list(text, list(BACKENDS), "backend")
 
 
+def states_arg(text: str) -> int:
+    """``--states``: an integer 2..255, or ``counters`` (returned as 0)."""
+    if text == "counters":
+        return 0
+    if not (text.isascii() and text.isdigit()) or not 2 <= int(text) <= MAX_STATES:
+        raise argparse.ArgumentTypeError(f"expected a number of states 2..{MAX_STATES} or 'counters', got {text!r}")
+    return int(text)
+
+
+def goal_arg(text: str) -> str:
+    """``--goal``: any, white, black, or a state D (every cell D)."""
+    if text in ("any", "white", "black") or (text.isascii() and text.isdigit()):
+        return text
+    raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D, got {text!r}")
+
+
 def option_flags() -> dict[str, list[tuple[str, object]]]:
     """Command-line flag -> [(backend name, Option)], from every backend's declared options."""
     flags: dict[str, list[tuple[str, object]]] = {}
@@ -137,9 +155,11 @@ def option_flags() -> dict[str, list[tuple[str, object]]]:
 
 def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool = True) -> None:
     """The rule options every command takes, and (optionally) every backend's option flags."""
-    parser.add_argument("--size", type=board_size, metavar="RxC", help="board shape, rows x cols (default 4x4)")
-    parser.add_argument("--goal", choices=[g for g in GOALS if g != "board"],
-                        help="any: all white or all black (POJ 1753, default); white/black: that colour")
+    parser.add_argument("--size", type=board_size, metavar="RxC",
+                        help=f"board shape, rows x cols (default 4x4; at most {MAX_CELLS:,} cells)")
+    parser.add_argument("--goal", type=goal_arg, metavar="{any,white,black,D}",
+                        help="any: all white or all black (POJ 1753, default), or any uniform board with --states; "
+                             "white/black: that colour; D: every cell in state D (the general game)")
     parser.add_argument("--target", metavar="FILE",
                         help="goal: this board (rows of b/w in FILE) instead of a uniform colour")
     parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
@@ -148,14 +168,20 @@ def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool =
     parser.add_argument("--stencil", metavar="PATTERN",
                         help="with --neighbourhood stencil: rows of x/. separated by '/', centre = the press, "
                              "e.g. 'x.x/.x./x.x'")
+    general = parser.add_argument_group("the general game (docs/general-game.md)")
+    general.add_argument("--rules", metavar="FILE", help="a press system: JSON (cells, buttons, states) or an "
+                         "edge list (closed neighbourhood; first line 'open' for the open one)")
+    general.add_argument("--states", type=states_arg, metavar="K|counters",
+                         help="states per cell 2..255 (boards as rows of digits 0..K-1), or counters")
     if backend_options:
         group = parser.add_argument_group("backend options (each applies to the backends named)")
         for flag, owners in option_flags().items():
             o = owners[0][1]
             who = ", ".join(n for n, _ in owners)
             choices = f" ({'|'.join(map(str, o.choices))})" if o.choices else ""
+            cap = f", at most {o.maximum:g}" if o.maximum is not None else ""
             group.add_argument(flag, dest="opt_" + flag[2:].replace("-", "_"), metavar=o.name.upper(),
-                               help=f"[{who}] {o.help}{choices}; default {o.default}")
+                               help=f"[{who}] {o.help}{choices}; default {o.default}{cap}")
 
 
 def backend_options(names: Sequence[str], args) -> dict[str, dict]:
@@ -182,6 +208,9 @@ def backend_options(names: Sequence[str], args) -> dict[str, dict]:
 
 def game_from_args(args) -> Game:
     """The rules chosen on the command line.  Raises RulesError naming a bad combination."""
+    if getattr(args, "rules", None) is not None or getattr(args, "states", None) is not None or (
+            args.goal is not None and args.goal.isdigit()):
+        raise RulesError("--rules, --states and --goal D are taken by solve, verify and study")
     rows, cols = args.size or (4, 4)
     if args.stencil is not None and args.neighbourhood != "stencil":
         raise RulesError("--stencil needs --neighbourhood stencil")
@@ -267,9 +296,18 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def write_json(path: str, data: dict, what: str) -> ExitCode:
+    """Write ``data`` to ``path`` whole or not at all: a regular file through a temporary file beside
+    it, so a full disk leaves no empty or truncated report (the message names the file)."""
+    regular = not os.path.exists(path) or os.path.isfile(path)
+    tmp = f"{path}.tmp" if regular else path
     try:
-        with open(path, "w", encoding="utf-8") as fh:
+        with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=1)
+        if regular:
+            os.replace(tmp, path)
     except OSError as exc:
-        return fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror}")
+        if regular:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror or exc}")
     return ExitCode.OK

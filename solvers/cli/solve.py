@@ -27,6 +27,7 @@ from ..board import format_cells
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
 from ..result import Solution, Status
+from . import general
 from .common import ExitCode, add_rule_options, backend_options, fail, game_from_args, writable_folder
 
 
@@ -41,8 +42,11 @@ def add_parser(sub) -> None:
                    help="after each answer, print the press set as a board of x (press) and . (no press)")
     p.add_argument("--explain", action="store_true",
                    help="also print the press set, or for Impossible a certificate per goal colour")
-    p.add_argument("--format", choices=list(FORMATS), default="poj1753",
-                   help="input/output format: " + "; ".join(f"{f.name} ({f.summary})" for f in FORMATS.values()))
+    p.add_argument("--format", choices=[*FORMATS, *general.FORMATS], default="poj1753",
+                   help="input/output format: " + "; ".join(f"{f.name} ({f.summary})" for f in FORMATS.values())
+                        + "; " + "; ".join(f"{n} ({s})" for n, s in general.FORMATS.items()))
+    p.add_argument("--part", type=int, choices=(1, 2), help="with --format aoc2025-10: part 1 (lights, default) "
+                   "or 2 (joltage counters)")
     p.add_argument("--canonical", action="store_true",
                    help="among minimum press sets, the lexicographically smallest (always on for fliptile)")
     p.add_argument("--certify", action="store_true",
@@ -272,6 +276,8 @@ def _answer_all(stream: _Stream, fmt: Format, lines: LineSource, rules: Game, ar
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    if general.wanted(args):
+        return general.run_solve(args)
     fmt = FORMATS[args.format]
     problem = _usage_problem(args, fmt)
     if problem:

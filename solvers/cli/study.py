@@ -10,7 +10,7 @@ import sys
 from ..errors import FlipgameError, RefusedError, RulesError
 from ..strategies import STRATEGIES
 from ..study import FAMILIES, compare_strategies, plot, plot_strategies, study
-from . import common
+from . import common, general
 from .common import (
     ExitCode,
     fail,
@@ -83,6 +83,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    if general.wanted(args):
+        return general.run_study(args)
     if args.strategies is not None:
         return run_strategies(args)
     for flag in ("families", "sizes"):

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
 import time
 
 import numpy as np
 
-from flipgame.verify.harness import open_executor, run_agreement
+from flipgame.verify.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement
 
 from .. import BACKENDS, prepare
 from ..errors import FlipgameError, RefusedError
 from ..limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
+from ..signals import signals_blocked
+from . import general
 from .common import (
     ExitCode,
     add_rule_options,
@@ -29,6 +32,9 @@ from .common import (
     write_json,
 )
 
+NOT_INDEPENDENT = {"auto": "it answers with gauss's own path where gauss applies, so agreement with gauss "
+                              "proves nothing"}
+"""Backends left out of the default list (name them in --backends to include them), and why."""
 PROGRESS_INTERVAL = 10.0
 """Seconds between plain progress lines when stderr is not a terminal (the first after 5 s)."""
 
@@ -37,7 +43,9 @@ def add_parser(sub) -> None:
     v = sub.add_parser("verify",
                        description="Exhaustive agreement check: every backend on every board, witnesses re-applied.")
     v.add_argument("--backends", type=backend_list, metavar="LIST",
-                   help=f"comma-separated backends (default: all that fit the size: {','.join(BACKENDS)})")
+                   help=f"comma-separated backends (default: all that fit the size and are independent: "
+                        f"{','.join(n for n in BACKENDS if n not in NOT_INDEPENDENT)}; "
+                        f"{', '.join(f'{n} is not ({why})' for n, why in NOT_INDEPENDENT.items())})")
     v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
                    help="JSON report with the table and every disagreement (default flipgame-verify.json)")
     v.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
@@ -46,6 +54,9 @@ def add_parser(sub) -> None:
                    help="run the per-board solvers' chunks on a Dask cluster: the address of a running scheduler "
                         "(e.g. tcp://host:8786), or local:N to start a LocalCluster of N single-thread worker "
                         "processes (which die with this command); the checkpoint and report stay here")
+    v.add_argument("--scheduler-timeout", type=positive_seconds, default=SCHEDULER_TIMEOUT, metavar="SECONDS",
+                   help=f"with --scheduler: stop (exit 4, the report and checkpoint hold what finished) when no "
+                        f"worker or scheduler has been alive for this long (default {SCHEDULER_TIMEOUT:g})")
     v.add_argument("--checkpoint", metavar="FILE",
                    help="JSON-lines file of finished chunks; rerun the same command to resume after an interruption")
     v.add_argument("--chunk-size", type=positive_int, metavar="N",
@@ -89,7 +100,11 @@ def _exhaustive_hint(game) -> str:
 
 
 def sample_boards(game, sample: int, seed: int) -> np.ndarray:
-    """``sample`` random boards of ``game`` (seeded): uint64 up to 64 cells, else an object array of Python ints."""
+    """``sample`` random boards of ``game`` (seeded): uint64 up to 64 cells, else an object array of Python ints.
+
+    Drawn with replacement, except that ``sample >= 2**n`` gives every board once (in order)."""
+    if game.n <= EXHAUSTIVE_MAX_CELLS and sample >= 1 << game.n:  # without replacement: every board once
+        return np.arange(1 << game.n, dtype=np.uint64)
     return game.random_boards(np.random.default_rng(seed), sample)
 
 
@@ -151,7 +166,7 @@ class ProgressLog:
         if self.tty:
             return
 
-        def loop() -> None:
+        def loop() -> None:  # started with Ctrl-C blocked: only the main thread takes it
             wait = min(5.0, self.interval)
             while not self.stop.wait(wait):
                 text = self.line()
@@ -160,7 +175,8 @@ class ProgressLog:
                 wait = self.interval
 
         self.thread = threading.Thread(target=loop, daemon=True, name="flipgame-progress")
-        self.thread.start()
+        with signals_blocked():
+            self.thread.start()
 
     def close_bar(self, name: str) -> None:
         if name in self.bars:
@@ -175,6 +191,30 @@ class ProgressLog:
         self.bars.clear()
 
 
+def second_ctrl_c_ends_at_once() -> object:
+    """Install the run's SIGINT handler and return the one it replaces.
+
+    The first Ctrl-C raises KeyboardInterrupt (the run kills its workers' chunks and writes the
+    report of everything finished); a second one ends the process at once with exit 130.  Worker
+    processes die with it (``PR_SET_PDEATHSIG``), so nothing is left behind.
+    """
+    def second(signum, frame) -> None:  # noqa: ARG001 - a signal handler's signature
+        os.write(2, b"flipgame: interrupted again: stopping at once, without the report\n")
+        os._exit(int(ExitCode.INTERRUPTED))
+
+    def first(signum, frame) -> None:  # noqa: ARG001
+        signal.signal(signal.SIGINT, second)
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGINT, first)
+
+
+def restore_ctrl_c(previous) -> None:
+    """Put ``previous`` back, unless a first Ctrl-C came: the process is ending, and a second one must still end it."""
+    if signal.getsignal(signal.SIGINT).__name__ != "second":
+        signal.signal(signal.SIGINT, previous)
+
+
 def _duration(seconds: float) -> str:
     seconds = int(round(seconds))
     if seconds < 120:
@@ -185,6 +225,11 @@ def _duration(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    """The general game's verify (:func:`general.run_verify`) or the grid's."""
+    return general.run_verify(args) if general.wanted(args) else _run_grid(args)
+
+
+def _run_grid(args: argparse.Namespace) -> ExitCode:
     try:
         game = game_from_args(args)
         writable_path(args.report, "--report")
@@ -197,8 +242,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.backends:
         names = args.backends
     else:
-        names = [n for n, b in BACKENDS.items() if b.supports(game)]
-        for n in BACKENDS.keys() - set(names):
+        names = [n for n, b in BACKENDS.items() if b.supports(game) and n not in NOT_INDEPENDENT]
+        for n in BACKENDS.keys() - set(names) - NOT_INDEPENDENT.keys():
             print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
     try:
         options = backend_options(names, args)
@@ -230,10 +275,20 @@ def run(args: argparse.Namespace) -> ExitCode:
         what = f"all {len(boards)}"
     else:
         boards = sample_boards(game, args.sample, args.seed)
-        what = f"a sample (seed {args.seed}) of {len(boards)}"
-    total = len(boards)
+        what = f"a sample (seed {args.seed}) of {len(boards)}" if len(boards) == args.sample \
+            else f"--sample {args.sample}: every one of the {len(boards)}"
     print(f"Checking {', '.join(names)} on {what} {game.rules} boards"
           f"{', comparing canonical witnesses' if args.canonical else ''} ...", file=sys.stderr)
+    previous = second_ctrl_c_ends_at_once()
+    try:
+        return _run_and_report(args, game, names, options, boards)
+    finally:
+        restore_ctrl_c(previous)
+
+
+def _run_and_report(args, game, names, options, boards) -> ExitCode:
+    """The agreement run on its executor, then the table, the report and the exit code."""
+    total = len(boards)
 
     def resumed(found: int, chunks: int, path: str) -> None:
         print(f"flipgame: resumed: {found} of {chunks} chunks from {path}", file=sys.stderr)
@@ -262,6 +317,7 @@ def run(args: argparse.Namespace) -> ExitCode:
                                        progress=log, on_backend_done=finished, checkpoint=args.checkpoint,
                                        on_resume=resumed, chunk_size=args.chunk_size,
                                        compare_presses=args.canonical, certify=args.certify,
+                                       scheduler_timeout=args.scheduler_timeout,
                                        on_certify=lambda done, total: log.set_phase(
                                            f"certifying: {done:,} of {total:,} boards"))
             finally:
@@ -291,8 +347,13 @@ def run(args: argparse.Namespace) -> ExitCode:
         for f in cert["failures"][:5]:
             print(f"flipgame: certification failed for board {f['board']} (claimed {f['claimed']}): {f['message']}",
                   file=sys.stderr)
+    if report.stopped and report.stopped != "interrupted":  # the executor failed: one line, exit 4
+        resume = ", and rerunning with the same --checkpoint resumes" if args.checkpoint else ""
+        return fail(ExitCode.INCOMPLETE, f"stopped: {report.stopped}; the report {args.report} holds everything "
+                                         f"finished{resume}")
     if not report.completed:
-        return fail(ExitCode.INTERRUPTED, "interrupted; the report holds the backends that finished")
+        undone = f" (not done: {', '.join(report.unchecked)})" if report.unchecked else ""
+        return fail(ExitCode.INTERRUPTED, f"interrupted; the report {args.report} holds everything finished{undone}")
     if n_dis:
         return ExitCode.DISAGREEMENT
     if n_wit:

@@ -1,0 +1,106 @@
+"""Dask faults are answers, not tracebacks (issue 18, item 6): a lost scheduler, no live worker, bad schemes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from flipgame.cli import ExitCode
+
+pytest.importorskip("distributed")
+BIN = os.path.dirname(sys.executable)
+ARGS = ["verify", "--size", "3x4", "--backends", "gauss,sat", "--chunk-size", "64"]
+
+
+def verify(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flipgame", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def comparable(path) -> dict:
+    report = json.loads(path.read_text())
+    report.pop("seconds")
+    for row in report["backends"]:
+        row.pop("seconds")
+        row.pop("boards_per_second")
+    return report
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _dask(*args: str) -> subprocess.Popen:
+    dask = shutil.which("dask", path=BIN) or os.path.join(BIN, "dask")
+    return subprocess.Popen([dask, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _scheduler() -> tuple[subprocess.Popen, str]:
+    port = _port()
+    proc = _dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
+    time.sleep(3)
+    return proc, f"tcp://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("scheme", ["tls", "ucx"])
+def test_an_unsupported_scheme_is_a_usage_error(tmp_path, scheme):
+    """tls:// and ucx:// gave a traceback and exit 1."""
+    r = verify(*ARGS, "--scheduler", f"{scheme}://127.0.0.1:8786", "--report", str(tmp_path / "r.json"))
+    assert r.returncode == ExitCode.USAGE and "Traceback" not in r.stderr
+    assert f"the {scheme}:// scheme is not supported" in r.stderr
+
+
+@pytest.mark.slow
+def test_no_live_worker_stops_with_one_line_and_the_partial_report(tmp_path):
+    """A scheduler without workers hung the run silently, its ETA growing."""
+    sched, address = _scheduler()
+    try:
+        r = verify(*ARGS, "--scheduler", address, "--scheduler-timeout", "3", "--report", str(tmp_path / "r.json"),
+                   timeout=120)
+    finally:
+        sched.kill()
+        sched.wait(10)
+    assert r.returncode == ExitCode.INCOMPLETE and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("flipgame: stopped: no live Dask worker or scheduler for 3 s")
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["completed"] is False and [b["backend"] for b in report["backends"]] == ["gauss"]
+
+
+@pytest.mark.slow
+def test_a_killed_scheduler_is_one_line_exit_4_and_the_checkpoint_resumes(tmp_path):
+    """A scheduler killed mid-run gave 61 lines of tracebacks, exit 1 (DISAGREEMENT) and no report."""
+    sched, address = _scheduler()
+    worker = _dask("worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1")
+    ck = tmp_path / "ck.jsonl"
+    try:
+        time.sleep(5)
+        run = subprocess.Popen([sys.executable, "-m", "flipgame", *ARGS, "--scheduler", address, "--checkpoint",
+                                str(ck), "--report", str(tmp_path / "partial.json")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while (not ck.exists() or ck.read_text().count("\n") < 1 + 1 + 8) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the header, gauss's chunk and 8 of sat's 64
+        sched.kill()
+        _, err = run.communicate(timeout=120)
+    finally:
+        for p in (worker, sched):
+            p.kill()
+            p.wait(10)
+    assert run.returncode == ExitCode.INCOMPLETE, err
+    assert "Traceback" not in err and "ERROR" not in err
+    assert err.strip().splitlines()[-1].startswith("flipgame: stopped: ")
+    partial = json.loads((tmp_path / "partial.json").read_text())
+    assert partial["completed"] is False and partial["stopped"]
+    resumed = verify(*ARGS, "--jobs", "1", "--checkpoint", str(ck), "--report", str(tmp_path / "resumed.json"))
+    assert resumed.returncode == ExitCode.OK and "resumed:" in resumed.stderr
+    local = verify(*ARGS, "--jobs", "1", "--report", str(tmp_path / "local.json"))
+    assert local.returncode == ExitCode.OK
+    assert comparable(tmp_path / "resumed.json") == comparable(tmp_path / "local.json")

@@ -1,0 +1,113 @@
+"""Issue 18 (break-it run), items 11 and 12: each with the value or exit code it must have."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from flipgame import Game
+from flipgame.cli.verify import sample_boards
+from flipgame.study import json_count
+
+
+def flipgame(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flipgame", *args], input=stdin, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_apply_is_linear_on_one_row_boards():
+    """1x4000000 took 238 s against 14 s for 2000x2000: each flip rewrote the whole row's bitmask."""
+    def seconds(cols: int) -> float:
+        game, presses = Game(1, cols), random.Random(cols).getrandbits(cols)
+        t = time.perf_counter()
+        game.apply(0, presses)
+        return time.perf_counter() - t
+
+    small, large = min(seconds(50_000) for _ in range(3)), min(seconds(400_000) for _ in range(3))
+    assert large < 24 * small  # linear: 8x; quadratic: 64x
+
+
+def test_apply_agrees_with_the_press_masks():
+    for game in (Game(1, 9), Game(3, 5), Game(4, 4, wrap=True), Game(2, 2, wrap=True, neighbourhood="king"),
+                 Game(5, 5, neighbourhood="stencil", stencil="x.x.x/.x.x./x.x.x")):
+        rng = random.Random(game.n)
+        for _ in range(20):
+            b, p = rng.getrandbits(game.n), rng.getrandbits(game.n)
+            want = b
+            for j in range(game.n):
+                if p >> j & 1:
+                    want ^= game.press_masks[j]
+            assert game.apply(b, p) == want
+
+
+def test_study_json_of_a_board_over_14284_cells():
+    """``study --size 120x120 --goal white --json`` crashed on the 4300-digit limit of int -> str."""
+    r = flipgame("study", "--size", "120x120", "--goal", "white", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["total_boards"] == "2**14400" and data["solvable_boards"] == "2**14400"
+    assert json_count(2**53) == 2**53 and json_count(2**53 + 1) == hex(2**53 + 1)
+
+
+def test_a_sample_that_covers_every_board_takes_each_once():
+    boards = sample_boards(Game(2, 3), 500, 0)
+    assert boards.tolist() == list(range(64))
+    assert len(np.unique(sample_boards(Game(4, 4), 100, 0))) <= 100  # below the count: drawn as before
+
+
+def test_auto_is_not_in_verify_default_backends(tmp_path):
+    """auto runs gauss's own path: agreement between the two proves nothing."""
+    report = str(tmp_path / "r.json")
+    r = flipgame("verify", "--size", "2x2", "--report", report)
+    assert r.returncode == 0, r.stderr
+    assert "Checking gauss, bfs, cpsat, sat, ilp on" in r.stderr and "\nauto " not in r.stdout
+    r = flipgame("verify", "--size", "2x2", "--backends", "gauss,auto", "--report", report)
+    assert r.returncode == 0 and "\nauto " in r.stdout
+
+
+def test_help_states_the_caps_its_errors_point_to():
+    """``--size 10000x10000`` says "see flipgame solve --help", and that help did not state the cap."""
+    r = flipgame("solve", "--size", "10000x10000")
+    assert r.returncode == 2 and "at most 4000000 (see flipgame solve --help)" in r.stderr
+    helptext = " ".join(flipgame("solve", "--help").stdout.split())
+    assert "at most 4,000,000 cells" in helptext
+    assert "[cpsat] CP-SAT search workers per board; default 1, at most 64" in helptext
+    assert "at most 24 cells" in " ".join(flipgame("bench", "--help").stdout.split())
+
+
+def test_the_gauss_refusal_gives_the_measured_time():
+    """It promised "about 9 s" for --max-nullity 33, where 10-15 s was measured."""
+    from flipgame.gauss import nullity_hint
+
+    assert nullity_hint(33) == "--max-nullity 33 enumerates them (about 12 s on 2 cores, twice that per extra nullity)"
+
+
+@pytest.mark.parametrize("fmt, text, where", [
+    ("painter", "1\n3\n", "case 1, line 2: incomplete case at end of input: expected 3 rows of 'y' or 'w'"),
+    ("painter", "2\n1\ny\n", "case 2, line 3: expected 2 cases, input ended after 1"),
+    ("fliptile", "3 3\n", "case 1, line 1: incomplete case at end of input: expected 3 rows of 0 or 1"),
+])
+def test_painter_and_fliptile_errors_name_the_line(fmt, text, where):
+    """An input that ended before its first row named no line."""
+    r = flipgame("solve", "--format", fmt, stdin=text)
+    assert r.returncode == 2 and where in r.stderr
+
+
+@pytest.mark.parametrize("backend", ["cpsat", "ilp", "sat"])
+def test_the_canonical_refinement_shares_the_boards_time_limit(backend):
+    """``--canonical`` on cpsat reported OPTIMAL after 3.08 s at a 2 s limit: each refinement call had it all."""
+    from flipgame import BACKENDS
+
+    game = Game(4, 4, goal="white")
+    board = game.apply(0, 0b1000_0100_0010_0001)
+    with BACKENDS[backend].open(game, time_limit=5.0) as model:
+        assert model.solve(board, canonical=True).moves == 4
+        model._deadline = time.perf_counter() - 1  # the board's limit spent by the minimisation
+        with pytest.raises(TimeoutError):
+            model._solve_fixed({0: 1}, 4)
