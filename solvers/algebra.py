@@ -178,15 +178,42 @@ def eliminate(game: Game) -> Elimination:
     return gauss_jordan([sum(1 << j for j in game.flippers[i]) for i in range(n)], n)
 
 
+def consistency_rows(game: Game) -> tuple[int, ...]:
+    """A basis of the vectors ``c`` with ``c^T A = 0`` (every press flips an even number of c's cells).
+
+    Up to :data:`DENSE_MAX_CELLS` cells: the zero rows of the dense elimination.
+    Above, on plus boards without wrap: the quiet patterns of light chasing
+    (``A`` is symmetric there, so ``A c = 0`` is ``c^T A = 0``).  Cached
+    through the eliminations.  Running time O(n^3 / w) dense, O(side * n)
+    chasing (once per game), then O(nullity * n) to turn the patterns back.
+
+    Raises
+    ------
+    BoardTooLargeError
+        Above :data:`DENSE_MAX_CELLS` cells on rules light chasing does not fit.
+    """
+    if game.n <= DENSE_MAX_CELLS:
+        return eliminate(game).checks
+    if not chaseable(game):
+        method_for(game, "dense")  # raises the error naming the limit
+    return tuple(structure(game, "chase")[2])
+
+
 def certificates(game: Game, board: int) -> dict[int, int] | None:
     """Certificates that ``board`` is Impossible: goal board -> odd-overlap consistency row.
 
     Returns ``None`` if some goal board is reachable.  See
-    :meth:`Elimination.certificate`; check one with
-    :func:`flipgame.verify.witness.check_certificate`.  O(n^2 / w) per goal board.
+    :meth:`Elimination.certificate` and :func:`consistency_rows` (every size
+    light chasing or the dense elimination takes); check one with
+    :func:`flipgame.verify.witness.check_certificate`.  O(nullity * n / w) per goal board.
+
+    Raises
+    ------
+    BoardTooLargeError
+        As :func:`consistency_rows`.
     """
-    elim = eliminate(game)
-    found = {t: elim.certificate(board ^ t) for t in game.targets}
+    checks = consistency_rows(game)
+    found = {t: next((c for c in checks if ((board ^ t) & c).bit_count() & 1), None) for t in game.targets}
     return None if any(c is None for c in found.values()) else found
 
 

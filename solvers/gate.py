@@ -22,6 +22,7 @@ Solution(backend='gauss', status=OPTIMAL, moves=4, presses=417, target=0, ...)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -32,8 +33,7 @@ from . import auto, bfs, cpsat, external, gauss, ilp, maxsat, pb, sat
 from .algebra import certificates
 from .backend import Backend, ModelBackend
 from .board import Board, Game
-from .errors import RulesError
-from .limits import DENSE_MAX_CELLS
+from .errors import BoardTooLargeError, RulesError
 from .registry import get_backend, register, taken_by
 from .result import BatchSolution, Solution, Status
 from .strategies import STRATEGIES, Strategy
@@ -112,7 +112,7 @@ def solve(board, backend: str = "gauss", *, game: Game | None = None, **options)
     Solution
         An INFEASIBLE answer carries ``certificates`` (goal board -> cells)
         when the dense elimination takes the board (at most :data:`~flipgame.limits.DENSE_MAX_CELLS` cells).
-
+        when the dense elimination or light chasing takes the board (quiet patterns above 2500 cells).
     Raises
     ------
     RulesError
@@ -157,9 +157,11 @@ def _solve_one(b: Backend, game: Game, normal: Game, cells: int, options: dict, 
 
 
 def _with_certificates(game: Game, cells: int, s: Solution) -> Solution:
-    """``s`` with an Impossible board's certificates attached (dense elimination only)."""
-    if s.status is Status.INFEASIBLE and game.n <= DENSE_MAX_CELLS:
-        s = dataclasses.replace(s, certificates=certificates(game, cells))
+    """``s`` with an Impossible board's certificates attached (any size the algebra takes:
+    the dense elimination, or light chasing's quiet patterns on larger plus boards)."""
+    if s.status is Status.INFEASIBLE:
+        with contextlib.suppress(BoardTooLargeError):
+            s = dataclasses.replace(s, certificates=certificates(game, cells))
     return s
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 
 import numpy as np
 
-from flipgame.algebra import eliminate
+from flipgame.algebra import consistency_rows
 from flipgame.board import Game
 from flipgame.result import NO_MOVES, BatchSolution, Status
 
@@ -111,7 +111,7 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     """
     if not any(len(v) for v in infeasible.values()):
         return {}
-    checks = eliminate(game).checks
+    checks = consistency_rows(game)
     for c in checks:
         bad = [j for j, m in enumerate(game.press_masks) if (m & c).bit_count() & 1]
         if bad:

@@ -1,26 +1,26 @@
-"""Checked proofs that a claimed minimum number of presses is minimal.
+"""Certificates that a claimed minimum number of presses is minimal: the orchestration.
 
 A solver that answers "board ``b`` needs ``k`` presses" makes two claims: a
 press set of ``k`` presses reaches a goal board (the *witness*, checked by
 simulation), and no press set of at most ``k - 1`` presses does (the *lower
-bound*).  The first is easy to check; this module certifies the second.
+bound*).  This module certifies both.
 
-For every goal board ``t`` of the game it builds the CNF
+For every goal board ``t`` the lower-bound CNF is built from
+``game.press_masks`` alone by :mod:`flipgame.verify.proof_check` (which
+imports no solver), a refutation is found, and dratify checks it:
 
-    for every cell i:  XOR_{j : cell i in press_masks[j]} x_j  =  bit i of (b ^ t)
-    AND  at most k - 1 of x_1 .. x_n are true
+* ``parity`` proofs (:mod:`flipgame.proofs`, from :data:`PARITY_MIN_CELLS`
+  cells): the elimination itself, logged as RAT/RUP steps over extension
+  variables; light chasing on plus boards without wrap (any size the time
+  limit allows), dense elimination on other rules (at most
+  :data:`DENSE_PROOF_MAX_CELLS` cells);
+* ``search`` proofs: CaDiCaL 1.9.5 through python-sat refutes the CNF and
+  logs DRUP (small boards, where its proofs are shorter, and anything the
+  parity prover does not take).
 
-from ``game.press_masks`` alone, asks a proof-logging SAT solver (CaDiCaL
-1.9.5 through python-sat) to refute it, and replays the solver's DRUP proof in
-:mod:`dratify`, a DRAT checker that shares no code with any solver.  Nothing
-here imports :mod:`flipgame.sat`, :mod:`flipgame.cpsat` or :mod:`flipgame.ilp`:
-the encoding (XOR chains cut into pieces of at most four literals; the
-cardinality constraint from :func:`pysat.card.CardEnc.atmost`) is written
-independently of theirs, so a shared encoding bug cannot certify itself.
-
-Variables: press ``j`` (cell ``r * cols + c``) is DIMACS variable ``j + 1``;
-the XOR link and counter variables follow, numbered by a
-:class:`pysat.formula.IDPool`.
+Either way the proof is only a claim until dratify accepts it; the generator
+is not trusted.  Work runs in a child process killed at the time limit, so
+past ``time_limit`` the answer is UNKNOWN, never certified.
 
 Sources
 -------
@@ -30,8 +30,6 @@ Sources
   checking and trimming using expressive clausal proofs", SAT 2014.
 * Proof logging in python-sat: ``Solver(..., with_proof=True)`` and
   ``Solver.get_proof()``, https://pysathq.github.io/docs/html/api/solvers.html
-* Sequential counter: C. Sinz, "Towards an optimal CNF encoding of Boolean
-  cardinality constraints", CP 2005.
 """
 
 from __future__ import annotations
@@ -44,21 +42,37 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from flipgame.limits import DENSE_MAX_CELLS
+from flipgame import proofs
+from flipgame.algebra import certificates
+from flipgame.board import Game
+from flipgame.errors import BoardTooLargeError
+from flipgame.result import Status
 
 from .processes import die_with_parent
+from .proof_check import (
+    Formula,
+    Proof,
+    Verdict,
+    build_formula,
+    check_proof_files,
+    check_refutation,
+    proof_from_text,
+    write_cnf,
+    write_proof,
+)
+from .witness import check_certificate
+
+__all__ = ["CertStatus", "Certification", "certify_minimum", "certify_run", "check_proof_files", "lower_bound_cnf"]
 
 SOLVER = "cadical195"
-"""python-sat solver used for the refutations (it logs DRUP proofs; see the module notes for the measurements)."""
+"""python-sat solver used for the search proofs (it logs DRUP proofs)."""
 
-CARD_ENCODING = "seqcounter"
-"""Name of the :class:`pysat.card.EncType` member used for "at most k - 1 presses"."""
+PARITY_MIN_CELLS = 50
+"""From this many cells the proof comes from :mod:`flipgame.proofs` (parity reasoning); below it
+CaDiCaL's search gives shorter proofs (4x4: about 110 lines against a few thousand)."""
 
-CHECK_ENGINE = "auto"
-"""``dratify.check_proof`` engine: the pure-Python checker unless a native one is installed."""
-
-XOR_PIECE = 4
-"""Longest XOR piece, in literals: a piece of m literals costs 2**(m-1) clauses."""
+DENSE_PROOF_MAX_CELLS = 400
+"""Largest board (not chaseable: wrap, king, stencils) proved by dense elimination: O(n^3) positions."""
 
 
 class CertStatus(enum.Enum):
@@ -88,15 +102,21 @@ class Certification:
     moves : int
         The claimed minimum ``k`` being certified.
     proof_lines : int
-        DRUP lines (additions and deletions, the final empty clause included)
+        DRAT lines (additions and deletions, the final empty clause included)
         summed over all goal boards; 0 when no proof was produced.
     formula_clauses : int
         Clauses of the refuted formulas, summed over all goal boards.
     solve_seconds, check_seconds : float
-        Time spent in the SAT solver and in the proof checker.
+        Time spent finding the proofs (SAT search or parity derivation) and checking them.
     message : str
         One line: what was proved, or why not.  For FAILED it names the goal
         board and the counterexample press set (cells as ``(row, col)``).
+    proofs : int
+        Number of checked proofs (one per goal board that needed one).
+    prover : str
+        ``parity`` (:mod:`flipgame.proofs`) or ``search`` (CaDiCaL).
+    engine : str
+        dratify's engine that checked: ``native`` or ``python``.
     """
 
     status: CertStatus
@@ -107,7 +127,8 @@ class Certification:
     check_seconds: float
     message: str
     proofs: int = 0
-    """Number of checked DRUP proofs (one per goal board that needed one)."""
+    prover: str = ""
+    engine: str = ""
 
     @property
     def ok(self) -> bool:
@@ -116,159 +137,39 @@ class Certification:
 
     def line(self) -> str:
         """One-line report, e.g. ``certified: no press set of at most 3 presses reaches
-        all white or all black (2 DRUP proofs, 47 lines, checked by dratify in 0.012 s)``."""
+        all white or all black (2 DRAT proofs by search, 105 lines, checked by dratify (native) in 0.012 s)``."""
         head = f"{self.status.value}: {self.message}"
         if self.status is CertStatus.CERTIFIED:
-            proofs = f"{self.proofs} DRUP proof{'s' if self.proofs != 1 else ''}"
-            return f"{head} ({proofs}, {self.proof_lines} lines, checked by dratify in {self.check_seconds:.3f} s)"
+            proofs = f"{self.proofs} DRAT proof{'s' if self.proofs != 1 else ''} by {self.prover}"
+            return (f"{head} ({proofs}, {self.proof_lines} lines, checked by dratify ({self.engine}) "
+                    f"in {self.check_seconds:.3f} s)")
         return head
-
-
-# ---------------------------------------------------------------------------
-# the formula
-# ---------------------------------------------------------------------------
-
-
-def _xor_clauses(lits: list[int], parity: int) -> list[list[int]]:
-    """Clauses of ``XOR(lits) == parity`` (one piece): one clause forbidding each of
-    the 2**(m-1) assignments of wrong parity."""
-    m = len(lits)
-    out = []
-    for a in range(1 << m):
-        if a.bit_count() % 2 != parity:
-            # the assignment a (bit i: lits[i] true) is excluded by the clause
-            # that is false exactly under a
-            out.append([-lit if a >> i & 1 else lit for i, lit in enumerate(lits)])
-    return out
-
-
-def _xor_chain(lits: list[int], parity: int, pool, key) -> list[list[int]]:
-    """Clauses of ``XOR(lits) == parity``, cut into pieces of at most :data:`XOR_PIECE`
-    literals linked by fresh variables (``y = XOR of the piece so far``)."""
-    if not lits:
-        return [[]] if parity else []
-    clauses: list[list[int]] = []
-    rest = list(lits)
-    carry: list[int] = []
-    piece_no = 0
-    while len(carry) + len(rest) > XOR_PIECE:
-        take = XOR_PIECE - 1 - len(carry)
-        link = pool.id((key, piece_no))
-        # carry ^ rest[:take] ^ link == 0, i.e. link = XOR of everything so far
-        clauses += _xor_clauses(carry + rest[:take] + [link], 0)
-        rest = rest[take:]
-        carry = [link]
-        piece_no += 1
-    clauses += _xor_clauses(carry + rest, parity)
-    return clauses
-
-
-def _card_atmost(lits: list[int], bound: int, pool, encoding: str) -> list[list[int]]:
-    from pysat.card import CardEnc, EncType
-
-    if bound >= len(lits):
-        return []
-    return [list(c) for c in CardEnc.atmost(lits=lits, bound=bound, vpool=pool,
-                                            encoding=getattr(EncType, encoding)).clauses]
-
-
-def _cnf(n: int, masks, diff: int, bound: int, encoding: str = CARD_ENCODING) -> tuple[list[list[int]], int]:
-    """(clauses, highest variable) of "press set x of at most ``bound`` presses with A x = diff"."""
-    from pysat.formula import IDPool
-
-    pool = IDPool(start_from=n + 1)  # 1..n are the presses
-    clauses: list[list[int]] = []
-    for i in range(n):
-        flippers = [j + 1 for j in range(n) if masks[j] >> i & 1]
-        clauses += _xor_chain(flippers, diff >> i & 1, pool, ("xor", i))
-    clauses += _card_atmost(list(range(1, n + 1)), bound, pool, encoding)
-    return clauses, max(pool.top, n)
 
 
 def lower_bound_cnf(game, board: int, target: int, bound: int) -> tuple[list[list[int]], int]:
     """CNF satisfiable iff some press set of at most ``bound`` presses takes ``board`` to ``target``.
 
-    Parameters
-    ----------
-    game : Game or any object with ``n`` and ``press_masks``
-        Only ``game.n`` and ``game.press_masks`` are read.
-    board, target : int
-        Board bitmasks (bit ``r * cols + c``, black = 1).
-    bound : int
-        At least 0.
-
-    Returns
-    -------
-    clauses : list of list of int
-        DIMACS clauses.  Press ``j`` is variable ``j + 1``; XOR link variables
-        and counter variables come after ``game.n``.  An XOR over no presses
-        with odd parity is the empty clause.
-    n : int
-        Number of press variables, ``game.n`` (variables ``1 .. n``).
+    Only ``game.n`` and ``game.press_masks`` are read; see
+    :func:`flipgame.verify.proof_check.build_formula` for the encoding.  Returns
+    ``(clauses, n)``: press ``j`` is variable ``j + 1``.
 
     Raises
     ------
     ValueError
         If ``bound`` is negative.
-
-    Notes
-    -----
-    Each cell's parity constraint is an XOR chain cut into pieces of at most
-    four literals (8 clauses each); "at most ``bound``" is Sinz's sequential
-    counter (CP 2005) from ``pysat.card.CardEnc``: O(n * bound) clauses and
-    variables.  Building takes O(n^2 + n * bound) time (the press matrix is
-    read column by column).
     """
-    if bound < 0:
-        raise ValueError(f"bound must be at least 0, got {bound}")
-    clauses, _ = _cnf(game.n, tuple(game.press_masks), board ^ target, bound)
-    return clauses, game.n
+    return build_formula(game.n, tuple(game.press_masks), board ^ target, bound).clauses, game.n
 
 
-# ---------------------------------------------------------------------------
-# checking
-# ---------------------------------------------------------------------------
+def _cnf(n: int, masks, diff: int, bound: int, encoding: str | None = None) -> tuple[list[list[int]], int]:
+    """(clauses, highest variable) of "press set x of at most ``bound`` presses with A x = diff"."""
+    f = build_formula(n, masks, diff, bound, encoding)
+    return f.clauses, f.nvars
 
 
-def _dratify_cnf(clauses: list[list[int]], nvars: int):
-    from dratify import CNF
-
-    formula = CNF(nvars)
-    for c in clauses:
-        formula.add_dimacs(c)
-    return formula
-
-
-def _check(clauses: list[list[int]], nvars: int, proof_text: str):
-    """dratify's verdict (a ``CheckResult``) on ``proof_text`` as a refutation of ``clauses``."""
-    from dratify import check_proof
-
-    return check_proof(_dratify_cnf(clauses, nvars), proof_text, check_rat=True, apply_deletions=True,
-                       engine=CHECK_ENGINE)
-
-
-def check_proof_files(cnf_path: str | os.PathLike, proof_path: str | os.PathLike) -> bool:
-    """Re-check a written ``.cnf`` / ``.drat`` pair with dratify.
-
-    True iff the proof derives the empty clause and every addition is RUP or
-    RAT with respect to the formula and the earlier lemmas (or the formula is
-    refuted by unit propagation alone).  The same pair can be checked with
-    ``drat-trim file.cnf file.drat``.  Running time: one unit propagation
-    over the formula and the lemmas so far per proof line (forward checking,
-    pure Python unless a native dratify engine is installed).
-
-    Raises
-    ------
-    OSError
-        If a file cannot be read.
-    ValueError
-        If either file is malformed.
-    """
-    from dratify import check_proof, parse_dimacs_file
-
-    formula = parse_dimacs_file(os.fspath(cnf_path))
-    text = Path(proof_path).read_text(encoding="ascii")
-    return bool(check_proof(formula, text, check_rat=True, apply_deletions=True, engine=CHECK_ENGINE).ok)
+def _check(clauses: list[list[int]], nvars: int, proof_text: str) -> Verdict:
+    """dratify's verdict on ``proof_text`` (text DRAT) as a refutation of ``clauses``."""
+    return check_refutation((clauses, nvars), proof_from_text(proof_text))
 
 
 # ---------------------------------------------------------------------------
@@ -294,79 +195,96 @@ def _reaches(masks, board: int, presses: int) -> int:
     return board
 
 
-def _solve_one(clauses, top: int, solver: str):
-    """(satisfiable, press model as bitmask over 1..n or None, proof lines or None, seconds)."""
+def prover_for(game) -> str:
+    """``parity`` (:mod:`flipgame.proofs`) or ``search`` (CaDiCaL): see :data:`PARITY_MIN_CELLS`."""
+    if not isinstance(game, Game) or game.n < PARITY_MIN_CELLS:
+        return "search"
+    if proofs.chaseable(game) or game.n <= DENSE_PROOF_MAX_CELLS:
+        return "parity"
+    return "search"
+
+
+def _search(formula: Formula, solver: str):
+    """(satisfiable, press model as bitmask or None, Proof or None) from CaDiCaL's DRUP log."""
     from pysat.solvers import Solver
 
-    start = time.perf_counter()
-    with Solver(name=solver, bootstrap_with=clauses, with_proof=True) as s:
-        sat = s.solve()
-        model = s.get_model() if sat else None
-        proof = None if sat else s.get_proof()
-    return sat, model, proof, time.perf_counter() - start
+    with Solver(name=solver, bootstrap_with=formula.clauses, with_proof=True) as s:
+        if s.solve():
+            return True, sum(1 << (v - 1) for v in s.get_model() if 0 < v <= formula.n), None
+        return False, None, Proof.from_lines(s.get_proof())
 
 
-def _cnf_header(job: dict, goal: dict, nvars: int, nclauses: int) -> str:
-    lines = [
+def _parity(job: dict, formula: Formula) -> Proof:
+    """The parity refutation of :mod:`flipgame.proofs` (checked like any other proof)."""
+    log = proofs.refutation(job["game"], formula.chains, formula.nvars)
+    return Proof(*log.arrays())
+
+
+def _cnf_header(job: dict, goal: dict, formula: Formula) -> list[str]:
+    return [
         "flipgame lower-bound certificate (flipgame.verify.certify)",
         f"rules: {job['rules']}",
         f"board: {job['board']} (bit r*cols+c, black = 1); goal board {goal['label']}: {goal['target']}",
         f"claim: no press set of at most {job['bound']} presses reaches {goal['describe']}: this CNF is UNSAT",
         f"variables 1..{job['n']}: press cell j (= r*cols+c) is variable j+1; "
-        f"{job['n'] + 1}..{nvars}: XOR links and {job['encoding']} counter",
-        f"clauses: per cell, XOR of its flippers = bit of board^target (pieces of <= {XOR_PIECE} literals); "
-        f"at most {job['bound']} presses",
-        "check: drat-trim <this>.cnf <this>.drat",
+        f"{job['n'] + 1}..{formula.nvars}: XOR prefix chains and the {formula.encoding} counter",
+        "clauses: per cell, a prefix chain P_j <-> P_(j-1) xor x_(a_j) over its sorted flippers and a unit on "
+        f"the last P; at most {job['bound']} presses",
+        "check: drat-trim <this>.cnf <this>.drat (or flipgame.verify.proof_check.check_proof_files)",
     ]
-    return "".join(f"c {line}\n" for line in lines) + f"p cnf {nvars} {nclauses}\n"
 
 
-def _write_files(job: dict, goal: dict, clauses, nvars: int, proof) -> None:
+def _write_files(job: dict, goal: dict, formula: Formula, proof: Proof) -> None:
     base = Path(job["proof_dir"]) / f"{job['name']}-{goal['label']}"
-    with open(base.with_suffix(".cnf"), "w", encoding="ascii") as fh:
-        fh.write(_cnf_header(job, goal, nvars, len(clauses)))
-        for c in clauses:
-            fh.write(" ".join(map(str, c)) + " 0\n" if c else "0\n")
-    with open(base.with_suffix(".drat"), "w", encoding="ascii") as fh:
-        fh.write("\n".join(proof) + ("\n" if proof else ""))
+    write_cnf(base.with_suffix(".cnf"), formula, _cnf_header(job, goal, formula))
+    write_proof(base.with_suffix(".drat"), proof)
+
+
+def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
+    """Find and check the refutation for one goal; False (with ``out`` filled in) on a failure."""
+    formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"])
+    out["clauses"] += len(formula.clauses)
+    start = time.perf_counter()
+    if job["prover"] == "parity":
+        proof = _parity(job, formula)
+    else:
+        sat, presses, proof = _search(formula, job["solver"])
+        if sat:
+            out["solve"] += time.perf_counter() - start
+            out.update(kind="counterexample", goal=goal["label"], presses=presses,
+                       reaches=_reaches(job["masks"], job["board"], presses) == goal["target"])
+            return False
+    out["solve"] += time.perf_counter() - start
+    verdict = check_refutation(formula, proof)
+    out["check"] += verdict.seconds
+    out["engine"] = verdict.engine
+    out["proof_lines"] += len(proof)
+    out["proofs"] += 1
+    if job["proof_dir"] is not None:
+        _write_files(job, goal, formula, proof)
+    if not verdict.ok:
+        out.update(kind="rejected", goal=goal["label"], reason=f"{verdict.reason} (step {verdict.failed_step})")
+        return False
+    return True
 
 
 def _run_job(job: dict) -> dict:
-    """Solve and check every goal of ``job``; a plain dict so it pickles cheaply."""
-    n, masks, bound = job["n"], job["masks"], job["bound"]
+    """Prove and check every goal of ``job``; a plain dict so it pickles cheaply."""
     out = {"kind": "certified", "proof_lines": 0, "clauses": 0, "solve": 0.0, "check": 0.0, "proofs": 0,
-           "witness": job["witness"]}
+           "witness": job["witness"], "prover": job["prover"], "engine": ""}
     if job["proof_dir"] is not None:
         Path(job["proof_dir"]).mkdir(parents=True, exist_ok=True)
     for goal in job["goals"]:
-        clauses, top = _cnf(n, masks, job["board"] ^ goal["target"], bound, job["encoding"])
-        out["clauses"] += len(clauses)
-        sat, model, proof, seconds = _solve_one(clauses, top, job["solver"])
-        out["solve"] += seconds
-        if sat:
-            presses = sum(1 << (v - 1) for v in model if 0 < v <= n)
-            out.update(kind="counterexample", goal=goal["label"], presses=presses,
-                       reaches=_reaches(masks, job["board"], presses) == goal["target"])
-            return out
-        text = "\n".join(proof) + "\n"
-        start = time.perf_counter()
-        result = _check(clauses, top, text)
-        out["check"] += time.perf_counter() - start
-        out["proof_lines"] += len(proof)
-        out["proofs"] += 1
-        if job["proof_dir"] is not None:
-            _write_files(job, goal, clauses, top, proof)
-        if not result.ok:
-            out.update(kind="rejected", goal=goal["label"],
-                       reason=f"{result.reason} (step {result.failed_step})")
+        if not _prove_goal(job, goal, out):
             return out
     if out["witness"] is None:  # find one: at most k presses, hence exactly k after the refutations
         for goal in job["goals"]:
-            clauses, top = _cnf(n, masks, job["board"] ^ goal["target"], bound + 1, job["encoding"])
-            sat, model, _, seconds = _solve_one(clauses, top, job["solver"])
-            out["solve"] += seconds
+            formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"] + 1)
+            start = time.perf_counter()
+            sat, presses, _ = _search(formula, job["solver"])
+            out["solve"] += time.perf_counter() - start
             if sat:
-                out["witness"] = sum(1 << (v - 1) for v in model if 0 < v <= n)
+                out["witness"] = presses
                 break
     return out
 
@@ -545,7 +463,7 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
         "n": n, "masks": masks, "board": board, "bound": moves - 1, "witness": witness,
         "goals": [{"target": t, "label": _goal_label(game, t), "describe": _describe(game, t)} for t in targets],
         "proof_dir": None if proof_dir is None else os.fspath(proof_dir), "name": name,
-        "solver": SOLVER, "encoding": CARD_ENCODING,
+        "solver": SOLVER, "prover": prover_for(game), "game": game if isinstance(game, Game) else None,
         "rules": str(getattr(game, "rules", f"{n} cells")),
     }
     if time_limit is None:
@@ -577,7 +495,7 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
     if why := check_witness(w):
         return failed(f"{bound_text}, but {why}", **kw)
     return Certification(CertStatus.CERTIFIED, moves, kw["lines"], kw["clauses"], kw["solve"], kw["check"],
-                         bound_text, kw["proofs"])
+                         bound_text, kw["proofs"], out.get("prover", ""), out.get("engine", ""))
 
 
 # ---------------------------------------------------------------------------
@@ -588,8 +506,46 @@ IN_PROCESS_MAX_CELLS = 36
 """Up to this many cells a proof takes milliseconds, so it runs in-process (no child per board)."""
 
 
-def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progress=None) -> dict:
-    """Certify every board of an agreement run: each number by a checked DRUP proof of
+def _certificates(game, board: int) -> dict | None:
+    """:func:`flipgame.algebra.certificates`, or None where the algebra takes no board this size."""
+    try:
+        return certificates(game, board)
+    except BoardTooLargeError:
+        return None
+
+
+def _certify_board(task: tuple) -> dict:
+    """One board of :func:`certify_run` (runs in a worker process): a small record."""
+    game, board, kind, moves, presses, time_limit = task
+    if kind == "impossible":
+        found = _certificates(game, board)
+        ok = found is not None and all(check_certificate(game, board, t, c) is None for t, c in found.items())
+        return {"status": "certified" if ok else "failed", "lines": 0, "message": "no parity certificate"}
+    cert = certify_minimum(game, board, moves, witness=presses,
+                           time_limit=None if game.n <= IN_PROCESS_MAX_CELLS else time_limit)
+    status = "certified" if cert.ok else "unknown" if cert.status is CertStatus.UNKNOWN else "failed"
+    return {"status": status, "lines": cert.proof_lines, "message": cert.message, "prover": cert.prover,
+            "engine": cert.engine}
+
+
+def _tasks(game, boards, results: dict, time_limit: float):
+    """(task or None for no definite answer, claimed answer) per board, in order."""
+    names = list(results)
+    for i in range(len(boards)):
+        board = int(boards[i])
+        answer = next((results[n][i] for n in names if results[n][i].status in (Status.OPTIMAL, Status.INFEASIBLE)),
+                      None)
+        if answer is None:
+            yield None, None
+        elif answer.status is Status.INFEASIBLE:
+            yield (game, board, "impossible", None, None, time_limit), "Impossible"
+        else:
+            yield (game, board, "number", answer.moves, answer.presses, time_limit), answer.moves
+
+
+def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progress=None,
+                jobs: int | None = None) -> dict:
+    """Certify every board of an agreement run: each number by a checked DRAT proof of
     minimality (:func:`certify_minimum`), each Impossible by its parity certificate.
 
     Parameters
@@ -603,59 +559,57 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
     time_limit : float
         Seconds per board for boards over :data:`IN_PROCESS_MAX_CELLS` cells.
     progress : callable(done, total), optional
+    jobs : int, optional
+        Worker processes (default: one per core); 1 works in this process.
 
     Returns
     -------
     dict
-        ``boards``, ``certified``, ``failed``, ``unknown`` (counts of boards),
-        ``proofs``, ``proof_lines_median``, ``proof_lines_max``, ``seconds``,
-        and ``failures``: one record per failed board (board, claimed
-        minimum, message).
+        ``size``, ``boards``, ``certified``, ``failed``, ``unknown`` (counts of boards),
+        ``proofs``, ``proof_lines_median``, ``proof_lines_max``, ``provers``
+        (proofs per prover), ``engine``, ``jobs``, ``seconds``, and ``failures``:
+        one record per failed board (board, claimed minimum, message).
 
-    Running time: per solvable board one or two proofs (about 11 ms each on 4x4).
+    Running time: per solvable board one or two proofs (about 11 ms each on 4x4),
+    spread over ``jobs`` processes.
     """
-    import statistics
-    import time
-
-    from flipgame.algebra import certificates
-    from flipgame.result import Status
-
-    from .witness import check_certificate
+    from concurrent.futures import ProcessPoolExecutor
 
     start = time.perf_counter()
-    names = list(results)
+    jobs = jobs or os.cpu_count() or 1
+    pairs = list(_tasks(game, boards, results, time_limit))
+    tasks = [t for t, _ in pairs if t is not None]
+    if jobs > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            records = iter(pool.map(_certify_board, tasks, chunksize=max(1, min(64, len(tasks) // (8 * jobs)))))
+            return _tally(game, pairs, records, progress, jobs, start)
+    return _tally(game, pairs, map(_certify_board, tasks), progress, 1, start)
+
+
+def _tally(game, pairs, records, progress, jobs: int, start: float) -> dict:
+    """Counts of :func:`certify_run` from the workers' records (consumed in board order)."""
+    import statistics
+
     counts = {"certified": 0, "failed": 0, "unknown": 0}
     lines: list[int] = []
+    provers: dict[str, int] = {}
+    engine = ""
     failures = []
-    total = len(boards)
-    for i in range(total):
-        board = int(boards[i])
-        answer = next((results[n][i] for n in names if results[n][i].status in (Status.OPTIMAL, Status.INFEASIBLE)),
-                      None)
-        if answer is None:
+    for i, (task, claimed) in enumerate(pairs):
+        if task is None:
             counts["unknown"] += 1
             continue
-        if answer.status is Status.INFEASIBLE:
-            found = certificates(game, board) if game.n <= DENSE_MAX_CELLS else None
-            ok = found is not None and all(check_certificate(game, board, t, c) is None for t, c in found.items())
-            counts["certified" if ok else "failed"] += 1
-            if not ok:
-                failures.append({"board": board, "claimed": "Impossible", "message": "no parity certificate"})
-        else:
-            cert = certify_minimum(game, board, answer.moves, witness=answer.presses,
-                                   time_limit=None if game.n <= IN_PROCESS_MAX_CELLS else time_limit)
-            if cert.ok:
-                counts["certified"] += 1
-                if cert.proof_lines:
-                    lines.append(cert.proof_lines)
-            elif cert.status is CertStatus.UNKNOWN:
-                counts["unknown"] += 1
-            else:
-                counts["failed"] += 1
-                failures.append({"board": board, "claimed": answer.moves, "message": cert.message})
+        rec = next(records)
+        counts[rec["status"]] += 1
+        if rec["status"] == "failed":
+            failures.append({"board": task[1], "claimed": claimed, "message": rec["message"]})
+        if rec["lines"]:
+            lines.append(rec["lines"])
+            provers[rec["prover"]] = provers.get(rec["prover"], 0) + 1
+            engine = rec["engine"] or engine
         if progress and (i + 1) % 256 == 0:
-            progress(i + 1, total)
-    return {"boards": total, **counts, "proofs": len(lines),
+            progress(i + 1, len(pairs))
+    return {"size": game.size, "boards": len(pairs), **counts, "proofs": len(lines),
             "proof_lines_median": statistics.median(lines) if lines else 0,
-            "proof_lines_max": max(lines, default=0), "seconds": round(time.perf_counter() - start, 3),
-            "failures": failures[:100]}
+            "proof_lines_max": max(lines, default=0), "provers": provers, "engine": engine, "jobs": jobs,
+            "seconds": round(time.perf_counter() - start, 3), "failures": failures[:100]}

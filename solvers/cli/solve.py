@@ -26,7 +26,6 @@ from ..algebra import nullity
 from ..board import format_cells
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
-from ..limits import DENSE_MAX_CELLS
 from ..result import Solution, Status
 from ..strategies import STRATEGIES
 from . import general
@@ -56,7 +55,7 @@ def add_parser(sub) -> None:
     p.add_argument("--canonical", action="store_true",
                    help="among minimum press sets, the lexicographically smallest (always on for fliptile)")
     p.add_argument("--certify", action="store_true",
-                   help="after each number, prove it minimal: a DRUP proof that no smaller press set reaches a "
+                   help="after each number, prove it minimal: a DRAT proof that no smaller press set reaches a "
                         "goal, checked by an independent checker (dratify); one line per case")
     p.add_argument("--certify-time-limit", type=float, default=None, metavar="SECONDS",
                    help="seconds per case for --certify (default 10); past it the certification line says "
@@ -75,7 +74,7 @@ def explain_impossible(game: Game, board: int, fmt: Format, certificates) -> str
     Raises RuntimeError if a certificate fails the board model's check.
     """
     if certificates is None:
-        return f"(no certificate: it needs the dense elimination, at most {DENSE_MAX_CELLS} cells)"
+        return "(no certificate: neither the dense elimination nor light chasing takes these rules at this size)"
     out = []
     for target, cert in certificates.items():
         problem = check_certificate(game, board, target, cert)

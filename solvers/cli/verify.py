@@ -80,7 +80,7 @@ def add_parser(sub) -> None:
                    help=f"check every board even above {EXHAUSTIVE_DEFAULT_MAX_CELLS} cells "
                         f"(at most {EXHAUSTIVE_MAX_CELLS}; 5x5 takes about a minute with gauss,bfs)")
     v.add_argument("--certify", action="store_true",
-                   help="also prove every answer: each minimum by a DRUP proof checked by dratify (4x4: about "
+                   help="also prove every answer: each minimum by a DRAT proof checked by dratify (4x4: about "
                         "11 ms per solvable board), each Impossible by its parity certificate; failures exit 6")
     v.add_argument("--canonical", action="store_true",
                    help="ask every backend for the canonical (lexicographically smallest) minimum press set "
@@ -349,7 +349,7 @@ def _run_and_report(args, game, names, options, boards) -> ExitCode:
           f"{sum(s.errors for s in report.summaries)} errors; {report.seconds:.1f} s. Report: {args.report}")
     cert = report.certification
     if cert is not None:
-        print(f"Certified {cert['certified']} of {cert['boards']} boards ({cert['proofs']} minima by checked DRUP "
+        print(f"Certified {cert['certified']} of {cert['boards']} boards ({cert['proofs']} minima by checked DRAT "
               f"proofs, median {cert['proof_lines_median']} and at most {cert['proof_lines_max']} lines; every "
               f"Impossible by its parity certificate); {cert['failed']} certification failures, {cert['unknown']} "
               f"not certified; {cert['seconds']:.1f} s.")
