@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -85,3 +86,16 @@ def sigint_default() -> None:
     """``preexec_fn`` for a child that a test will Ctrl-C: a test run started in the background
     (``make test &``) ignores SIGINT, and children would inherit that; give them the default."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def wait_until_busy(pid: int, cpu_seconds: float = 1.5, timeout: float = 60.0) -> None:
+    """Wait until process ``pid`` has used ``cpu_seconds`` of CPU: past its imports (about 0.5 s of
+    CPU), so a signal sent next reaches the solve, however loaded the machine is."""
+    import psutil
+
+    proc, deadline = psutil.Process(pid), time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        times = proc.cpu_times()
+        if times.user + times.system >= cpu_seconds:
+            return
+        time.sleep(0.05)

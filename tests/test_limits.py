@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from conftest import POJ_SAMPLE_TEXT, flipgame, sigint_default
+from conftest import POJ_SAMPLE_TEXT, flipgame, sigint_default, wait_until_busy
 
 from flipgame import Board, Game, solve
 from flipgame.cli import ExitCode
@@ -78,7 +78,7 @@ def test_ctrl_c_exits_130_promptly_without_traceback(backend, tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--size", "39x39", "--goal", "white",
                           "--backend", backend, "--time-limit", "60", str(f)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
-    time.sleep(3)
+    wait_until_busy(p.pid)
     t = time.perf_counter()
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=30)
