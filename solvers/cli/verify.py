@@ -15,9 +15,9 @@ from flipgame.verify.harness import SCHEDULER_TIMEOUT, open_executor, run_agreem
 
 from .. import BACKENDS, get_backend, prepare
 from ..errors import FlipgameError, RefusedError
-from ..strategies import STRATEGIES
 from ..limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
 from ..signals import signals_blocked
+from ..strategies import STRATEGIES
 from . import general
 from .common import (
     ExitCode,
