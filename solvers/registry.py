@@ -22,6 +22,11 @@ from .errors import FlipgameError, UnknownBackendError
 BACKENDS: dict[str, Backend] = {}
 """Backend name -> backend, in the order the CLI lists them."""
 
+ALIASES: list = []
+"""Lookups tried, in order, for a name that is no backend: each a callable ``name -> Backend`` that
+raises KeyError for a name it does not know.  :mod:`flipgame.strategies` adds one, so a strategy's
+name runs its backend with its options, without this module importing the layer above it."""
+
 
 def register(backend: Backend) -> Backend:
     """Add ``backend`` to :data:`BACKENDS` under its name (replacing one of that name)."""
@@ -39,12 +44,12 @@ def get_backend(name: str) -> Backend:
     """
     if name in BACKENDS:
         return BACKENDS[name]
-    from .strategies import strategy_backend  # a strategy's name runs its backend with its options (cycle)
-
-    try:
-        return strategy_backend(name)
-    except KeyError:
-        raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {', '.join(BACKENDS)}") from None
+    for alias in ALIASES:
+        try:
+            return alias(name)
+        except KeyError:
+            continue
+    raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {', '.join(BACKENDS)}")
 
 
 def taken_by(game: Game, skip: str = "") -> list[str]:

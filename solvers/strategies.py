@@ -28,7 +28,7 @@ import numpy as np
 from .backend import Backend
 from .board import Game
 from .errors import RefusedError, RulesError
-from .registry import get_backend
+from .registry import ALIASES, get_backend
 from .result import BatchSolution, Solution
 
 
@@ -201,6 +201,9 @@ def strategy_backend(name: str) -> StrategyBackend:
     if name not in _AS_BACKEND:
         _AS_BACKEND[name] = StrategyBackend(STRATEGIES[name])
     return _AS_BACKEND[name]
+
+
+ALIASES.append(strategy_backend)
 
 
 def strategy_list(text: str) -> list[str]:

@@ -15,11 +15,14 @@ import time
 
 import numpy as np
 
+from flipgame.verify.witness import check_system_batch, check_system_certificate, check_system_solution
+
 from .. import Game
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..general import refusal, solve_system, solve_system_batch, takers
 from ..result import Status
 from ..system import PressSystem, from_game, from_json, read_boards, read_edge_list
+from ..system_bfs import distance_table
 from ..system_formats import poj1830_answer, read_aoc2025_10, read_poj1830
 from ..zk import diagonal_of
 from .common import ExitCode, backend_options, fail
@@ -110,7 +113,6 @@ def _options(args, name: str) -> tuple[str, dict]:
 
 
 def _check(system: PressSystem, board, sol) -> str | None:
-    from flipgame.verify.witness import check_system_certificate, check_system_solution
 
     problem = check_system_solution(system, board, sol)
     for target, cert in (sol.certificates or {}).items():
@@ -137,7 +139,9 @@ def run_solve(args: argparse.Namespace) -> ExitCode:
         if args.format not in FORMATS and args.format != "poj1753":
             raise RulesError(f"--format {args.format} is a grid format; press systems read boards as rows "
                              f"(the default) or the formats {', '.join(FORMATS)}")
-        name, options = _options(args, args.backend)
+        if getattr(args, "strategy", None):
+            raise RulesError("--strategy runs on grid boards; press systems take --backend")
+        name, options = _options(args, args.backend or "gauss")
         system = None if args.format in FORMATS else system_from_args(args)
         if system is not None and refusal(name, system):
             raise RefusedError(refusal(name, system))
@@ -317,7 +321,6 @@ def run_verify(args: argparse.Namespace) -> ExitCode:
 
 
 def _verify_chunk(system: PressSystem, chunk: np.ndarray, chosen, tally: _Tally, walk: bool) -> None:
-    from flipgame.verify.witness import check_system_batch
 
     ref = None
     for name, options in chosen:
@@ -339,7 +342,6 @@ def _verify_chunk(system: PressSystem, chunk: np.ndarray, chosen, tally: _Tally,
 def run_study(args: argparse.Namespace) -> ExitCode:
     """``flipgame study`` on a press system over Z_k: the kernel (nullity mod k), how many boards are
     solvable, and the distribution of minimum presses (from the bfs table, or gauss on every board)."""
-    from ..system_bfs import distance_table
 
     try:
         system = system_from_args(args)
