@@ -337,29 +337,15 @@ class LineSource:
             eof = not data
             lo = max(0, len(pending) - 1)
             pending += data
-            end = len(pending)
-            if eof:
-                cut = end - 1
-            else:
-                if self.universal and pending.endswith(b"\r"):
-                    end -= 1  # a CR at the end of a read may be the first half of CR LF
-                cut = pending.rfind(b"\n", lo, end)
-                if self.universal:
-                    cut = max(cut, pending.rfind(b"\r", lo, end))
+            cut = self._last_line_end(pending, lo, eof)
             if cut < 0:
                 tail += len(data.translate(None, _CONTINUATION))
             else:
                 text = pending[:cut + 1].decode("utf-8", "replace")
                 del pending[:cut + 1]
                 tail = len(pending.translate(None, _CONTINUATION))
-                if first and text.startswith("\ufeff"):
-                    text = text[1:]
+                lines = self._split_lines(text, first)
                 first = False
-                if self.universal and "\r" in text:
-                    text = text.replace("\r\n", "\n").replace("\r", "\n")
-                lines = text.split("\n")
-                if lines[-1] == "":
-                    lines.pop()  # the text ended with a line end
                 for line in lines:
                     if len(line) > self.limit:
                         raise self._too_long()
@@ -369,6 +355,30 @@ class LineSource:
             # it: more than ``limit`` characters, or more bytes than that many characters can take.
             if tail > self.limit or len(pending) > 4 * self.limit + 4:
                 raise self._too_long()
+
+    def _last_line_end(self, pending: bytearray, lo: int, eof: bool) -> int:
+        """Index in ``pending`` of the last line end at or after ``lo`` (at end of input, its last byte),
+        or -1 if the new bytes end no line."""
+        end = len(pending)
+        if eof:
+            return end - 1
+        if self.universal and pending.endswith(b"\r"):
+            end -= 1  # a CR at the end of a read may be the first half of CR LF
+        cut = pending.rfind(b"\n", lo, end)
+        if self.universal:
+            cut = max(cut, pending.rfind(b"\r", lo, end))
+        return cut
+
+    def _split_lines(self, text: str, first: bool) -> list[str]:
+        """The complete lines of decoded ``text`` (a leading BOM dropped from the ``first`` block)."""
+        if first and text.startswith("\ufeff"):
+            text = text[1:]
+        if self.universal and "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the text ended with a line end
+        return lines
 
 
 _CONTINUATION = bytes(range(0x80, 0xC0))

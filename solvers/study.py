@@ -167,14 +167,7 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
     0
     """
     rank, k, quiet = algebra.structure(game)
-    # Goal boards in one coset of the column space count once: two goals t, u share a coset iff t ^ u is
-    # reachable from 0, i.e. iff board t ^ u is solvable towards white.
-    white = game.with_goal("white")
-    goals: list[int] = []
-    for t in sorted(set(game.targets)):
-        if not any(algebra.solution_cosets(white, t ^ u)[0] for u in goals):
-            goals.append(t)
-    st = Study(game, rank, k, quiet, len(goals) << rank, 1 << game.n)
+    st = Study(game, rank, k, quiet, len(_goals_in_distinct_cosets(game)) << rank, 1 << game.n)
     st.distribution, st.distribution_note = distribution(game)
     options = options or {}
     rng = np.random.default_rng(seed)
@@ -189,24 +182,45 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
             st.backend_notes[name] = f"refused: {exc}"
             continue
         start = time.perf_counter()
-        unknown = 0
-        step = max(1, sample // 10)
-        for done in range(0, sample, step):
-            part = min(step, sample - done)
-            boards = game.random_boards(rng, part)
-            if game.n <= 64:
-                out = solve_batch(boards, game, name, **opts)
-                unknown += int(np.sum((out.status != Status.OPTIMAL) & (out.status != Status.INFEASIBLE)))
-            else:
-                for board in boards:
-                    s = solve(board, name, game=game, **opts)
-                    unknown += s.status not in (Status.OPTIMAL, Status.INFEASIBLE)
-            if progress:
-                progress(name, done + part, sample)
+        unknown = _time_backend(game, name, opts, sample, rng, progress)
         st.backend_seconds_per_board[name] = (time.perf_counter() - start) / sample
         if unknown:
             st.backend_notes[name] = f"{unknown} of {sample} boards without a proven answer (time limit)"
     return st
+
+
+def _goals_in_distinct_cosets(game: Game) -> list[int]:
+    """One goal board per coset of the column space, so that goals in one coset count once.
+
+    Two goals t, u share a coset iff t ^ u is reachable from 0, i.e. iff board t ^ u is solvable
+    towards white.
+    """
+    white = game.with_goal("white")
+    goals: list[int] = []
+    for t in sorted(set(game.targets)):
+        if not any(algebra.solution_cosets(white, t ^ u)[0] for u in goals):
+            goals.append(t)
+    return goals
+
+
+def _time_backend(game: Game, name: str, opts: dict, sample: int, rng: np.random.Generator, progress) -> int:
+    """Solve ``sample`` random boards with backend ``name`` in tenths, reporting progress after each;
+    return how many got no proven answer."""
+    unknown = 0
+    step = max(1, sample // 10)
+    for done in range(0, sample, step):
+        part = min(step, sample - done)
+        boards = game.random_boards(rng, part)
+        if game.n <= 64:
+            out = solve_batch(boards, game, name, **opts)
+            unknown += int(np.sum((out.status != Status.OPTIMAL) & (out.status != Status.INFEASIBLE)))
+        else:
+            for board in boards:
+                s = solve(board, name, game=game, **opts)
+                unknown += s.status not in (Status.OPTIMAL, Status.INFEASIBLE)
+        if progress:
+            progress(name, done + part, sample)
+    return unknown
 
 
 TABLE_MAX_CELLS = 24
@@ -564,14 +578,7 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     families = list(families or FAMILIES)
     per_family = {f: list(sizes or FAMILIES[f].sizes) for f in families}
     out = StrategyStudy(strategies, families, per_family, boards, time_limit, budget, seed)
-    rng = np.random.default_rng(seed)
-    plan = []  # (family, n, game, board index, board)
-    for f in families:
-        fam = FAMILIES[f]
-        for n in per_family[f]:
-            game = fam.game(n)
-            for i, b in enumerate(fam.boards(game, rng, boards)):
-                plan.append((f, n, game, i, b))
+    plan = _plan(families, per_family, boards, np.random.default_rng(seed))
     total = len(plan) * len(strategies)
     start = time.perf_counter()
     done = 0
@@ -586,35 +593,12 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
             if time.perf_counter() - start >= budget:
                 run.note = "over budget"
                 over_budget += 1
-            elif beaten := [(n0, k0) for n0, k0 in timed_out.get((f, name), []) if n >= n0 and (k or 0) >= k0]:
-                n0, k0 = beaten[0]
-                run.note = f"timed out at {n0}x{n0} (nullity {k0}); this board is no smaller, its nullity no lower"
-            else:
-                refused = s.refusal(game)
-                if refused:
-                    run.status, run.note = "refused", refused
-                else:
-                    t0 = time.perf_counter()
-                    try:
-                        sol = solve_strategy(s, board, game, time_limit)
-                    except RefusedError as exc:
-                        run.status, run.note = "refused", str(exc)
-                    except Exception as exc:  # noqa: BLE001 - a faulty strategy is data, not a crash
-                        run.status, run.note = "ERROR", f"{type(exc).__name__}: {exc}"
-                    else:
-                        run.seconds = time.perf_counter() - t0
-                        run.status = sol.status.name
-                        run.moves = sol.moves
-                        if sol.status is Status.UNKNOWN:
-                            run.note = f"no proof within {time_limit:g} s"
-                            timed_out.setdefault((f, name), []).append((n, k or 0))
-                        elif sol.status is Status.ERROR:
-                            run.note = str(sol.stats.get("error", ""))
-                        else:
-                            problem = check_solution(game, board, sol)
-                            if problem:
-                                run.flag = f"witness rejected: {problem}"
-                            sols[name] = run
+            elif beaten := _beaten_note(timed_out.get((f, name), []), n, k):
+                run.note = beaten
+            elif _execute(run, s, game, board, time_limit):
+                sols[name] = run
+            elif run.status == Status.UNKNOWN.name:
+                timed_out.setdefault((f, name), []).append((n, k or 0))
             out.runs.append(run)
             done += 1
             if progress:
@@ -627,17 +611,74 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     return out
 
 
+def _plan(families: list[str], per_family: dict[str, list[int]], boards: int,
+          rng: np.random.Generator) -> list[tuple]:
+    """The study's boards in order, as (family, n, game, board index, board)."""
+    plan = []
+    for f in families:
+        fam = FAMILIES[f]
+        for n in per_family[f]:
+            game = fam.game(n)
+            for i, b in enumerate(fam.boards(game, rng, boards)):
+                plan.append((f, n, game, i, b))
+    return plan
+
+
+def _beaten_note(timeouts: list[tuple[int, int]], n: int, k: int | None) -> str | None:
+    """Why a strategy skips an ``n x n`` board of nullity ``k`` after its time-outs ``[(n, nullity)]``,
+    or None to run it."""
+    beaten = [(n0, k0) for n0, k0 in timeouts if n >= n0 and (k or 0) >= k0]
+    if not beaten:
+        return None
+    n0, k0 = beaten[0]
+    return f"timed out at {n0}x{n0} (nullity {k0}); this board is no smaller, its nullity no lower"
+
+
+def _execute(run: Run, strategy, game: Game, board: int, time_limit: float) -> bool:
+    """Run ``strategy`` on ``board`` and fill in ``run`` (status, moves, seconds, note, witness flag);
+    True when the answer is definite (optimal or impossible), so it takes part in the cross-check."""
+    refused = strategy.refusal(game)
+    if refused:
+        run.status, run.note = "refused", refused
+        return False
+    t0 = time.perf_counter()
+    try:
+        sol = solve_strategy(strategy, board, game, time_limit)
+    except RefusedError as exc:
+        run.status, run.note = "refused", str(exc)
+        return False
+    except Exception as exc:  # noqa: BLE001 - a faulty strategy is data, not a crash
+        run.status, run.note = "ERROR", f"{type(exc).__name__}: {exc}"
+        return False
+    run.seconds = time.perf_counter() - t0
+    run.status = sol.status.name
+    run.moves = sol.moves
+    if sol.status is Status.UNKNOWN:
+        run.note = f"no proof within {time_limit:g} s"
+        return False
+    if sol.status is Status.ERROR:
+        run.note = str(sol.stats.get("error", ""))
+        return False
+    problem = check_solution(game, board, sol)
+    if problem:
+        run.flag = f"witness rejected: {problem}"
+    return True
+
+
+def _gauss_answer(game: Game, board: int, runs: dict[str, Run]) -> str | None:
+    """gauss's answer: its run's unless flagged, computed here if gauss was not run; None if it refuses."""
+    if "gauss" in runs:
+        return None if runs["gauss"].flag else runs["gauss"].answer()
+    try:
+        return solve(board, "gauss", game=game).answer()
+    except RefusedError:
+        return None
+
+
 def _cross_check(game: Game, board: int, runs: dict[str, Run]) -> None:
     """Flag the definite answers that differ from gauss's (computed here if gauss was not run), or, when
     gauss does not answer (nullity over its limit), from the answer most strategies gave."""
-    reference = None
-    if "gauss" in runs and not runs["gauss"].flag:
-        reference, source = runs["gauss"].answer(), "gauss"
-    elif "gauss" not in runs:
-        try:
-            reference, source = solve(board, "gauss", game=game).answer(), "gauss"
-        except RefusedError:
-            reference = None
+    reference, source = _gauss_answer(game, board, runs), "gauss"
     if reference is None:
         answers = [r.answer() for r in runs.values() if not r.flag]
         if not answers:

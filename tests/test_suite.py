@@ -18,6 +18,12 @@ def need(program: str, package: str):
         pytest.skip(f"{program} is not installed (apt-get install {package})")
 
 
+def manifest_rows(suite) -> list[dict]:
+    """The rows of the suite's manifest.csv."""
+    with open(suite / "manifest.csv") as f:
+        return list(csv.DictReader(f))
+
+
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
     root = tmp_path_factory.mktemp("suite")
@@ -26,8 +32,8 @@ def suite(tmp_path_factory):
 
 
 def test_manifest_lists_every_instance_with_its_known_answer(suite):
-    rows = list(csv.DictReader(open(suite / "manifest.csv")))
-    data = json.load(open(suite / "manifest.json"))
+    rows = manifest_rows(suite)
+    data = json.loads((suite / "manifest.json").read_text())
     assert len(rows) == len(data["instances"]) == 7  # 3 families x 2 sizes + the 18x18 judge case
     judge = [r for r in rows if r["instance"] == "judge-18x18-unique"][0]
     assert judge["optimum"] == "176" and judge["certificate"] == "witness + gauss" and judge["bound"] == "175"
@@ -38,7 +44,7 @@ def test_manifest_lists_every_instance_with_its_known_answer(suite):
 
 def test_cbc_finds_the_manifest_optima_from_the_mps_files_alone(suite, tmp_path):
     need("cbc", "coinor-cbc")
-    for row in csv.DictReader(open(suite / "manifest.csv")):
+    for row in manifest_rows(suite):
         if row["n"] != "6":
             continue
         sol = tmp_path / (row["instance"] + ".sol")
@@ -50,7 +56,7 @@ def test_cbc_finds_the_manifest_optima_from_the_mps_files_alone(suite, tmp_path)
 
 def test_cryptominisat_refutes_the_bounded_xcnf_files_alone(suite):
     need("cryptominisat5", "cryptominisat")
-    for row in csv.DictReader(open(suite / "manifest.csv")):
+    for row in manifest_rows(suite):
         assert row["expected_sat"] == "UNSAT"
         out = subprocess.run(["cryptominisat5", "--verb", "0", str(suite / (row["instance"] + ".xcnf"))],
                              capture_output=True, text=True, timeout=120).stdout

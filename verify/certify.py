@@ -428,44 +428,15 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
     Impossible boards are out of scope: their certificate is a parity check
     (:func:`flipgame.algebra.certificates`), not a proof of minimality.
     """
-    n = game.n
-    if not 0 <= moves <= n:
-        raise ValueError(f"moves must be between 0 and {n}, got {moves}")
-    if not 0 <= board <= game.full:
-        raise ValueError(f"board does not fit {n} cells")
-    if witness is not None and not 0 <= witness <= game.full:
-        raise ValueError(f"witness does not fit {n} cells")
-    masks = tuple(game.press_masks)
-    targets = tuple(game.targets)
-    cols = getattr(game, "cols", None)
-    goals_text = " or ".join(_describe(game, t) for t in targets)
-
-    def failed(message: str, **kw) -> Certification:
-        return Certification(CertStatus.FAILED, moves, kw.get("lines", 0), kw.get("clauses", 0),
-                             kw.get("solve", 0.0), kw.get("check", 0.0), message, kw.get("proofs", 0))
-
-    def check_witness(w: int) -> str | None:
-        if w.bit_count() != moves:
-            return f"the witness {_cells(w, cols)} has {w.bit_count()} presses, not {moves}"
-        if _reaches(masks, board, w) not in targets:
-            return f"the witness {_cells(w, cols)} does not reach {goals_text}"
-        return None
-
-    if witness is not None and (why := check_witness(witness)):
-        return failed(why)
+    _check_claim(game, board, moves, witness)
+    if witness is not None and (why := _witness_problem(game, board, moves, witness)):
+        return _failed(moves, why)
     if moves == 0:
-        if board in targets:
+        if board in tuple(game.targets):
             return Certification(CertStatus.TRIVIAL, 0, 0, 0, 0.0, 0.0,
                                  f"the board already is {_describe(game, board)} (0 presses)")
-        return failed(f"the board is not {goals_text}, so it needs at least 1 press")
-
-    job = {
-        "n": n, "masks": masks, "board": board, "bound": moves - 1, "witness": witness,
-        "goals": [{"target": t, "label": _goal_label(game, t), "describe": _describe(game, t)} for t in targets],
-        "proof_dir": None if proof_dir is None else os.fspath(proof_dir), "name": name,
-        "solver": SOLVER, "prover": prover_for(game), "game": game if isinstance(game, Game) else None,
-        "rules": str(getattr(game, "rules", f"{n} cells")),
-    }
+        return _failed(moves, f"the board is not {_goals_text(game)}, so it needs at least 1 press")
+    job = _certification_job(game, board, moves, witness, proof_dir, name)
     if time_limit is None:
         out = _run_job(job)
     else:
@@ -473,6 +444,57 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
         if out is None:
             return Certification(CertStatus.UNKNOWN, moves, 0, 0, 0.0, 0.0,
                                  f"certification not finished within {time_limit:g} s")
+    return _certification_of(game, board, moves, out)
+
+
+def _check_claim(game, board: int, moves: int, witness: int | None) -> None:
+    """Raise ValueError unless ``moves``, ``board`` and ``witness`` fit ``game``."""
+    n = game.n
+    if not 0 <= moves <= n:
+        raise ValueError(f"moves must be between 0 and {n}, got {moves}")
+    if not 0 <= board <= game.full:
+        raise ValueError(f"board does not fit {n} cells")
+    if witness is not None and not 0 <= witness <= game.full:
+        raise ValueError(f"witness does not fit {n} cells")
+
+
+def _goals_text(game) -> str:
+    """The goal boards in words, joined by "or"."""
+    return " or ".join(_describe(game, t) for t in tuple(game.targets))
+
+
+def _failed(moves: int, message: str, **kw) -> Certification:
+    """A FAILED certification of ``moves`` with the proof figures in ``kw`` (0 where absent)."""
+    return Certification(CertStatus.FAILED, moves, kw.get("lines", 0), kw.get("clauses", 0),
+                         kw.get("solve", 0.0), kw.get("check", 0.0), message, kw.get("proofs", 0))
+
+
+def _witness_problem(game, board: int, moves: int, w: int) -> str | None:
+    """Why press set ``w`` is no witness of ``moves`` presses for ``board``, or None if it is one."""
+    cols = getattr(game, "cols", None)
+    if w.bit_count() != moves:
+        return f"the witness {_cells(w, cols)} has {w.bit_count()} presses, not {moves}"
+    if _reaches(tuple(game.press_masks), board, w) not in tuple(game.targets):
+        return f"the witness {_cells(w, cols)} does not reach {_goals_text(game)}"
+    return None
+
+
+def _certification_job(game, board: int, moves: int, witness: int | None, proof_dir, name: str) -> dict:
+    """The picklable job of :func:`_run_job`: the lower bound ``moves - 1`` per goal, and the witness."""
+    n = game.n
+    return {
+        "n": n, "masks": tuple(game.press_masks), "board": board, "bound": moves - 1, "witness": witness,
+        "goals": [{"target": t, "label": _goal_label(game, t), "describe": _describe(game, t)}
+                  for t in tuple(game.targets)],
+        "proof_dir": None if proof_dir is None else os.fspath(proof_dir), "name": name,
+        "solver": SOLVER, "prover": prover_for(game), "game": game if isinstance(game, Game) else None,
+        "rules": str(getattr(game, "rules", f"{n} cells")),
+    }
+
+
+def _certification_of(game, board: int, moves: int, out: dict) -> Certification:
+    """The Certification a finished job's output ``out`` amounts to."""
+    goals_text = _goals_text(game)
     kw = {"lines": out.get("proof_lines", 0), "clauses": out.get("clauses", 0), "solve": out.get("solve", 0.0),
           "check": out.get("check", 0.0), "proofs": out.get("proofs", 0)}
     bound_text = f"no press set of at most {_presses(moves - 1)} reaches {goals_text}"
@@ -482,18 +504,18 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
                              f"certification did not finish: {out['reason']}")
     if kind == "counterexample":
         p = out["presses"]
-        what = _describe(game, next(t for t in targets if _goal_label(game, t) == out["goal"]))
+        what = _describe(game, next(t for t in tuple(game.targets) if _goal_label(game, t) == out["goal"]))
         sim = "" if out["reaches"] else " (but simulation disagrees: solver model invalid)"
-        return failed(f"the claimed minimum {moves} is too high: {p.bit_count()} presses "
-                      f"{_cells(p, cols)} reach {what}{sim}", **kw)
+        return _failed(moves, f"the claimed minimum {moves} is too high: {p.bit_count()} presses "
+                              f"{_cells(p, getattr(game, 'cols', None))} reach {what}{sim}", **kw)
     if kind == "rejected":
-        return failed(f"dratify rejected the proof for goal {out['goal']}: {out['reason']}", **kw)
+        return _failed(moves, f"dratify rejected the proof for goal {out['goal']}: {out['reason']}", **kw)
     w = out["witness"]
     if w is None:
-        return failed(f"{bound_text}, but no press set of {moves} presses reaches {goals_text} either: "
-                      f"the claimed minimum {moves} is too low", **kw)
-    if why := check_witness(w):
-        return failed(f"{bound_text}, but {why}", **kw)
+        return _failed(moves, f"{bound_text}, but no press set of {moves} presses reaches {goals_text} either: "
+                              f"the claimed minimum {moves} is too low", **kw)
+    if why := _witness_problem(game, board, moves, w):
+        return _failed(moves, f"{bound_text}, but {why}", **kw)
     return Certification(CertStatus.CERTIFIED, moves, kw["lines"], kw["clauses"], kw["solve"], kw["check"],
                          bound_text, kw["proofs"], out.get("prover", ""), out.get("engine", ""))
 

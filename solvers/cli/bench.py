@@ -192,6 +192,52 @@ def stream_seconds(game: Game, reference: str | None) -> dict:
     return row
 
 
+def _backend_rows(args: argparse.Namespace, game: Game, report) -> list[dict]:
+    """One JSON row per backend of the agreement run: speed, relative speed, workers, start-up time."""
+    fastest = min(s.seconds for s in report.summaries)
+    rows = []
+    for s in report.summaries:
+        rows.append({
+            "backend": s.backend,
+            "boards": s.boards,
+            "seconds": round(s.seconds, 4),
+            "boards_per_second": round(s.boards_per_second, 1),
+            "times_fastest": round(s.seconds / fastest, 1),
+            "workers": args.jobs if BACKENDS[s.backend].parallel else 1,
+            "startup_seconds": round(startup_seconds(s.backend, game, args.startup_runs), 3),
+        })
+    return rows
+
+
+def _stream_line(args: argparse.Namespace, stream: dict) -> str:
+    """The printed line on the stdin stream timing, with the reference program's outcome if any."""
+    line = (f"\nStream: `flipgame solve --backend gauss` on all {stream['boards']} boards through stdin: "
+            f"{stream['flipgame_seconds']:.2f} s")
+    if args.reference and stream["reference_seconds"] is None:
+        line += f"; {args.reference} {stream['reference_exit']}"
+    elif args.reference and stream["reference_exit"]:
+        line += (f"; {args.reference} {stream['reference_exit']} after {stream['reference_seconds']:.2f} s "
+                 f"(no speed ratio), {stream['reference_differs']} answers differ from flipgame's")
+    elif args.reference:
+        line += (f"; {args.reference}: {stream['reference_seconds']:.2f} s ({stream['times_reference']:.1f}x), "
+                 f"{stream['reference_differs']} answers differ from flipgame's")
+    return line
+
+
+def _bench_strategies_table(args: argparse.Namespace) -> list[dict]:
+    """Benchmark ``args.strategies``, print their table and return its rows."""
+    print(f"\nStrategies: {args.sample} random 4x4 boards each, then the scaling inputs under a "
+          f"{args.time_limit:g} s limit ...", file=sys.stderr)
+    strategy_rows = bench_strategies(args.strategies, args.sample, args.time_limit)
+    labels = [label for label, *_ in scaling_inputs()]
+    head = ("strategy", "4x4 boards/s", *labels)
+    table = [head] + [(r["strategy"], f"{r['boards_per_second_4x4']:,.0f}" if "boards_per_second_4x4" in r
+                       else "refused", *(str(r[label]) for label in labels)) for r in strategy_rows]
+    print()
+    print(format_table(table))
+    return strategy_rows
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     game = Game(*args.size)
     try:
@@ -216,18 +262,7 @@ def run(args: argparse.Namespace) -> ExitCode:
                            on_backend_done=lambda s: print(f"  {s.backend}: {s.seconds:.3f} s", file=sys.stderr))
     if not report.completed:  # Ctrl-C: the run kept what finished, but a benchmark of part of it is no benchmark
         return fail(ExitCode.INTERRUPTED, f"interrupted: the benchmark did not finish; {args.json} not written")
-    fastest = min(s.seconds for s in report.summaries)
-    rows = []
-    for s in report.summaries:
-        rows.append({
-            "backend": s.backend,
-            "boards": s.boards,
-            "seconds": round(s.seconds, 4),
-            "boards_per_second": round(s.boards_per_second, 1),
-            "times_fastest": round(s.seconds / fastest, 1),
-            "workers": args.jobs if BACKENDS[s.backend].parallel else 1,
-            "startup_seconds": round(startup_seconds(s.backend, game, args.startup_runs), 3),
-        })
+    rows = _backend_rows(args, game, report)
     head = ("backend", "boards", "seconds", "boards/s", "x fastest", "workers", "solve start-up s")
     table = [head] + [(r["backend"], r["boards"], f"{r['seconds']:.3f}", f"{r['boards_per_second']:,.0f}",
                        f"{r['times_fastest']:.1f}", r["workers"], f"{r['startup_seconds']:.3f}") for r in rows]
@@ -236,29 +271,9 @@ def run(args: argparse.Namespace) -> ExitCode:
               "machine": platform.machine(), "agree": report.ok, "backends": rows}
     stream = stream_seconds(game, args.reference)
     result["stream"] = stream
-    line = (f"\nStream: `flipgame solve --backend gauss` on all {stream['boards']} boards through stdin: "
-            f"{stream['flipgame_seconds']:.2f} s")
-    if args.reference and stream["reference_seconds"] is None:
-        line += f"; {args.reference} {stream['reference_exit']}"
-    elif args.reference and stream["reference_exit"]:
-        line += (f"; {args.reference} {stream['reference_exit']} after {stream['reference_seconds']:.2f} s "
-                 f"(no speed ratio), {stream['reference_differs']} answers differ from flipgame's")
-    elif args.reference:
-        line += (f"; {args.reference}: {stream['reference_seconds']:.2f} s ({stream['times_reference']:.1f}x), "
-                 f"{stream['reference_differs']} answers differ from flipgame's")
-    print(line)
+    print(_stream_line(args, stream))
     if args.strategies:
-        names = args.strategies
-        print(f"\nStrategies: {args.sample} random 4x4 boards each, then the scaling inputs under a "
-              f"{args.time_limit:g} s limit ...", file=sys.stderr)
-        strategy_rows = bench_strategies(names, args.sample, args.time_limit)
-        labels = [label for label, *_ in scaling_inputs()]
-        head = ("strategy", "4x4 boards/s", *labels)
-        table = [head] + [(r["strategy"], f"{r['boards_per_second_4x4']:,.0f}" if "boards_per_second_4x4" in r
-                           else "refused", *(str(r[label]) for label in labels)) for r in strategy_rows]
-        print()
-        print(format_table(table))
-        result["strategies"] = strategy_rows
+        result["strategies"] = _bench_strategies_table(args)
         result["strategy_time_limit"] = args.time_limit
     if write_json(args.json, result, "benchmark"):
         return ExitCode.USAGE

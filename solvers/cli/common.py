@@ -14,11 +14,10 @@ import re
 import sys
 from collections.abc import Sequence
 
-from .. import BACKENDS, Backend, Game, get_backend, read_cases
+from .. import BACKENDS, Backend, Game, get_backend, read_cases, strategies
 from ..board import NEIGHBOURHOODS
 from ..errors import BoardFormatError, RulesError
 from ..formats import FORMATS, LineSource
-from .. import strategies
 from ..limits import BOARD_MAX_CELLS
 from ..strategies import STRATEGIES, StrategyBackend
 from ..system import MAX_STATES

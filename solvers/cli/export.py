@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..formats import read_cases
 from ..errors import FlipgameError
 from ..export import BOUNDED, FORMATS, export
+from ..formats import read_cases
 from ..suite import known_answer
 from .common import ExitCode, add_rule_options, fail, game_from_args
 

@@ -127,20 +127,25 @@ def _presses_text(system: PressSystem, presses) -> str:
     return " ".join(f"{j}x{t}" for j, t in enumerate(presses) if t) or "(no press)"
 
 
+def _check_solve_flags(args: argparse.Namespace) -> None:
+    """Raise RulesError for a flag press systems do not take with ``args.format``."""
+    if args.part is not None and args.format != "aoc2025-10":
+        raise RulesError("--part needs --format aoc2025-10")
+    if args.format in FORMATS and (args.rules or args.size or args.goal or args.target
+                                   or args.states is not None):
+        raise RulesError(f"the {args.format} format gives the rules and goal in its input; drop "
+                         f"--rules/--size/--goal/--target/--states")
+    if args.format not in FORMATS and args.format != "poj1753":
+        raise RulesError(f"--format {args.format} is a grid format; press systems read boards as rows "
+                         f"(the default) or the formats {', '.join(FORMATS)}")
+    if getattr(args, "strategy", None):
+        raise RulesError("--strategy runs on grid boards; press systems take --backend")
+
+
 def run_solve(args: argparse.Namespace) -> ExitCode:
     """``flipgame solve`` on press systems: one answer per board, or the judge format's lines."""
     try:
-        if args.part is not None and args.format != "aoc2025-10":
-            raise RulesError("--part needs --format aoc2025-10")
-        if args.format in FORMATS and (args.rules or args.size or args.goal or args.target
-                                       or args.states is not None):
-            raise RulesError(f"the {args.format} format gives the rules and goal in its input; drop "
-                             f"--rules/--size/--goal/--target/--states")
-        if args.format not in FORMATS and args.format != "poj1753":
-            raise RulesError(f"--format {args.format} is a grid format; press systems read boards as rows "
-                             f"(the default) or the formats {', '.join(FORMATS)}")
-        if getattr(args, "strategy", None):
-            raise RulesError("--strategy runs on grid boards; press systems take --backend")
+        _check_solve_flags(args)
         name, options = _options(args, args.backend or "gauss")
         system = None if args.format in FORMATS else system_from_args(args)
         if system is not None and refusal(name, system):

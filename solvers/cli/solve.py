@@ -29,8 +29,7 @@ from ..formats import FORMATS, Case, Format, LineSource
 from ..result import Solution, Status
 from ..strategies import STRATEGIES
 from . import general
-from .common import (ExitCode, add_rule_options, chosen_backend, chosen_options, fail,
-                     game_from_args, writable_folder)
+from .common import ExitCode, add_rule_options, chosen_backend, chosen_options, fail, game_from_args, writable_folder
 
 
 def add_parser(sub) -> None:

@@ -15,9 +15,9 @@ from flipgame.verify.harness import SCHEDULER_TIMEOUT, open_executor, run_agreem
 
 from .. import BACKENDS, get_backend, prepare
 from ..errors import FlipgameError, RefusedError
-from ..strategies import STRATEGIES
 from ..limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
 from ..signals import signals_blocked
+from ..strategies import STRATEGIES
 from . import general
 from .common import (
     ExitCode,
@@ -235,57 +235,79 @@ def run(args: argparse.Namespace) -> ExitCode:
     return general.run_verify(args) if general.wanted(args) else _run_grid(args)
 
 
+def _check_files(args: argparse.Namespace) -> None:
+    """Raise FlipgameError unless --report (and --checkpoint, a different file) can be written."""
+    writable_path(args.report, "--report")
+    if args.checkpoint is not None:
+        writable_path(args.checkpoint, "--checkpoint")
+        if os.path.abspath(args.checkpoint) == os.path.abspath(args.report):
+            raise FlipgameError("--checkpoint and --report must be different files")
+
+
+def _default_names(game) -> list[str]:
+    """The default backends for ``game``, naming on stderr each one skipped for the size."""
+    names = [n for n, b in BACKENDS.items() if b.by_default and b.supports(game) and n not in NOT_INDEPENDENT]
+    for n in BACKENDS.keys() - set(names) - NOT_INDEPENDENT.keys() - {n for n, b in BACKENDS.items()
+                                                                     if not b.by_default}:
+        print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
+    return names
+
+
+def _prepared_options(args: argparse.Namespace, game, names: list[str]) -> dict:
+    """Every backend's options, each option and size checked before the long run, nothing built."""
+    options = strategy_options(names, args) if args.strategies else backend_options(names, args)
+    for n in names:
+        if args.canonical:
+            options[n]["canonical"] = True
+        prepare(game, n, options[n])
+    return options
+
+
+def _boards_to_check(args: argparse.Namespace, game) -> tuple[np.ndarray, str]:
+    """The boards of the run and their description; FlipgameError for a bad --sample/--seed/--exhaustive."""
+    if args.sample is not None and args.exhaustive:
+        raise FlipgameError("give either --sample or --exhaustive, not both")
+    if args.seed is not None and args.sample is None:
+        raise FlipgameError("--seed chooses the boards of --sample N; give --sample too")
+    args.seed = 0 if args.seed is None else args.seed
+    if args.sample is not None and args.sample > 1 << EXHAUSTIVE_MAX_CELLS:
+        raise FlipgameError(f"--sample {args.sample}: at most 2**{EXHAUSTIVE_MAX_CELLS} boards a run (as "
+                            f"--exhaustive); run several seeds for more")
+    exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_DEFAULT_MAX_CELLS or args.exhaustive)
+    if args.sample is None and not exhaustive:
+        raise FlipgameError(f"{game.size} has 2**{game.n} boards; check a random sample with "
+                            f"--sample N [--seed S]{_exhaustive_hint(game)}")
+    if exhaustive and game.n > EXHAUSTIVE_MAX_CELLS:
+        raise FlipgameError(f"--exhaustive allows at most {EXHAUSTIVE_MAX_CELLS} cells "
+                            f"(2**{EXHAUSTIVE_MAX_CELLS} boards); use --sample N")
+    if exhaustive:
+        boards = np.arange(1 << game.n, dtype=np.uint64)
+        return boards, f"all {len(boards)}"
+    boards = sample_boards(game, args.sample, args.seed)
+    what = f"a sample (seed {args.seed}) of {len(boards)}" if len(boards) == args.sample \
+        else f"--sample {args.sample}: every one of the {len(boards)}"
+    return boards, what
+
+
 def _run_grid(args: argparse.Namespace) -> ExitCode:
     try:
         game = game_from_args(args)
-        writable_path(args.report, "--report")
-        if args.checkpoint is not None:
-            writable_path(args.checkpoint, "--checkpoint")
-            if os.path.abspath(args.checkpoint) == os.path.abspath(args.report):
-                raise FlipgameError("--checkpoint and --report must be different files")
+        _check_files(args)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     if args.backends and args.strategies:
         return fail(ExitCode.USAGE, "give either --backends or --strategies, not both")
-    if args.backends or args.strategies:
-        names = args.backends or args.strategies
-    else:
-        names = [n for n, b in BACKENDS.items() if b.by_default and b.supports(game) and n not in NOT_INDEPENDENT]
-        for n in BACKENDS.keys() - set(names) - NOT_INDEPENDENT.keys() - {n for n, b in BACKENDS.items()
-                                                                         if not b.by_default}:
-            print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
+    names = args.backends or args.strategies or _default_names(game)
     try:
-        options = strategy_options(names, args) if args.strategies else backend_options(names, args)
-        for n in names:  # every option and size checked before the long run, nothing built
-            if args.canonical:
-                options[n]["canonical"] = True
-            prepare(game, n, options[n])
+        options = _prepared_options(args, game, names)
     except RefusedError as exc:
         return fail(ExitCode.REFUSED, f"{exc}; choose other backends")
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    if args.sample is not None and args.exhaustive:
-        return fail(ExitCode.USAGE, "give either --sample or --exhaustive, not both")
-    if args.seed is not None and args.sample is None:
-        return fail(ExitCode.USAGE, "--seed chooses the boards of --sample N; give --sample too")
-    args.seed = 0 if args.seed is None else args.seed
-    if args.sample is not None and args.sample > 1 << EXHAUSTIVE_MAX_CELLS:
-        return fail(ExitCode.USAGE, f"--sample {args.sample}: at most 2**{EXHAUSTIVE_MAX_CELLS} boards a run (as "
-                                    f"--exhaustive); run several seeds for more")
-    exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_DEFAULT_MAX_CELLS or args.exhaustive)
-    if args.sample is None and not exhaustive:
-        return fail(ExitCode.USAGE, f"{game.size} has 2**{game.n} boards; check a random sample with "
-                                    f"--sample N [--seed S]{_exhaustive_hint(game)}")
-    if exhaustive and game.n > EXHAUSTIVE_MAX_CELLS:
-        return fail(ExitCode.USAGE, f"--exhaustive allows at most {EXHAUSTIVE_MAX_CELLS} cells "
-                                      f"(2**{EXHAUSTIVE_MAX_CELLS} boards); use --sample N")
-    if exhaustive:
-        boards = np.arange(1 << game.n, dtype=np.uint64)
-        what = f"all {len(boards)}"
-    else:
-        boards = sample_boards(game, args.sample, args.seed)
-        what = f"a sample (seed {args.seed}) of {len(boards)}" if len(boards) == args.sample \
-            else f"--sample {args.sample}: every one of the {len(boards)}"
+    try:
+        boards, what = _boards_to_check(args, game)
+    except FlipgameError as exc:
+        return fail(ExitCode.USAGE, str(exc))
     print(f"Checking {', '.join(names)} on {what} {game.rules} boards"
           f"{', comparing canonical witnesses' if args.canonical else ''} ...", file=sys.stderr)
     previous = second_ctrl_c_ends_at_once()
@@ -295,42 +317,101 @@ def _run_grid(args: argparse.Namespace) -> ExitCode:
         restore_ctrl_c(previous)
 
 
+def _backend_done_printer(log, names: list[str], where: dict[str, str], total: int):
+    """The ``on_backend_done`` callback: close the backend's bar and print its one summary line."""
+
+    def finished(summary) -> None:
+        log.close_bar(summary.backend)
+        if summary.backend == names[-1]:
+            log.set_phase(f"checking the witnesses, Impossible certificates and agreement of {total:,} boards")
+        if summary.resumed:
+            print(f"  {summary.backend}: {summary.boards} boards: {summary.resumed} from the checkpoint, "
+                  f"{summary.solved} solved in {summary.seconds:.2f} s "
+                  f"({summary.boards_per_second:,.0f} boards/s)", file=sys.stderr)
+        else:
+            print(f"  {summary.backend}: {summary.boards} boards in {summary.seconds:.2f} s "
+                  f"({summary.boards_per_second:,.0f} boards/s, {where[summary.backend]})", file=sys.stderr)
+
+    return finished
+
+
+def _resumed(found: int, chunks: int, path: str) -> None:
+    """The ``on_resume`` callback: one stderr line on the chunks taken from the checkpoint."""
+    print(f"flipgame: resumed: {found} of {chunks} chunks from {path}", file=sys.stderr)
+
+
+def _run_on_executor(args, game, names, options, boards):
+    """The agreement run on its executor with live progress; FlipgameError passes through."""
+    total = len(boards)
+    with open_executor(args.scheduler, args.jobs) as (executor, label):
+        where = {n: label if get_backend(n).parallel and (executor is not None or args.jobs > 1)
+                 else "in this process" for n in names}
+        log = ProgressLog(total, where, args.progress_interval, sys.stderr.isatty())
+        log.start()
+        try:
+            return run_agreement(game, names, boards, jobs=args.jobs, executor=executor, options=options,
+                                 progress=log, on_backend_done=_backend_done_printer(log, names, where, total),
+                                 checkpoint=args.checkpoint, on_resume=_resumed, chunk_size=args.chunk_size,
+                                 compare_presses=args.canonical, certify=args.certify,
+                                 scheduler_timeout=args.scheduler_timeout,
+                                 on_certify=lambda done, total: log.set_phase(
+                                     f"certifying: {done:,} of {total:,} boards"))
+        finally:
+            log.close()
+
+
+def _print_certification(cert: dict) -> None:
+    """The certification summary line, and the first five failures on stderr."""
+    print(f"Certified {cert['certified']} of {cert['boards']} boards ({cert['proofs']} minima by checked DRAT "
+          f"proofs, median {cert['proof_lines_median']} and at most {cert['proof_lines_max']} lines; every "
+          f"Impossible by its parity certificate); {cert['failed']} certification failures, {cert['unknown']} "
+          f"not certified; {cert['seconds']:.1f} s.")
+    for f in cert["failures"][:5]:
+        print(f"flipgame: certification failed for board {f['board']} (claimed {f['claimed']}): {f['message']}",
+              file=sys.stderr)
+
+
+def _print_summary(args, report) -> None:
+    """The totals line after the table, then the certification summary if any."""
+    done = len(report.summaries)
+    print(f"\n{report.boards} boards, {done} backend{'s' if done != 1 else ''}: {len(report.disagreements)} "
+          f"disagreements, {len(report.witness_failures)} witness failures, "
+          f"{sum(s.unknown for s in report.summaries)} unknown, "
+          f"{sum(s.errors for s in report.summaries)} errors; {report.seconds:.1f} s. Report: {args.report}")
+    if report.certification is not None:
+        _print_certification(report.certification)
+
+
+def _exit_code(args, report, names) -> ExitCode:
+    """The exit code of a finished run, with its last line (stopped, interrupted or all well)."""
+    cert = report.certification
+    if report.stopped and report.stopped != "interrupted":  # the executor failed: one line, exit 4
+        resume = ", and rerunning with the same --checkpoint resumes" if args.checkpoint else ""
+        return fail(ExitCode.INCOMPLETE, f"stopped: {report.stopped}; the report {args.report} holds everything "
+                                         f"finished{resume}")
+    if not report.completed:
+        undone = f" (not done: {', '.join(report.unchecked)})" if report.unchecked else ""
+        return fail(ExitCode.INTERRUPTED, f"interrupted; the report {args.report} holds everything finished{undone}")
+    if len(report.disagreements):
+        return ExitCode.DISAGREEMENT
+    if len(report.witness_failures):
+        return ExitCode.WITNESS_FAILURE
+    if cert is not None and cert["failed"]:
+        return ExitCode.CERTIFICATION_FAILURE
+    if report.incomplete or (cert is not None and cert["unknown"]):
+        return ExitCode.INCOMPLETE
+    if len(report.summaries) == 1:
+        print(f"Every witness of {names[0]} checks out and every Impossible has a certificate "
+              f"(one backend: nothing to compare).")
+    else:
+        print("All backends agree on every board; every witness checks out.")
+    return ExitCode.OK
+
+
 def _run_and_report(args, game, names, options, boards) -> ExitCode:
     """The agreement run on its executor, then the table, the report and the exit code."""
-    total = len(boards)
-
-    def resumed(found: int, chunks: int, path: str) -> None:
-        print(f"flipgame: resumed: {found} of {chunks} chunks from {path}", file=sys.stderr)
-
     try:
-        with open_executor(args.scheduler, args.jobs) as (executor, label):
-            where = {n: label if get_backend(n).parallel and (executor is not None or args.jobs > 1)
-                     else "in this process" for n in names}
-            log = ProgressLog(total, where, args.progress_interval, sys.stderr.isatty())
-
-            def finished(summary) -> None:
-                log.close_bar(summary.backend)
-                if summary.backend == names[-1]:
-                    log.set_phase(f"checking the witnesses, Impossible certificates and agreement of {total:,} boards")
-                if summary.resumed:
-                    print(f"  {summary.backend}: {summary.boards} boards: {summary.resumed} from the checkpoint, "
-                          f"{summary.solved} solved in {summary.seconds:.2f} s "
-                          f"({summary.boards_per_second:,.0f} boards/s)", file=sys.stderr)
-                else:
-                    print(f"  {summary.backend}: {summary.boards} boards in {summary.seconds:.2f} s "
-                          f"({summary.boards_per_second:,.0f} boards/s, {where[summary.backend]})", file=sys.stderr)
-
-            log.start()
-            try:
-                report = run_agreement(game, names, boards, jobs=args.jobs, executor=executor, options=options,
-                                       progress=log, on_backend_done=finished, checkpoint=args.checkpoint,
-                                       on_resume=resumed, chunk_size=args.chunk_size,
-                                       compare_presses=args.canonical, certify=args.certify,
-                                       scheduler_timeout=args.scheduler_timeout,
-                                       on_certify=lambda done, total: log.set_phase(
-                                           f"certifying: {done:,} of {total:,} boards"))
-            finally:
-                log.close()
+        report = _run_on_executor(args, game, names, options, boards)
     except FlipgameError as exc:  # e.g. a checkpoint of another run, a scheduler out of reach
         return fail(ExitCode.USAGE, str(exc))
     if report.total_chunks and report.resumed_chunks == report.total_chunks:
@@ -342,38 +423,5 @@ def _run_and_report(args, game, names, options, boards) -> ExitCode:
             print(f"flipgame: {s.backend} error: {msg}", file=sys.stderr)
     if write_json(args.report, report.to_json(), "report"):
         return ExitCode.USAGE
-    n_dis, n_wit = len(report.disagreements), len(report.witness_failures)
-    done = len(report.summaries)
-    print(f"\n{report.boards} boards, {done} backend{'s' if done != 1 else ''}: {n_dis} disagreements, "
-          f"{n_wit} witness failures, {sum(s.unknown for s in report.summaries)} unknown, "
-          f"{sum(s.errors for s in report.summaries)} errors; {report.seconds:.1f} s. Report: {args.report}")
-    cert = report.certification
-    if cert is not None:
-        print(f"Certified {cert['certified']} of {cert['boards']} boards ({cert['proofs']} minima by checked DRAT "
-              f"proofs, median {cert['proof_lines_median']} and at most {cert['proof_lines_max']} lines; every "
-              f"Impossible by its parity certificate); {cert['failed']} certification failures, {cert['unknown']} "
-              f"not certified; {cert['seconds']:.1f} s.")
-        for f in cert["failures"][:5]:
-            print(f"flipgame: certification failed for board {f['board']} (claimed {f['claimed']}): {f['message']}",
-                  file=sys.stderr)
-    if report.stopped and report.stopped != "interrupted":  # the executor failed: one line, exit 4
-        resume = ", and rerunning with the same --checkpoint resumes" if args.checkpoint else ""
-        return fail(ExitCode.INCOMPLETE, f"stopped: {report.stopped}; the report {args.report} holds everything "
-                                         f"finished{resume}")
-    if not report.completed:
-        undone = f" (not done: {', '.join(report.unchecked)})" if report.unchecked else ""
-        return fail(ExitCode.INTERRUPTED, f"interrupted; the report {args.report} holds everything finished{undone}")
-    if n_dis:
-        return ExitCode.DISAGREEMENT
-    if n_wit:
-        return ExitCode.WITNESS_FAILURE
-    if cert is not None and cert["failed"]:
-        return ExitCode.CERTIFICATION_FAILURE
-    if report.incomplete or (cert is not None and cert["unknown"]):
-        return ExitCode.INCOMPLETE
-    if done == 1:
-        print(f"Every witness of {names[0]} checks out and every Impossible has a certificate "
-              f"(one backend: nothing to compare).")
-    else:
-        print("All backends agree on every board; every witness checks out.")
-    return ExitCode.OK
+    _print_summary(args, report)
+    return _exit_code(args, report, names)
