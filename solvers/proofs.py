@@ -1,7 +1,7 @@
 """DRAT proofs of parity reasoning: refutations of "at most k presses" without search.
 
 A press set ``x`` reaching goal ``t`` from board ``b`` solves ``A x = b ^ t``
-over GF(2).  The lower-bound formula of :mod:`flipgame.verify.proof_check`
+over GF(2).  The lower-bound formula of :mod:`flipgame.verify.lower_bound`
 states each cell's equation as a *prefix chain* (``P_1 = x_{a_1}``,
 ``P_j <-> P_{j-1} XOR x_{a_j}`` over the sorted flippers, and a unit on the
 last ``P``), plus a cardinality counter.  CDCL solvers need exponentially long
@@ -32,7 +32,7 @@ steps over extension variables:
   then triangular, so unit propagation through them and the formula's own
   chains fixes every press, and the counter fails: the empty clause is RUP.
   At nullity ``d`` the ``d`` free presses are split on: ``2**d`` RUP clauses
-  resolved up to the empty clause (``2**(d+1) - 1`` lines).
+  resolved up to the empty clause, each pair deleted once resolved (``2**(d+2) - 3`` lines).
 
 Nothing here is trusted: the checker replays every step.
 
@@ -47,6 +47,7 @@ chasing as in :mod:`flipgame.algebra`.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,7 +58,7 @@ DELETE_HELPERS = True
 """Delete the split helpers ``C | x``, ``C | -x`` once ``C`` is derived (fewer clauses, more lines)."""
 
 SPLIT_MAX_NULLITY = 20
-"""Most free presses split on (2**(d+1) - 1 proof lines, each a full propagation)."""
+"""Most free presses split on (2**(d+1) - 1 RUP lines, each a full propagation)."""
 
 
 @dataclass
@@ -84,6 +85,17 @@ class Log:
     lits: array = field(default_factory=lambda: array("i"))
     dels: bytearray = field(default_factory=bytearray)
     refuted: bool = False
+    split_from: int | None = None
+    """The first step of the final case split (each a full propagation), if there is one."""
+    on_quiet: Callable | None = None
+    """Called as ``on_quiet(log, alive)`` at points where ``alive()`` (flat, 0-terminated) names
+    lemmas alive that are enough for the rest of the proof: a checker reading the proof while it
+    is written may end a piece there (:class:`flipgame.verify.proof_check.PieceCheck`)."""
+
+    def quiet(self, alive: Callable[[], list[int]]) -> None:
+        """A point where ``alive()`` names the lemmas alive (see :attr:`on_quiet`)."""
+        if self.on_quiet is not None:
+            self.on_quiet(self, alive)
 
     def add(self, clause) -> None:
         self.lits.extend(clause)
@@ -150,22 +162,66 @@ def _terms(*ys: int | None) -> list[int]:
     return out
 
 
-def _derive_invariant(log: Log, terms: list[int], x: int, fresh: int | None, cancel: bool) -> list[list[int]]:
-    """Add the clauses of ``XOR(terms) = 0`` at one position; return them (to delete later)."""
-    clauses = xor_zero(terms) if terms else []
-    direct = x in terms or not cancel and fresh is None
-    if fresh is not None and fresh in terms:  # RAT on the fresh prefix variable: its literal first
-        k = terms.index(fresh)
-        log.add_all([[c[k]] + c[:k] + c[k + 1:] for c in clauses])
-        return clauses
-    if direct:  # RUP: x is among the terms, or the sum's prefix is x itself
-        log.add_all(clauses)
-        return clauses
-    for c in clauses:  # x cancels: split on it
-        log.add_all((c + [x], c + [-x], c))
+_ADD = [bytes(k) for k in range(64)]
+_DEL = [b"\x01" * k for k in range(64)]
+
+
+def _flat(clauses) -> list[int]:
+    """Clauses as flat DIMACS literals, each ended by 0."""
+    out: list[int] = []
+    for c in clauses:
+        out += c
+        out.append(0)
+    return out
+
+
+def _invariant(terms: list[int], x: int, fresh: int | None, cancel: bool) -> tuple[list[int], int, list[int], bytes]:
+    """The steps deriving ``XOR(terms) = 0`` at one position: (flat literals, steps, the invariant's
+    own clauses as flat literals (deleted at the next position), deletion flags of the steps)."""
+    a = b = c = 0
+    if len(terms) == 3:
+        a, b, c = terms
+        own = [-a, b, c, 0, a, -b, c, 0, a, b, -c, 0, -a, -b, -c, 0]
+        if fresh is not None and fresh == c:  # RAT on the fresh prefix variable: its literal first
+            return [c, -a, b, 0, c, a, -b, 0, -c, a, b, 0, -c, -a, -b, 0], 4, own, _ADD[4]
+    else:
+        clauses = xor_zero(terms) if terms else []
+        own = _flat(clauses)
+        if fresh is not None and fresh in terms:
+            k = terms.index(fresh)
+            return _flat([cl[k]] + cl[:k] + cl[k + 1:] for cl in clauses), len(clauses), own, _ADD[len(clauses)]
+    count = len(terms) and 1 << (len(terms) - 1)
+    if x in terms or not cancel and fresh is None:  # RUP: x is a term, or the sum's prefix is x itself
+        return own, count, own, _ADD[count]
+    steps: list[int] = []  # x cancels: split on it
+    flags = bytearray()
+    for cl in _clauses_of(own):
+        steps += [*cl, x, 0, *cl, -x, 0, *cl, 0]
+        flags += b"\x00\x00\x00"
         if DELETE_HELPERS:
-            log.delete_all((c + [x], c + [-x]))
-    return clauses
+            steps += [*cl, x, 0, *cl, -x, 0]
+            flags += b"\x01\x01"
+    return steps, len(flags), own, bytes(flags)
+
+
+def _clauses_of(flat: list[int]):
+    start = 0
+    for k, lit in enumerate(flat):
+        if lit == 0:
+            yield flat[start:k]
+            start = k + 1
+
+
+def _extend(log: Log, y: int | None, x: int) -> int | None:
+    """The sum's next prefix variable ``y xor x``: a fresh variable defined by four RAT clauses, or
+    None when the sum starts here (its prefix is ``x`` itself)."""
+    if y is None:
+        return None
+    log.top += 1
+    f = log.top
+    log.lits.extend((-f, y, x, 0, f, -y, x, 0, f, y, -x, 0, -f, -y, -x, 0))
+    log.dels.extend(_ADD[4])
+    return f
 
 
 def add_rows(log: Log, r1: Row, r2: Row) -> Row:
@@ -175,9 +231,10 @@ def add_rows(log: Log, r1: Row, r2: Row) -> Row:
     one row has the variable and 24 where both have it.
     """
     p1, l1, p2, l2 = r1.pos, r1.lit, r2.pos, r2.lit
+    lits, dels = log.lits, log.dels
     i = j = 0
     y1 = y2 = y3 = None
-    inv: list[list[int]] = []
+    inv: list[int] = []  # the invariant's clauses at the previous position, flat
     pos3: list[int] = []
     lit3: list[int] = []
     n1, n2 = len(p1), len(p2)
@@ -195,35 +252,61 @@ def add_rows(log: Log, r1: Row, r2: Row) -> Row:
             j += 1
         fresh = None
         if in1 != in2:
-            if y3 is None:
-                y3 = x
-            else:
-                fresh = log.fresh()
-                log.add_all(xor_zero([fresh, y3, x]))  # RAT: fresh is new
-                y3 = fresh
+            fresh = _extend(log, y3, x)
+            y3 = fresh or x
             pos3.append(v)
             lit3.append(y3)
-        new = _derive_invariant(log, _terms(y1, y2, y3), x, fresh, cancel=in1 and in2)
-        log.delete_all(inv)
-        inv = new
+        if y1 is not None and y2 is not None and y3 is not None and y1 != y2 and y1 != y3 and y2 != y3:
+            terms = [y1, y2, y3]
+        else:
+            terms = _terms(y1, y2, y3)
+        steps, count, own, flags = _invariant(terms, x, fresh, in1 and in2)
+        lits.extend(steps)
+        dels.extend(flags)
+        if inv:
+            lits.extend(inv)
+            dels.extend(_DEL[inv.count(0)])
+        inv = own
     parity = r1.parity ^ r2.parity
     if y3 is None:
         if parity:
             log.add([])
     else:
         log.add([y3 if parity else -y3])
-    for c in inv:
-        log.delete(c)
+    if inv:
+        lits.extend(inv)
+        dels.extend(_DEL[inv.count(0)])
     return Row(pos3, lit3, parity)
+
+
+def row_clauses(rows, extra=()) -> list[int]:
+    """The lemmas of derived ``rows`` (chain links and unit; the formula's own rows have none) and
+    the ``extra`` clauses, as flat 0-terminated DIMACS literals."""
+    out: list[int] = []
+    for row in rows:
+        if row is None or not row.owned or not row.pos:
+            continue
+        lit, pos = row.lit, row.pos
+        for k in range(1, len(lit)):
+            f, y, x = lit[k], lit[k - 1], pos[k] + 1
+            out += (-f, y, x, 0, f, -y, x, 0, f, y, -x, 0, -f, -y, -x, 0)
+        out += (lit[-1] if row.parity else -lit[-1], 0)
+    for c in extra:
+        out += c
+        out.append(0)
+    return out
 
 
 def drop(log: Log, row: Row) -> None:
     """Delete a derived row's chain clauses and unit (no-op for the formula's own rows)."""
     if not row.owned or not row.pos:
         return
-    for k in range(1, len(row.lit)):  # every prefix variable after the first is an extension variable
-        log.delete_all(xor_zero([row.lit[k], row.lit[k - 1], row.pos[k] + 1]))
-    last = row.lit[-1]
+    lits, dels, lit, pos = log.lits, log.dels, row.lit, row.pos
+    for k in range(1, len(lit)):  # every prefix variable after the first is an extension variable
+        f, y, x = lit[k], lit[k - 1], pos[k] + 1
+        lits.extend((-f, y, x, 0, f, -y, x, 0, f, y, -x, 0, -f, -y, -x, 0))
+        dels.extend(_DEL[4])
+    last = lit[-1]
     log.delete([last if row.parity else -last])
 
 
@@ -261,6 +344,7 @@ def eliminate(log: Log, rows: list[Row], order: list[int]) -> tuple[list[Row], l
                 kept.append(r)
         rest = kept
         pivots.append(pivot)
+        log.quiet(lambda rest=rest: row_clauses([*pivots, *rest]))
     return pivots, free
 
 
@@ -307,6 +391,7 @@ def chase_rows(log: Log, game: Game, cells: list[Row]) -> tuple[list[Row], list[
         for d in prev2:
             if d is not None:
                 drop(log, d)
+        log.quiet(lambda alive=(*prev, *cur): row_clauses(alive))
         prev2, prev = prev, cur
     for d in prev2:
         if d is not None:
@@ -314,14 +399,32 @@ def chase_rows(log: Log, game: Game, cells: list[Row]) -> tuple[list[Row], list[
     return prev, first
 
 
-def close(log: Log, free: list[int]) -> None:
-    """Split on the free presses: a RUP clause per assignment, resolved up to the empty clause."""
+QUIET_SPLIT_DEPTH = 12
+"""Depth of the case split down to which each finished subtree is a point where a piece may end."""
+
+
+def close(log: Log, free: list[int], rows=()) -> None:
+    """Split on the free presses: a RUP clause per assignment, resolved up to the empty clause.
+
+    ``rows``: the derived rows the leaves propagate through (named alive at the split's quiet points)."""
+    log.split_from = len(log.dels)
+    done: list[list[int]] = []  # the finished left subtrees' clauses on the current path
+
     def node(prefix: list[int]) -> None:
-        if len(prefix) < len(free):
-            x = free[len(prefix)] + 1
-            node(prefix + [x])
-            node(prefix + [-x])
-        log.add([-lit for lit in prefix])
+        clause = [-lit for lit in prefix]
+        if len(prefix) == len(free):
+            log.add(clause)
+            return
+        x = free[len(prefix)] + 1
+        node(prefix + [x])
+        done.append(clause + [-x])
+        if len(prefix) < QUIET_SPLIT_DEPTH:
+            log.quiet(lambda: row_clauses(rows, done))
+        node(prefix + [-x])
+        done.pop()
+        log.add(clause)
+        if prefix:  # the children are resolved: kept, they would slow every later propagation
+            log.delete_all((clause + [-x], clause + [x]))
 
     node([])
 
@@ -330,7 +433,7 @@ def chaseable(game: Game) -> bool:
     return game.neighbourhood == "plus" and not game.wrap
 
 
-def refutation(game: Game, chains, top: int, method: str = "auto") -> Log:
+def refutation(game: Game, chains, top: int, method: str = "auto", on_quiet: Callable | None = None) -> Log:
     """A DRAT refutation of the lower-bound formula whose cell chains are ``chains``.
 
     Parameters
@@ -338,10 +441,12 @@ def refutation(game: Game, chains, top: int, method: str = "auto") -> Log:
     game : Game
         Only its shape and rules choose the order; the equations come from ``chains``.
     chains : list of (flippers, prefix variables, bit)
-        The formula's chain of each cell (:class:`flipgame.verify.proof_check.Formula`).
+        The formula's chain of each cell (:class:`flipgame.verify.lower_bound.Formula`).
     top : int
         Highest variable of the formula; extension variables follow.
     method : {"auto", "chase", "dense"}
+    on_quiet : callable, optional
+        :attr:`Log.on_quiet`: called where a checker reading the proof as it is written may cut it.
 
     Returns
     -------
@@ -360,14 +465,14 @@ def refutation(game: Game, chains, top: int, method: str = "auto") -> Log:
     enabled = gc.isenabled()
     gc.disable()  # millions of small lists, none cyclic
     try:
-        return _refutation(game, chains, top, method)
+        return _refutation(game, chains, top, method, on_quiet)
     finally:
         if enabled:
             gc.enable()
 
 
-def _refutation(game: Game, chains, top: int, method: str) -> Log:
-    log = Log(top)
+def _refutation(game: Game, chains, top: int, method: str, on_quiet: Callable | None) -> Log:
+    log = Log(top, on_quiet=on_quiet)
     cells = [Row(list(f), list(p), bit, owned=False) for f, p, bit in chains]
     if method == "auto":
         method = "chase" if chaseable(game) else "dense"
@@ -384,5 +489,5 @@ def _refutation(game: Game, chains, top: int, method: str) -> Log:
         return log
     if len(free) > SPLIT_MAX_NULLITY:
         raise ValueError(f"{len(free)} free presses; splitting allows at most {SPLIT_MAX_NULLITY}")
-    close(log, free)
+    close(log, free, pivots)
     return log

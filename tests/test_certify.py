@@ -337,6 +337,36 @@ def test_time_limit_gives_unknown_and_leaves_no_child(hard_case):
     assert _children_of(os.getpid()) == []
 
 
+@needs_proc
+def test_time_limit_kills_the_forked_checkers(hard_case):
+    """With ``jobs=2`` the prover forks checkers of finished pieces; at the time limit they go with it."""
+    import threading
+
+    game, board, moves, witness = hard_case
+    seen = []
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            seen.append(len(_children_of(os.getpid())))
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    start = time.monotonic()
+    try:
+        cert = certify_minimum(game, board, moves, witness=witness, time_limit=4, jobs=2)
+    finally:
+        done.set()
+        watcher.join()
+    assert cert.status is CertStatus.UNKNOWN and time.monotonic() - start < 6
+    assert max(seen) >= 2, "no forked checker ran beside the prover"
+    deadline = time.monotonic() + 2
+    while _children_of(os.getpid()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _children_of(os.getpid()) == []
+
+
 def _start_hard_parent(hard_case):
     _, _, moves, witness = hard_case
     code = HARD.format(root=str(ROOT), moves=moves, witness=witness)

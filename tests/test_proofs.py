@@ -1,4 +1,4 @@
-"""Parity proofs (flipgame.proofs) checked against the formula of flipgame.verify.proof_check."""
+"""Parity proofs (flipgame.proofs) checked against the formula of flipgame.verify.lower_bound."""
 
 from __future__ import annotations
 
@@ -18,14 +18,9 @@ from flipgame.cli import ExitCode, main
 from flipgame.cli.bench import B18
 from flipgame.proofs import refutation
 from flipgame.verify.certify import CertStatus, certify_minimum
-from flipgame.verify.proof_check import (
-    Proof,
-    build_formula,
-    check_proof_files,
-    check_refutation,
-    proof_from_binary,
-    read_proof,
-)
+from flipgame.verify.drat import Proof, proof_from_binary, read_proof
+from flipgame.verify.lower_bound import build_formula
+from flipgame.verify.proof_check import check_proof_files, check_refutation
 
 dratify = pytest.importorskip("dratify")
 
@@ -159,7 +154,72 @@ def test_18x18_proof_checks_and_mutations_are_rejected(b18):
     assert not check_refutation(formula_high, proof_high).ok
 
 
-@pytest.mark.slow
+@pytest.fixture
+def b18_file(tmp_path, monkeypatch):
+    """The 18x18 board as a file, and certification in this process (so that a test can break the
+    proof generator or the formula the way a bug would)."""
+    from flipgame.verify import certify
+
+    monkeypatch.setattr(certify, "_run_in_child", lambda job, time_limit: certify._run_job(job))
+    path = tmp_path / "b18.txt"
+    path.write_text("\n".join(B18) + "\n")
+    return ["solve", "--size", "18x18", "--goal", "black", "--certify", str(path)]
+
+
+def test_18x18_certified_at_the_command_line(b18_file, capsys):
+    assert main(b18_file) == ExitCode.OK
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "176" and out[1].startswith("certified: no press set of at most 175 presses reaches all black")
+    assert "by parity" in out[1] and "dratify (native)" in out[1]
+
+
+def test_18x18_proof_with_a_line_missing_exits_6(b18_file, monkeypatch, capsys):
+    """A generator that loses one invariant clause at its 5000th sum position (a bug in it)."""
+    from flipgame import proofs
+
+    calls = {"n": 0}
+    real = proofs._invariant
+
+    def lossy(*args):
+        steps, count, own, flags = real(*args)
+        calls["n"] += 1
+        if calls["n"] == 5000 and count:
+            first = steps.index(0) + 1
+            return steps[first:], count - 1, own, flags[1:]
+        return steps, count, own, flags
+
+    monkeypatch.setattr(proofs, "_invariant", lossy)
+    assert main(b18_file) == ExitCode.CERTIFICATION_FAILURE == 6
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("failed: dratify rejected the proof for goal black")
+
+
+def test_18x18_formula_with_a_press_mask_flipped_exits_6(b18_file, monkeypatch, capsys):
+    """The proof is made for the true press masks but checked against a formula where press 100
+    also flips cell 101."""
+    from flipgame.verify import certify
+
+    real = certify.build_formula
+
+    def flipped(n, masks, diff, bound):
+        bad = list(masks)
+        bad[100] ^= 1 << 101
+        formula = real(n, bad, diff, bound)
+        formula.chains = real(n, masks, diff, bound).chains  # what the generator derives from
+        return formula
+
+    monkeypatch.setattr(certify, "build_formula", flipped)
+    assert main(b18_file) == ExitCode.CERTIFICATION_FAILURE
+    assert capsys.readouterr().out.splitlines()[1].startswith("failed: dratify rejected the proof for goal black")
+
+
+def test_18x18_minimum_one_too_low_fails():
+    """175: "at most 174" is refuted, but "at most 175" is not satisfiable either, so no witness."""
+    game = Game(18, 18, "black")
+    cert = certify_minimum(game, Board.from_rows(B18).cells, 175, witness=None, time_limit=None)
+    assert cert.status is CertStatus.FAILED and "the claimed minimum 175 is too low" in cert.message
+
+
 def test_18x18_certify_and_proof_dir_recheck(tmp_path):
     game = Game(18, 18, "black")
     board = Board.from_rows(B18).cells
@@ -173,8 +233,6 @@ def test_18x18_certify_and_proof_dir_recheck(tmp_path):
     lines = drat.read_text().splitlines()
     drat.write_text("\n".join(lines[:-1]) + "\n")  # without its empty clause
     assert not check_proof_files(cnf, drat)
-    # one too low: 175 has no witness of 175 presses
-    assert certify_minimum(game, board, 175, witness=None, time_limit=None).status is CertStatus.FAILED
 
 
 def heavier(game, board):

@@ -6,7 +6,7 @@ simulation), and no press set of at most ``k - 1`` presses does (the *lower
 bound*).  This module certifies both.
 
 For every goal board ``t`` the lower-bound CNF is built from
-``game.press_masks`` alone by :mod:`flipgame.verify.proof_check` (which
+``game.press_masks`` alone by :mod:`flipgame.verify.lower_bound` (which
 imports no solver), a refutation is found, and dratify checks it:
 
 * ``parity`` proofs (:mod:`flipgame.proofs`, from :data:`PARITY_MIN_CELLS`
@@ -43,23 +43,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flipgame import proofs
-from flipgame.algebra import certificates
+from flipgame.algebra import certificates, min_weight, solution_cosets
 from flipgame.board import Game
 from flipgame.errors import BoardTooLargeError
 from flipgame.result import Status
 
+from .drat import Proof, proof_from_text, write_proof
+from .lower_bound import Formula, build_formula, write_cnf
 from .processes import die_with_parent
-from .proof_check import (
-    Formula,
-    Proof,
-    Verdict,
-    build_formula,
-    check_proof_files,
-    check_refutation,
-    proof_from_text,
-    write_cnf,
-    write_proof,
-)
+from .proof_check import PieceCheck, Verdict, check_proof_files, check_refutation
 from .witness import check_certificate
 
 __all__ = ["CertStatus", "Certification", "certify_minimum", "certify_run", "check_proof_files", "lower_bound_cnf"]
@@ -150,7 +142,7 @@ def lower_bound_cnf(game, board: int, target: int, bound: int) -> tuple[list[lis
     """CNF satisfiable iff some press set of at most ``bound`` presses takes ``board`` to ``target``.
 
     Only ``game.n`` and ``game.press_masks`` are read; see
-    :func:`flipgame.verify.proof_check.build_formula` for the encoding.  Returns
+    :func:`flipgame.verify.lower_bound.build_formula` for the encoding.  Returns
     ``(clauses, n)``: press ``j`` is variable ``j + 1``.
 
     Raises
@@ -214,10 +206,16 @@ def _search(formula: Formula, solver: str):
         return False, None, Proof.from_lines(s.get_proof())
 
 
-def _parity(job: dict, formula: Formula) -> Proof:
-    """The parity refutation of :mod:`flipgame.proofs` (checked like any other proof)."""
-    log = proofs.refutation(job["game"], formula.chains, formula.nvars)
-    return Proof(*log.arrays())
+def _parity(job: dict, formula: Formula) -> tuple[Proof, Verdict, float]:
+    """The parity refutation of :mod:`flipgame.proofs`, checked like any other proof but while it
+    is written (in forked pieces, :class:`~flipgame.verify.proof_check.PieceCheck`): the proof, the
+    verdict and the seconds the writing took."""
+    start = time.perf_counter()
+    with PieceCheck(formula, jobs=job["check_jobs"]) as check:
+        log = proofs.refutation(job["game"], formula.chains, formula.nvars, on_quiet=check.cut)
+        proof = Proof(*log.arrays())
+        written = time.perf_counter() - start
+        return proof, check.finish(proof, heavy_from=log.split_from), written
 
 
 def _cnf_header(job: dict, goal: dict, formula: Formula) -> list[str]:
@@ -246,16 +244,16 @@ def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
     out["clauses"] += len(formula.clauses)
     start = time.perf_counter()
     if job["prover"] == "parity":
-        proof = _parity(job, formula)
+        proof, verdict, written = _parity(job, formula)
+        out["solve"] += written
     else:
         sat, presses, proof = _search(formula, job["solver"])
+        out["solve"] += time.perf_counter() - start
         if sat:
-            out["solve"] += time.perf_counter() - start
             out.update(kind="counterexample", goal=goal["label"], presses=presses,
                        reaches=_reaches(job["masks"], job["board"], presses) == goal["target"])
             return False
-    out["solve"] += time.perf_counter() - start
-    verdict = check_refutation(formula, proof)
+        verdict = check_refutation(formula, proof, jobs=job["check_jobs"])
     out["check"] += verdict.seconds
     out["engine"] = verdict.engine
     out["proof_lines"] += len(proof)
@@ -278,15 +276,55 @@ def _run_job(job: dict) -> dict:
         if not _prove_goal(job, goal, out):
             return out
     if out["witness"] is None:  # find one: at most k presses, hence exactly k after the refutations
-        for goal in job["goals"]:
-            formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"] + 1)
-            start = time.perf_counter()
-            sat, presses, _ = _search(formula, job["solver"])
-            out["solve"] += time.perf_counter() - start
-            if sat:
-                out["witness"] = presses
-                break
+        _find_witness(job, out)
     return out
+
+
+def _find_witness(job: dict, out: dict) -> None:
+    """A press set of ``bound + 1`` presses into ``out["witness"]``, or None there if none exists.
+
+    Parity jobs ask the algebra for the lightest press set (a candidate, checked by simulation
+    later); when it is heavier, the claim is too low, and that is proved too: every goal's
+    "at most bound + 1 presses" is refuted and checked.  Otherwise (or when the algebra does not
+    take the board) CaDiCaL searches "at most bound + 1" per goal.
+    """
+    start = time.perf_counter()
+    lightest = _lightest(job["game"], job["board"]) if job["prover"] == "parity" else None
+    out["solve"] += time.perf_counter() - start
+    if lightest is not None:
+        if lightest.bit_count() == job["bound"] + 1:
+            out["witness"] = lightest
+            return
+        higher = job | {"bound": job["bound"] + 1}
+        for goal in job["goals"]:
+            if not _prove_goal(higher, goal, out):
+                return
+        return
+    for goal in job["goals"]:
+        formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"] + 1)
+        start = time.perf_counter()
+        sat, presses, _ = _search(formula, job["solver"])
+        out["solve"] += time.perf_counter() - start
+        if sat:
+            out["witness"] = presses
+            return
+
+
+WITNESS_MAX_NULLITY = 24
+"""Largest null space searched by :func:`_lightest` (2**24 press sets: about a second)."""
+
+
+def _lightest(game: Game, board: int) -> int | None:
+    """The lightest press set taking ``board`` to a goal (:func:`flipgame.algebra.solution_cosets`
+    and :func:`~flipgame.algebra.min_weight`); None when there is none or the algebra does not
+    take the board."""
+    try:
+        parts, quiet, _ = solution_cosets(game, board)
+    except BoardTooLargeError:
+        return None
+    if not parts or len(quiet) > WITNESS_MAX_NULLITY:
+        return None
+    return min((min_weight(x, quiet, game.n) for x, _ in parts), key=int.bit_count)
 
 
 # ---------------------------------------------------------------------------
@@ -360,19 +398,23 @@ def _describe(game, target: int) -> str:
 
 def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
                     time_limit: float | None = 10.0, proof_dir: str | os.PathLike | None = None,
-                    name: str = "case") -> Certification:
+                    name: str = "case", jobs: int = 1) -> Certification:
     """Prove that ``board`` needs exactly ``moves`` presses, and check the proof.
 
     Two halves:
 
     * **upper bound**: ``witness`` (a press-set bitmask) must have exactly
       ``moves`` presses and take ``board`` to a goal board, checked by
-      XOR-ing ``game.press_masks``.  With ``witness=None`` one is searched
-      for (a SAT call "at most ``moves`` presses" per goal, after the lower
-      bound; any model then has exactly ``moves`` presses) and checked the same way;
+      XOR-ing ``game.press_masks``.  With ``witness=None`` one is found after
+      the lower bound (from the algebra for parity proofs; else a SAT call "at
+      most ``moves`` presses" per goal, whose model then has exactly ``moves``
+      presses) and checked the same way.  When the lightest press set is
+      heavier, "at most ``moves``" is refuted too: the claim is too low;
     * **lower bound**: for every goal board ``t`` in ``game.targets`` the CNF
-      of :func:`lower_bound_cnf` with ``bound = moves - 1`` is refuted by
-      CaDiCaL 1.9.5 and its DRUP proof is replayed by :mod:`dratify`.
+      of :func:`lower_bound_cnf` with ``bound = moves - 1`` is refuted, by a
+      parity proof (:mod:`flipgame.proofs`, from :data:`PARITY_MIN_CELLS`
+      cells) or CaDiCaL 1.9.5's DRUP proof, and the proof is replayed by
+      :mod:`dratify` (:mod:`flipgame.verify.proof_check`).
 
     Parameters
     ----------
@@ -399,6 +441,9 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
         so a counterexample or a timeout may leave some goals' files written.
     name : str
         File name stem for ``proof_dir``.
+    jobs : int
+        Processes checking each proof (its pieces in parallel, see
+        :func:`flipgame.verify.proof_check.check_refutation`); ``solve --certify`` uses one per core.
 
     Returns
     -------
@@ -418,13 +463,13 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
 
     Notes
     -----
-    Running time: the formulas have O(n * moves) clauses (XOR pieces plus the
-    sequential counter); the refutation is NP-hard in general and in practice
-    grows steeply with ``n`` and ``moves``.  Measured (one core): 4x4 boards,
-    goal any, about 11 ms per board in-process (two proofs of ~110 lines,
-    at most ~210), about 150 ms through the child process; random boards,
-    goal white, certify within 10 s up to about 10x10.  Checking in pure
-    Python takes 75-95 % of the time.
+    Running time: below 50 cells a CaDiCaL search (4x4, goal any: about 11 ms
+    a board in-process, two proofs of ~110 lines; about 150 ms through the
+    child process).  From 50 cells on plus boards, a parity proof of about
+    30 n^3 lines on n x n, generated and checked at about 1-2 microseconds a line (``jobs`` processes share the
+    checking), times ``2**nullity`` full propagations at the end: measured
+    figures in docs/proofs.md (a random 50x50 board certifies in about 5 s on
+    2 cores, 100x100 in about 45 s).
     Impossible boards are out of scope: their certificate is a parity check
     (:func:`flipgame.algebra.certificates`), not a proof of minimality.
     """
@@ -436,7 +481,7 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
             return Certification(CertStatus.TRIVIAL, 0, 0, 0, 0.0, 0.0,
                                  f"the board already is {_describe(game, board)} (0 presses)")
         return _failed(moves, f"the board is not {_goals_text(game)}, so it needs at least 1 press")
-    job = _certification_job(game, board, moves, witness, proof_dir, name)
+    job = _certification_job(game, board, moves, witness, proof_dir, name) | {"check_jobs": max(1, jobs)}
     if time_limit is None:
         out = _run_job(job)
     else:
@@ -538,19 +583,19 @@ def _certificates(game, board: int) -> dict | None:
 
 def _certify_board(task: tuple) -> dict:
     """One board of :func:`certify_run` (runs in a worker process): a small record."""
-    game, board, kind, moves, presses, time_limit = task
+    game, board, kind, moves, presses, time_limit, check_jobs = task
     if kind == "impossible":
         found = _certificates(game, board)
         ok = found is not None and all(check_certificate(game, board, t, c) is None for t, c in found.items())
         return {"status": "certified" if ok else "failed", "lines": 0, "message": "no parity certificate"}
     cert = certify_minimum(game, board, moves, witness=presses,
-                           time_limit=None if game.n <= IN_PROCESS_MAX_CELLS else time_limit)
+                           time_limit=None if game.n <= IN_PROCESS_MAX_CELLS else time_limit, jobs=check_jobs)
     status = "certified" if cert.ok else "unknown" if cert.status is CertStatus.UNKNOWN else "failed"
     return {"status": status, "lines": cert.proof_lines, "message": cert.message, "prover": cert.prover,
             "engine": cert.engine}
 
 
-def _tasks(game, boards, results: dict, time_limit: float):
+def _tasks(game, boards, results: dict, time_limit: float, check_jobs: int = 1):
     """(task or None for no definite answer, claimed answer) per board, in order."""
     names = list(results)
     for i in range(len(boards)):
@@ -560,9 +605,9 @@ def _tasks(game, boards, results: dict, time_limit: float):
         if answer is None:
             yield None, None
         elif answer.status is Status.INFEASIBLE:
-            yield (game, board, "impossible", None, None, time_limit), "Impossible"
+            yield (game, board, "impossible", None, None, time_limit, check_jobs), "Impossible"
         else:
-            yield (game, board, "number", answer.moves, answer.presses, time_limit), answer.moves
+            yield (game, board, "number", answer.moves, answer.presses, time_limit, check_jobs), answer.moves
 
 
 def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progress=None,
@@ -601,6 +646,8 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
     jobs = jobs or os.cpu_count() or 1
     pairs = list(_tasks(game, boards, results, time_limit))
     tasks = [t for t, _ in pairs if t is not None]
+    if len(tasks) == 1:  # one board: its proof is checked by every process instead
+        tasks = [(*tasks[0][:-1], jobs)]
     if jobs > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
             records = iter(pool.map(_certify_board, tasks, chunksize=max(1, min(64, len(tasks) // (8 * jobs)))))

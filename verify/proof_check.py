@@ -1,367 +1,47 @@
-"""The checked half of a minimality certificate: the formula, and the proof checker.
+"""The proof checker of a minimality certificate: dratify, fed a piece at a time.
 
-A claim "board ``b`` needs ``k`` presses" is proved minimal by refuting, for
-every goal board ``t``, the CNF
+:func:`check_refutation` replays a DRAT proof (:mod:`flipgame.verify.drat`)
+of the lower-bound formula (:mod:`flipgame.verify.lower_bound`) in dratify:
+its compiled checker when ``cdclkit[native]`` registered one, else its
+pure-Python checker (the engine is reported).  Nothing here imports a solver
+or a proof generator.
 
-    for every cell i:  XOR_{j : cell i in press_masks[j]} x_j  =  bit i of (b ^ t)
-    AND  at most k - 1 of x_1 .. x_n are true
+Long proofs are checked in consecutive pieces.  A piece that does not end
+the proof ends with extra additions: the clauses alive at its end (worked out
+here from the steps, or named by the generator as a hint).  The checker must
+accept each of them, and they are the formula of the next piece.  Accepted
+additions preserve satisfiability and the next formula is a subset of the
+clauses present, so a refutation of it refutes the formula: a wrong guess or
+hint can only make a piece fail, and then the proof is checked again with the
+exact alive sets, worked out step by step.  As each piece's formula is known
+before it is checked, pieces run in parallel processes
+(:func:`check_refutation` with ``jobs``), even while the proof is still being
+written (:class:`PieceCheck`).
 
-This module builds that CNF from ``press_masks`` alone and checks a DRAT
-refutation of it with :mod:`dratify`.  It imports no solver and no proof
-generator (:mod:`flipgame.proofs` and CaDiCaL are the generators), so a bug in
-a generator can only make a proof fail, never make a wrong claim pass.
-
-The encoding
-------------
-* Press ``j`` (cell ``r * cols + c``) is DIMACS variable ``j + 1``.
-* **Parity**: the XOR of cell ``i``'s flippers ``a_1 < ... < a_m`` (sorted
-  press indices) is a *prefix chain* of Tseitin variables: ``P_1 = x_{a_1}``
-  and ``P_j <-> P_{j-1} XOR x_{a_j}`` (four clauses of three literals, a fresh
-  variable per ``j >= 2``, numbered cell by cell after the presses), then a
-  unit clause fixing ``P_m`` to bit ``i`` of ``b ^ t``.  A cell no press flips
-  gives the empty clause when its bit is 1.
-* **At most k - 1**: Sinz's sequential counter (``seqcounter``: O(n k)
-  clauses) while ``n * k`` is at most :data:`SEQ_COUNTER_MAX`, else a binary
-  adder tree (``adder``: O(n) full adders, then one clause per zero bit of
-  the bound).  Both fail by unit propagation once every press is fixed to a
-  set of too many presses, which is what the parity proofs of
-  :mod:`flipgame.proofs` end with.
-
-Checking
---------
-:func:`check_refutation` replays a proof in dratify (its compiled checker when
-``cdclkit[native]`` registered one, else its pure-Python checker; the engine
-is reported).  Long proofs are checked in consecutive pieces: the clauses
-alive after a piece (the formula and the lemmas added and not deleted, as
-tracked here from the checked steps) are the formula of the next piece.  That
-is the same forward check, cut into pieces: each piece's checker starts from
-exactly the clauses the previous piece left, so a RAT step is still checked
-against every clause present.
-
-Sources
--------
-* Tseitin, "On the complexity of derivation in propositional calculus", 1968.
-* Sinz, "Towards an optimal CNF encoding of Boolean cardinality constraints", CP 2005.
-* Warners, "A linear-time transformation of linear inequalities into
-  conjunctive normal form", IPL 68(2), 1998 (the adder encoding).
-* DRAT: Wetzler, Heule and Hunt, "DRAT-trim: Efficient checking and trimming
-  using expressive clausal proofs", SAT 2014; binary DRAT as drat-trim reads it.
+Source: Wetzler, Heule and Hunt, "DRAT-trim: Efficient checking and trimming
+using expressive clausal proofs", SAT 2014 (forward checking of RUP and RAT).
 """
 
 from __future__ import annotations
 
+import collections.abc
+import contextlib
 import os
+import signal
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
-SEQ_COUNTER_MAX = 20_000
-"""Largest ``n * bound`` encoded by the sequential counter; above it the adder tree (O(n) clauses)."""
+from .drat import Proof, read_proof
+from .lower_bound import Formula
 
 CHECK_ENGINE = "auto"
 """``dratify.check_proof`` engine: the compiled one when registered (``cdclkit[native]``), else Python."""
 
-CHECK_PIECE_STEPS = 4_000_000
-"""Proof steps per checked piece: bounds the checker's memory (about 150 bytes per step in dratify's input)."""
-
-
-@dataclass
-class Formula:
-    """The lower-bound CNF of one goal board, with the layout the proof generators need.
-
-    Attributes
-    ----------
-    clauses : list of list of int
-        DIMACS clauses.
-    nvars : int
-        Highest variable.
-    n : int
-        Press variables are ``1 .. n``.
-    chains : list of (list of int, list of int, int)
-        Per cell: its flippers (sorted press indices), the chain's prefix
-        variables (``prefix[0]`` is the first flipper's press variable), and
-        the bit the XOR must equal.
-    encoding : str
-        ``seqcounter``, ``adder`` or ``none`` (bound of at least n).
-    """
-
-    clauses: list[list[int]]
-    nvars: int
-    n: int
-    chains: list[tuple[list[int], list[int], int]] = field(default_factory=list)
-    encoding: str = "none"
-
-
-def xor_clauses(lits: list[int], parity: int) -> list[list[int]]:
-    """Clauses of ``XOR(lits) == parity``: one per assignment of the wrong parity (2**(m-1))."""
-    m = len(lits)
-    out = []
-    for a in range(1 << m):
-        if a.bit_count() % 2 != parity:
-            out.append([-lit if a >> i & 1 else lit for i, lit in enumerate(lits)])
-    return out
-
-
-def _chain(flippers: list[int], bit: int, top: int) -> tuple[list[list[int]], list[int], int]:
-    """(clauses, prefix variables, new top) of cell's ``XOR(x_f for f in flippers) == bit``."""
-    if not flippers:
-        return ([[]] if bit else []), [], top
-    prefix = [flippers[0] + 1]
-    clauses: list[list[int]] = []
-    for f in flippers[1:]:
-        top += 1
-        clauses += xor_clauses([top, prefix[-1], f + 1], 0)
-        prefix.append(top)
-    clauses.append([prefix[-1] if bit else -prefix[-1]])
-    return clauses, prefix, top
-
-
-def seq_counter(lits: list[int], bound: int, top: int) -> tuple[list[list[int]], int]:
-    """Sinz's sequential counter for "at most ``bound`` of ``lits``": (clauses, new top).
-
-    ``s(i, j)`` (i < m - 1, 1 <= j <= bound) means "at least j of lits[0..i]"; O(m * bound) clauses.
-    """
-    m = len(lits)
-    if bound >= m:
-        return [], top
-    if bound == 0:
-        return [[-x] for x in lits], top
-    s = [[top + i * bound + j + 1 for j in range(bound)] for i in range(m - 1)]
-    top += (m - 1) * bound
-    out = [[-lits[0], s[0][0]]] + [[-s[0][j]] for j in range(1, bound)]
-    for i in range(1, m - 1):
-        x = lits[i]
-        out += [[-x, s[i][0]], [-s[i - 1][0], s[i][0]]]
-        for j in range(1, bound):
-            out += [[-x, -s[i - 1][j - 1], s[i][j]], [-s[i - 1][j], s[i][j]]]
-        out.append([-x, -s[i - 1][bound - 1]])
-    out.append([-lits[m - 1], -s[m - 2][bound - 1]])
-    return out, top
-
-
-def _add_numbers(a: list[int], b: list[int], top: int, out: list[list[int]]) -> tuple[list[int], int]:
-    """Binary sum (LSB first) of two numbers given as bit literals; adder clauses go to ``out``."""
-    result = []
-    carry = None
-    for i in range(max(len(a), len(b))):
-        bits = [v for v in (a[i] if i < len(a) else None, b[i] if i < len(b) else None, carry) if v is not None]
-        if len(bits) == 1:
-            result.append(bits[0])
-            carry = None
-            continue
-        s, c = top + 1, top + 2
-        top += 2
-        out += xor_clauses(bits + [s], 0)
-        if len(bits) == 2:  # half adder: c = a and b
-            p, q = bits
-            out += [[-p, -q, c], [p, -c], [q, -c]]
-        else:  # full adder: c = majority
-            p, q, r = bits
-            out += [[-p, -q, c], [-p, -r, c], [-q, -r, c], [p, q, -c], [p, r, -c], [q, r, -c]]
-        result.append(s)
-        carry = c
-    if carry is not None:
-        result.append(carry)
-    return result, top
-
-
-def adder_atmost(lits: list[int], bound: int, top: int) -> tuple[list[list[int]], int]:
-    """"At most ``bound`` of ``lits``" as a balanced tree of ripple-carry adders and a comparison
-    with the constant: (clauses, new top).  O(m) adders; unit propagation computes the sum once
-    every input is fixed."""
-    if bound >= len(lits):
-        return [], top
-    out: list[list[int]] = []
-    numbers = [[x] for x in lits]
-    while len(numbers) > 1:
-        paired = []
-        for i in range(0, len(numbers) - 1, 2):
-            total, top = _add_numbers(numbers[i], numbers[i + 1], top, out)
-            paired.append(total)
-        if len(numbers) % 2:
-            paired.append(numbers[-1])
-        numbers = paired
-    bits = numbers[0]
-    for i, s in enumerate(bits):  # sum > bound iff some bit i is 1 where bound's is 0 and the higher bits agree
-        if not bound >> i & 1:
-            out.append([-s] + [-bits[j] for j in range(i + 1, len(bits)) if bound >> j & 1])
-    return out, top
-
-
-def card_encoding(n: int, bound: int) -> str:
-    """The counter used for "at most ``bound`` of ``n`` presses" (see the module notes)."""
-    if bound >= n:
-        return "none"
-    return "seqcounter" if n * bound <= SEQ_COUNTER_MAX else "adder"
-
-
-def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = None) -> Formula:
-    """The lower-bound CNF "at most ``bound`` presses x with A x = ``diff``" from the press masks.
-
-    Parameters
-    ----------
-    n : int
-        Number of presses (= cells).
-    masks : sequence of int
-        ``masks[j]``: the cells press ``j`` flips (bitmasks).
-    diff : int
-        ``board ^ target``.
-    bound : int
-        At least 0.
-    encoding : {"seqcounter", "adder"}, optional
-        Default :func:`card_encoding`.
-
-    Returns
-    -------
-    Formula
-        Running time O(n * max flippers + size of the counter).
-
-    Raises
-    ------
-    ValueError
-        A negative bound or an unknown encoding.
-    """
-    if bound < 0:
-        raise ValueError(f"bound must be at least 0, got {bound}")
-    encoding = encoding or card_encoding(n, bound)
-    if encoding not in ("seqcounter", "adder", "none"):
-        raise ValueError(f"unknown cardinality encoding {encoding!r}")
-    flippers: list[list[int]] = [[] for _ in range(n)]
-    for j in range(n):
-        m = masks[j]
-        while m:
-            low = m & -m
-            flippers[low.bit_length() - 1].append(j)
-            m ^= low
-    top = n
-    clauses: list[list[int]] = []
-    chains = []
-    for i in range(n):
-        bit = diff >> i & 1
-        cl, prefix, top = _chain(flippers[i], bit, top)
-        clauses += cl
-        chains.append((flippers[i], prefix, bit))
-    presses = list(range(1, n + 1))
-    if bound >= n:
-        encoding = "none"
-    elif encoding == "seqcounter":
-        cl, top = seq_counter(presses, bound, top)
-        clauses += cl
-    elif encoding == "adder":
-        cl, top = adder_atmost(presses, bound, top)
-        clauses += cl
-    return Formula(clauses, top, n, chains, encoding)
-
-
-# ---------------------------------------------------------------------------
-# proofs: a flat array of DIMACS literals, each step ended by 0, and one kind per step
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class Proof:
-    """A DRAT proof as flat arrays (what the generators write and the checker reads).
-
-    Attributes
-    ----------
-    lits : ndarray of int32, shape (total,)
-        DIMACS literals, each step's clause ended by 0.
-    deletions : ndarray of bool, shape (steps,)
-        True for a deletion step (``d``).
-    """
-
-    lits: np.ndarray
-    deletions: np.ndarray
-
-    @classmethod
-    def from_lines(cls, lines) -> Proof:
-        """From text DRAT lines (``"1 -2 0"``, ``"d 1 3 0"``); see :func:`proof_from_text`."""
-        return proof_from_text("\n".join(lines))
-
-    def __len__(self) -> int:
-        return len(self.deletions)
-
-    def text_lines(self):
-        """The proof as text DRAT lines, one step per line (a generator)."""
-        ends = np.flatnonzero(self.lits == 0)
-        start = 0
-        flat = self.lits.tolist()
-        for k, end in enumerate(ends.tolist()):
-            body = " ".join(map(str, flat[start:end]))
-            head = "d " if self.deletions[k] else ""
-            yield f"{head}{body} 0" if body else f"{head}0"
-            start = end + 1
-
-    def binary(self) -> bytes:
-        """Binary DRAT (drat-trim's format): ``a``/``d``, literals as variable-length 2*v+sign, 0."""
-        out = bytearray()
-        flat = self.lits.tolist()
-        ends = np.flatnonzero(self.lits == 0).tolist()
-        start = 0
-        for k, end in enumerate(ends):
-            out.append(0x64 if self.deletions[k] else 0x61)
-            for d in flat[start:end]:
-                u = 2 * abs(d) + (d < 0)
-                while u > 127:
-                    out.append(u & 127 | 128)
-                    u >>= 7
-                out.append(u)
-            out.append(0)
-            start = end + 1
-        return bytes(out)
-
-
-def proof_from_text(text: str) -> Proof:
-    """Parse text DRAT (clauses ended by 0, ``d`` for deletions, ``c`` comment lines).
-
-    Raises ValueError on a malformed proof (dratify's parser, so the same rules as its checker).
-    """
-    from dratify import parse_proof
-    from dratify.lits import to_dimacs
-
-    lits: list[int] = []
-    dels = []
-    for kind, step in parse_proof(text):
-        lits += [to_dimacs(x) for x in step]
-        lits.append(0)
-        dels.append(kind == "d")
-    return Proof(np.array(lits, dtype=np.int32), np.array(dels, dtype=bool))
-
-
-def proof_from_binary(data: bytes) -> Proof:
-    """Parse binary DRAT.  Raises ValueError on a malformed stream."""
-    lits: list[int] = []
-    dels: list[bool] = []
-    i, size = 0, len(data)
-    while i < size:
-        tag = data[i]
-        if tag not in (0x61, 0x64):
-            raise ValueError(f"binary DRAT: byte {i} is {tag:#x}, expected 'a' or 'd'")
-        dels.append(tag == 0x64)
-        i += 1
-        while True:
-            u, shift = 0, 0
-            while True:
-                if i >= size:
-                    raise ValueError("binary DRAT: truncated clause")
-                byte = data[i]
-                i += 1
-                u |= (byte & 127) << shift
-                shift += 7
-                if byte < 128:
-                    break
-            if u == 0:
-                lits.append(0)
-                break
-            lits.append(-(u >> 1) if u & 1 else u >> 1)
-    return Proof(np.array(lits, dtype=np.int32), np.array(dels, dtype=bool))
-
-
-# ---------------------------------------------------------------------------
-# checking
-# ---------------------------------------------------------------------------
+CHECK_PIECE_STEPS = 8_000_000
+"""Proof steps per checked piece: bounds the checker's memory (about 180 bytes a step in dratify's
+native store: 1.5 GB a piece)."""
 
 
 @dataclass
@@ -384,8 +64,6 @@ class Verdict:
 
 def engine_name() -> str:
     """``native`` when dratify has a compiled checker registered (``import cdclkit`` registers it), else ``python``."""
-    import contextlib
-
     with contextlib.suppress(ImportError):
         import cdclkit  # noqa: F401  (registers its native checker with dratify)
     import dratify
@@ -394,33 +72,64 @@ def engine_name() -> str:
 
 
 def _internal(lits: np.ndarray) -> np.ndarray:
-    """DIMACS literals (no zeros) -> dratify's internal literals ``2 (v - 1) + sign``."""
+    """DIMACS literals -> dratify's internal literals ``2 (v - 1) + sign`` (a 0 stays a 0 marker: -1)."""
     lits = lits.astype(np.int64)
-    return (2 * (np.abs(lits) - 1) + (lits < 0)).astype(np.int64)
+    return np.where(lits != 0, 2 * (np.abs(lits) - 1) + (lits < 0), -1)
 
 
-def _steps(proof: Proof, first: int, last: int, flat: list[int], ends: list[int]) -> list:
-    """Steps ``first .. last - 1`` as dratify's ``(kind, internal literals)`` pairs."""
-    import gc
-
-    dels = proof.deletions[first:last].tolist()
+def _clause_list(clauses) -> list[list[int]]:
+    """DIMACS clauses -> internal-literal lists, duplicates merged and tautologies dropped (as
+    dratify's ``CNF.add`` does; dropping a clause that is always true changes nothing)."""
     out = []
-    start = ends[first - 1] + 1 if first else 0
-    enabled = gc.isenabled()
-    gc.disable()  # millions of small lists, none cyclic: the collector's passes would dominate
-    try:
-        for k in range(first, last):
-            end = ends[k]
-            out.append(("d" if dels[k - first] else "a", flat[start - k:end - k]))
-            start = end + 1
-    finally:
-        if enabled:
-            gc.enable()
+    for c in clauses:
+        lits = sorted({2 * (abs(d) - 1) + (d < 0) for d in c})
+        if not any(b == a + 1 and not a & 1 for a, b in zip(lits, lits[1:], strict=False)):
+            out.append(lits)
     return out
 
 
+class _Steps(collections.abc.Sequence):
+    """Proof steps ``first .. last - 1``, then ``extra`` additions, as the native checker's
+    ``(deletion, internal literals)`` pairs.
+
+    The pairs are made a chunk at a time while the checker reads them (it iterates the
+    sequence once), so Python holds one chunk's objects, not the proof's: about 180 bytes a step
+    in the checker's own store instead of 400 more in Python lists."""
+
+    CHUNK = 1 << 18
+
+    def __init__(self, proof: Proof, ends: np.ndarray, first: int, last: int, extra: list | None = None):
+        self.proof, self.ends, self.first, self.last = proof, ends, first, last
+        self.extra = extra or []
+
+    def __len__(self) -> int:
+        return self.last - self.first + len(self.extra)
+
+    def __getitem__(self, k: int):
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return next(self._chunk(self.first + k, self.first + k + 1)) if k < self.last - self.first \
+            else (False, self.extra[k - self.last + self.first])
+
+    def _chunk(self, a: int, b: int):
+        ends = self.ends
+        lo = int(ends[a - 1]) + 1 if a else 0
+        flat = _internal(self.proof.lits[lo:int(ends[b - 1]) + 1]).tolist()
+        stops = ends[a:b] - lo
+        starts = np.concatenate(([0], stops[:-1] + 1)).tolist()
+        # C-level loops only: one slice object and one list per step
+        pieces = map(flat.__getitem__, map(slice, starts, stops.tolist()))
+        return zip(self.proof.deletions[a:b].tolist(), pieces, strict=True)
+
+    def __iter__(self):
+        for a in range(self.first, self.last, self.CHUNK):
+            yield from self._chunk(a, min(self.last, a + self.CHUNK))
+        for c in self.extra:
+            yield False, c
+
+
 def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proof,
-                     piece: int = CHECK_PIECE_STEPS) -> Verdict:
+                     piece: int = CHECK_PIECE_STEPS, jobs: int = 1, heavy_from: int | None = None) -> Verdict:
     """Check that ``proof`` refutes ``formula`` (RUP and RAT, deletions honoured), in pieces.
 
     Parameters
@@ -428,65 +137,320 @@ def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proo
     formula : Formula or (clauses, nvars)
     proof : Proof
     piece : int
-        Steps per dratify call; the clauses alive after a piece are the next piece's formula.
+        Most steps per dratify call.  A piece that does not end the proof ends with extra
+        additions: the clauses that stay alive (the formula's and the lemmas not deleted, worked
+        out here from the steps); the checker must accept each of them, and they are the formula
+        of the next piece.  Accepted additions preserve satisfiability and the next formula is a
+        subset of the clauses present, so a refutation of it refutes the formula.  The carried
+        set is only a guess that the checker verifies: when it fails, or a later piece fails, the
+        check is done again with the exact sets worked out step by step, so a verdict never
+        depends on the guess.
+    jobs : int
+        Processes checking pieces at once (forked: they share the proof's arrays).  With more
+        than one, a proof of at least :data:`PARALLEL_MIN_STEPS` steps is cut into at least
+        ``jobs`` pieces of equal estimated cost; each piece's formula is known before any is
+        checked, so the pieces are independent.
+    heavy_from : int, optional
+        Steps from this index on are a case split (each a full propagation, about
+        :data:`SPLIT_STEP_COST` times an ordinary step): a hint that balances the pieces, never
+        used for the verdict.
 
     Returns
     -------
     Verdict
 
-    Running time: one unit propagation per step (forward checking) plus, per
-    piece, building the checker's clause store from the clauses alive.
+    Running time: one unit propagation per step (forward checking), about 2 microseconds a step
+    of a parity proof, divided by ``jobs``; memory about 180 bytes a step of a piece in the checker.
     """
-    from dratify import CNF
+    import gc
 
     clauses, nvars = (formula.clauses, formula.nvars) if isinstance(formula, Formula) else formula
     engine = engine_name()
     start = time.perf_counter()
-    zero = proof.lits == 0
-    ends = np.flatnonzero(zero).tolist()
-    flat = _internal(proof.lits[~zero]).tolist()
-    steps_total = len(proof.deletions)
-    if len(ends) != steps_total:
+    ends = np.flatnonzero(proof.lits == 0)
+    if len(ends) != len(proof.deletions):
         return Verdict(False, "malformed proof: steps and terminators differ", 0, 0, engine, 0.0)
-    alive: dict[tuple[int, ...], int] = {}
-    base = [tuple(sorted(set(c))) for c in (tuple(2 * (abs(d) - 1) + (d < 0) for d in cl) for cl in clauses)]
-    top = nvars
-    done = 0
-    while True:
-        last = min(steps_total, done + piece)
-        steps = _steps(proof, done, last, flat, ends)
-        cnf = CNF(top)
-        for c in base:
-            cnf.add(c)
-        for c, count in alive.items():
-            for _ in range(count):
-                cnf.add(c)
-        result = _check_piece(cnf, steps, engine)
-        if not result.ok and (result.failed_step or last == steps_total):
-            failed = done + result.failed_step if result.failed_step else 0
-            return Verdict(False, result.reason, failed, last, engine, time.perf_counter() - start,
-                           bool(result.reached_empty))
-        if result.ok:
-            return Verdict(True, result.reason, 0, done + result.steps, engine, time.perf_counter() - start, True)
-        top = max(top, cnf.nvars)
-        base = _carry(base, alive, steps)
-        alive = {}
-        done = last
+    jobs = jobs if engine == "native" else 1
+    enabled = gc.isenabled()
+    gc.disable()  # millions of small lists, none cyclic: the collector's passes would dominate
+    try:
+        cuts = _cuts(len(ends), piece, jobs, heavy_from)
+        bases = [_clause_list(clauses)]
+        for first, last in cuts[:-1]:
+            bases.append(_alive_guess(bases[-1], proof, ends, first, last))
+        tasks = [(_top(nvars, bases[k]), bases[k], first, last, bases[k + 1] if k + 1 < len(cuts) else [])
+                 for k, (first, last) in enumerate(cuts)]
+        results = _run_pieces(proof, ends, tasks, engine, jobs)
+        verdict = _verdict(cuts, results, engine, exact=len(cuts) == 1)
+        if verdict is None:  # a guess failed, or a later piece did: the exact sets decide
+            verdict = _check_exact(clauses, nvars, proof, ends, cuts, engine)
+        verdict.seconds = time.perf_counter() - start
+        return verdict
+    finally:
+        if enabled:
+            gc.enable()
 
 
-def _check_piece(cnf, steps: list, engine: str):
+PARALLEL_MIN_STEPS = 400_000
+"""Proofs shorter than this are checked in one piece in this process (a fork costs more)."""
+
+SPLIT_STEP_COST = 100
+"""Estimated cost of a case-split step relative to an ordinary one (balances pieces only)."""
+
+
+def _cuts(total: int, piece: int, jobs: int, heavy_from: int | None) -> list[tuple[int, int]]:
+    """``(first, last)`` step ranges: at most ``piece`` steps each, and with ``jobs`` > 1 a multiple
+    of ``jobs`` pieces of about equal estimated cost."""
+    count = max(1, -(-total // piece))
+    if jobs > 1 and total >= PARALLEL_MIN_STEPS:
+        count = -(-max(count, jobs) // jobs) * jobs
+    if count == 1:
+        return [(0, total)]
+    light = total if heavy_from is None else min(max(heavy_from, 0), total)
+    cost = light + SPLIT_STEP_COST * (total - light)
+    marks = [0]
+    for k in range(1, count):
+        c = cost * k / count
+        at = int(c) if c <= light else light + int((c - light) / SPLIT_STEP_COST)
+        marks.append(min(max(at, marks[-1] + 1), total - (count - k)))
+    marks.append(total)
+    out, first = [], 0
+    for mark in marks[1:]:  # no piece over ``piece`` steps
+        while mark - first > piece:
+            out.append((first, first + piece))
+            first += piece
+        out.append((first, mark))
+        first = mark
+    return out
+
+
+def _top(nvars: int, clauses: list[list[int]]) -> int:
+    """The highest variable of ``nvars`` and the (sorted, internal-literal) ``clauses``."""
+    return max([nvars, *(c[-1] // 2 + 1 for c in clauses if c)])
+
+
+def _verdict(cuts, results, engine: str, exact: bool) -> Verdict | None:
+    """The verdict of the pieces' results, in order; None when it depends on a guessed carry."""
+    for k, ((first, last), r) in enumerate(zip(cuts, results, strict=True)):
+        if r.ok:
+            return Verdict(True, r.reason, 0, first + r.steps, engine, 0.0, True)
+        if r.failed_step:
+            if not exact and (k > 0 or r.failed_step > last - first):
+                return None
+            return Verdict(False, r.reason, first + r.failed_step, last, engine, 0.0, bool(r.reached_empty))
+    r = results[-1]
+    return Verdict(False, r.reason, 0, cuts[-1][1], engine, 0.0, bool(r.reached_empty))
+
+
+def _check_exact(clauses, nvars: int, proof: Proof, ends, cuts, engine: str) -> Verdict:
+    """The pieces in order, each carrying the exact clauses alive (worked out step by step)."""
+    base = _clause_list(clauses)
+    for k, (first, last) in enumerate(cuts):
+        carry = _alive_exact(base, proof, ends, first, last) if k + 1 < len(cuts) else []
+        r = _check_piece(_top(nvars, base), base, _Steps(proof, ends, first, last, carry), engine)
+        v = _verdict([(first, last)], [r], engine, exact=True)
+        if r.ok or r.failed_step or k + 1 == len(cuts):
+            return v
+        base = carry
+    raise AssertionError("unreachable")
+
+
+def _run_pieces(proof: Proof, ends, tasks: list, engine: str, jobs: int) -> list:
+    """Check every piece: in this process, or spread over ``jobs`` processes (this one and
+    ``jobs - 1`` forked children that die with it); results in the order of ``tasks``."""
+    def run(k: int):
+        top, base, first, last, carry = tasks[k]
+        return _check_piece(top, base, _Steps(proof, ends, first, last, carry), engine)
+
+    if jobs <= 1 or len(tasks) == 1:
+        return [run(k) for k in range(len(tasks))]
+    children = [_fork(lambda w=w: [(k, run(k)) for k in range(w, len(tasks), jobs)])
+                for w in range(1, min(jobs, len(tasks)))]
+    results: dict[int, object] = {}
+    try:
+        results.update((k, run(k)) for k in range(0, len(tasks), jobs))
+        for child in children:
+            results.update(_collect(*child))
+    finally:
+        _kill(children)
+    return [results[k] for k in range(len(tasks))]
+
+
+def _fork(work) -> tuple[int, int]:
+    """Fork a child that runs ``work()`` (a list of ``(piece, CheckResult)``) and writes it, pickled,
+    to a pipe; the child ignores Ctrl-C and dies with this process.  Returns (pid, read end)."""
+    import pickle
+
+    from .processes import die_with_parent
+
+    parent = os.getpid()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 0
+        try:
+            os.close(read)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and kills us)
+            die_with_parent(parent)
+            data = pickle.dumps([(k, (r.ok, r.reason, r.steps, r.failed_step, r.reached_empty)) for k, r in work()])
+        except BaseException as e:  # noqa: BLE001  (reported to the parent, which raises it)
+            data, code = pickle.dumps(f"{type(e).__name__}: {e}"), 1
+        with os.fdopen(write, "wb") as fh:
+            fh.write(data)
+        os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _collect(pid: int, fd: int) -> list:
+    """A forked child's results, as ``(piece, CheckResult)`` pairs (waits for it)."""
+    import pickle
+
+    from dratify import CheckResult
+
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read()
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    out = pickle.loads(data) if data else "the checking process died"
+    if isinstance(out, str):
+        raise RuntimeError(f"proof check worker failed: {out}")
+    results = []
+    for k, (ok, reason, steps, failed_step, reached_empty) in out:
+        r = CheckResult()
+        r.ok, r.reason, r.steps, r.failed_step, r.reached_empty = ok, reason, steps, failed_step, reached_empty
+        results.append((k, r))
+    return results
+
+
+def _kill(children) -> None:
+    """SIGKILL and reap forked checkers that may still run (after their results, or on an error)."""
+    for pid, _ in children:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+STREAM_PIECE_STEPS = 1_000_000
+"""Steps of a piece checked while the proof is still being written (:class:`PieceCheck`)."""
+
+
+def _cost(dels: bytearray, first: int, last: int, heavy_from: int | None) -> int:
+    """Estimated cost of steps ``first .. last - 1`` (deletion flags ``dels``) when the case split
+    starts at ``heavy_from``: its additions cost :data:`SPLIT_STEP_COST` each, its deletions 1."""
+    light = last if heavy_from is None else max(first, min(last, heavy_from))
+    return light - first + (SPLIT_STEP_COST - 1) * dels.count(0, light, last) + (last - light)
+
+
+def _split_steps(flat: list[int]):
+    """The clauses of flat 0-terminated literals."""
+    start = 0
+    for k, lit in enumerate(flat):
+        if lit == 0:
+            yield flat[start:k]
+            start = k + 1
+
+
+class PieceCheck:
+    """Check a proof while it is being written, each finished piece in a forked process.
+
+    The writer calls :meth:`cut` where it can name the lemmas alive.  Once the piece since the
+    last cut has at least ``piece`` steps it ends there, with the formula's clauses and the
+    named lemmas as its extra additions (see the module notes), and a forked process (that dies
+    with this one) checks it while the writer goes on.  :meth:`finish` checks the rest here and
+    gives the whole proof's verdict.  With ``jobs`` 1, or without the native engine, nothing is
+    cut, and :meth:`finish` is :func:`check_refutation`.  Use it as a context manager: leaving
+    it kills any checker still running.
+
+    Parameters
+    ----------
+    formula : Formula
+    jobs : int
+        At most ``jobs`` forked checkers run at once (beside the writer); :meth:`cut` waits for
+        the oldest before starting one more.
+    piece : int
+        Fewest steps of a piece cut while the proof is written.
+    """
+
+    def __init__(self, formula: Formula, jobs: int = 1, piece: int = STREAM_PIECE_STEPS):
+        self.formula, self.piece = formula, piece
+        self.engine = engine_name()
+        self.jobs = jobs if self.engine == "native" else 1
+        self.cuts, self.offsets = [0], [0]  # each piece's first step and first literal
+        self.bases: list[list[list[int]]] = []
+        self.running: list[tuple[int, int]] = []
+        self.results: dict[int, object] = {}
+        self.started: float | None = None
+
+    def __enter__(self) -> PieceCheck:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _kill(self.running)
+        self.running = []
+
+    def cut(self, log, alive) -> None:
+        """Maybe end a piece here.  ``log`` is the proof so far: ``log.lits`` (flat DIMACS literals,
+        a 0 after each step), ``log.dels`` (a deletion flag per step) and ``log.split_from`` (where a
+        case split starts, or None: a hint of cost, see :data:`SPLIT_STEP_COST`); ``alive()`` names
+        lemmas alive (flat, 0-terminated) and is called only when a piece ends."""
+        lits, dels = log.lits, log.dels
+        steps = len(dels)
+        if self.jobs <= 1 or _cost(dels, self.cuts[-1], steps, log.split_from) < self.piece:
+            return
+        if self.started is None:
+            self.started = time.perf_counter()
+            self.bases.append(_clause_list(self.formula.clauses))
+        carry = self.bases[0] + _clause_list(_split_steps(alive()))
+        first, lo = self.cuts[-1], self.offsets[-1]
+        piece = Proof(np.frombuffer(lits[lo:], dtype=np.int32), np.frombuffer(bytes(dels[first:]), dtype=bool))
+        base, k, top = self.bases[-1], len(self.cuts) - 1, _top(self.formula.nvars, self.bases[-1])
+        while len(self.running) >= self.jobs:
+            self.results.update(_collect(*self.running.pop(0)))
+        ends = np.flatnonzero(piece.lits == 0)
+        self.running.append(_fork(lambda: [(k, _check_piece(top, base, _Steps(piece, ends, 0, len(ends), carry),
+                                                            self.engine))]))
+        self.bases.append(carry)
+        self.cuts.append(steps)
+        self.offsets.append(len(lits))
+
+    def finish(self, proof: Proof, heavy_from: int | None = None) -> Verdict:
+        """The verdict on the whole written ``proof`` (the rest is checked in this process;
+        ``heavy_from`` as in :func:`check_refutation`, when nothing was cut)."""
+        if len(self.cuts) == 1:
+            return check_refutation(self.formula, proof, jobs=self.jobs, heavy_from=heavy_from)
+        ends = np.flatnonzero(proof.lits == 0)
+        last = len(proof.deletions)
+        ranges = list(zip(self.cuts, [*self.cuts[1:], last], strict=True))
+        first = self.cuts[-1]
+        tail = _check_piece(_top(self.formula.nvars, self.bases[-1]), self.bases[-1],
+                            _Steps(proof, ends, first, last), self.engine)
+        self.results[len(ranges) - 1] = tail
+        while self.running:
+            self.results.update(_collect(*self.running.pop(0)))
+        verdict = _verdict(ranges, [self.results[k] for k in range(len(ranges))], self.engine, exact=False)
+        if verdict is None:  # a named lemma was not there, or a later piece failed: the exact sets decide
+            verdict = check_refutation(self.formula, proof)
+        verdict.seconds = time.perf_counter() - self.started
+        return verdict
+
+
+def _check_piece(nvars: int, clauses: list[list[int]], steps: _Steps, engine: str):
     """dratify's verdict on one piece.  The native engine is called through dratify's registered
-    handle directly: the steps are internal literals made here (never negative), so dratify's
+    handle directly: the literals are internal ones made here (never negative), so dratify's
     per-literal input validation, a Python loop as slow as the native check itself, is skipped;
     its result is unpacked with dratify's own consistency rule (ok implies the empty clause)."""
     import dratify
-    from dratify import CheckResult, check_proof
+    from dratify import CNF, CheckResult, check_proof
 
     if engine != "native":
-        return check_proof(cnf, steps, check_rat=True, apply_deletions=True, engine="python")
+        cnf = CNF(nvars)
+        for c in clauses:
+            cnf.add(c)
+        return check_proof(cnf, [("d" if d else "a", lits) for d, lits in steps], check_rat=True,
+                           apply_deletions=True, engine="python")
     native = dratify.native_implementation()
-    raw = native.check_proof(cnf.nvars, [list(c) for c in cnf.clauses], [(k == "d", lits) for k, lits in steps],
-                             True, True)
+    raw = native.check_proof(nvars, clauses, steps, True, True)
     ok, reason, nsteps, _, _, _, _, _, failed_step, reached_empty = tuple(raw)
     if ok and not reached_empty:
         raise RuntimeError("the native checker reported a refutation without the empty clause")
@@ -495,51 +459,71 @@ def _check_piece(cnf, steps: list, engine: str):
     return r
 
 
-def _carry(base: list[tuple[int, ...]], alive: dict, steps: list) -> list[tuple[int, ...]]:
-    """The clauses alive after ``steps`` (checked additions added, deletions removed once each)."""
+def _alive_guess(base: list[list[int]], proof: Proof, ends: np.ndarray, first: int, last: int) -> list[list[int]]:
+    """The clauses alive after steps ``first .. last - 1`` (``base`` alive before them), matched by a
+    64-bit hash of each sorted clause: vectorised, and only a guess (the checker must accept each
+    clause of it)."""
+    import itertools
+
+    lo = int(ends[first - 1]) + 1 if first else 0
+    step_flat = _internal(proof.lits[lo:int(ends[last - 1]) + 1])
+    base_len = np.fromiter(map(len, base), dtype=np.int64, count=len(base))
+    base_flat = np.fromiter(itertools.chain.from_iterable(base), dtype=np.int64, count=int(base_len.sum()))
+    flat = np.concatenate((base_flat, step_flat))
+    step_starts = np.concatenate(([0], ends[first:last - 1] - lo + 1))
+    starts = np.concatenate((np.cumsum(base_len) - base_len, step_starts + len(base_flat)))
+    lengths = np.concatenate((base_len, ends[first:last] - lo - step_starts))
+    weights = np.concatenate((np.ones(len(base), np.int64), np.where(proof.deletions[first:last], -1, 1)))
+    hashes = np.empty(len(lengths), dtype=np.uint64)
+    group = np.empty(len(lengths), dtype=np.int64)
+    row = np.empty(len(lengths), dtype=np.int64)
+    mats = []
+    for g, length in enumerate(np.unique(lengths).tolist()):
+        idx = np.flatnonzero(lengths == length)
+        mat = np.sort(flat[starts[idx, None] + np.arange(length)], axis=1)
+        if length > 1:  # a clause with a repeated literal or a tautology is left out of the guess
+            odd = np.any((mat[:, 1:] == mat[:, :-1]) | ((mat[:, 1:] == mat[:, :-1] + 1) & (mat[:, :-1] % 2 == 0)), 1)
+            weights[idx[odd]] = 0
+        hashes[idx], group[idx], row[idx] = _row_hash(mat), g, np.arange(len(idx))
+        mats.append(mat)
+    uniq, inverse = np.unique(hashes, return_inverse=True)
+    net = np.bincount(inverse, weights=weights, minlength=len(uniq)).astype(np.int64)
+    witness = np.full(len(uniq), -1, dtype=np.int64)  # per hash, an addition of a clause with it
+    added = np.flatnonzero(weights > 0)
+    witness[inverse[added]] = added
+    alive = np.flatnonzero((net > 0) & (witness >= 0))
+    items, copies = witness[alive], net[alive]
+    out: list[list[int]] = []
+    for g, mat in enumerate(mats):
+        mine = group[items] == g
+        for clause, k in zip(mat[row[items[mine]]].tolist(), copies[mine].tolist(), strict=True):
+            out.extend([clause] * k)
+    return out
+
+
+def _row_hash(mat: np.ndarray) -> np.ndarray:
+    """A 64-bit hash per row of ``mat`` (FNV-1a over the literals, seeded with the length)."""
+    with np.errstate(over="ignore"):
+        h = np.full(len(mat), 14695981039346656037 ^ mat.shape[1], dtype=np.uint64)
+        for col in mat.T:
+            h = (h ^ col.astype(np.uint64)) * np.uint64(1099511628211)
+    return h
+
+
+def _alive_exact(base: list[list[int]], proof: Proof, ends: np.ndarray, first: int, last: int) -> list[list[int]]:
+    """The clauses alive after steps ``first .. last - 1``, step by step (additions counted,
+    deletions removing one present copy each)."""
     counts: dict[tuple[int, ...], int] = {}
     for c in base:
-        counts[c] = counts.get(c, 0) + 1
-    for kind, lits in steps:
+        key = tuple(c)
+        counts[key] = counts.get(key, 0) + 1
+    for deletion, lits in _Steps(proof, ends, first, last):
         key = tuple(sorted(set(lits)))
-        if kind == "a":
+        if not deletion:
             counts[key] = counts.get(key, 0) + 1
         elif counts.get(key):
             counts[key] -= 1
-    return [c for c, k in counts.items() for _ in range(k)]
-
-
-# ---------------------------------------------------------------------------
-# files
-# ---------------------------------------------------------------------------
-
-
-def write_cnf(path: str | os.PathLike, formula: Formula, comments: list[str]) -> None:
-    """DIMACS with ``c`` comment lines first."""
-    with open(path, "w", encoding="ascii") as fh:
-        fh.write("".join(f"c {line}\n" for line in comments))
-        fh.write(f"p cnf {formula.nvars} {len(formula.clauses)}\n")
-        for c in formula.clauses:
-            fh.write(" ".join(map(str, c)) + " 0\n" if c else "0\n")
-
-
-def write_proof(path: str | os.PathLike, proof: Proof, binary: bool = False) -> None:
-    """Text DRAT (one step per line) or, with ``binary``, binary DRAT."""
-    if binary:
-        Path(path).write_bytes(proof.binary())
-        return
-    with open(path, "w", encoding="ascii") as fh:
-        for line in proof.text_lines():
-            fh.write(line + "\n")
-
-
-def read_proof(path: str | os.PathLike) -> Proof:
-    """A text or binary DRAT file (binary when its first byte is ``a`` (0x61) followed by a byte
-    that is no digit, space or minus, or when the file is not ASCII)."""
-    data = Path(path).read_bytes()
-    if data[:1] in (b"a", b"d") and len(data) > 1 and data[1:2] not in b" -0123456789":
-        return proof_from_binary(data)
-    return proof_from_text(data.decode("ascii"))
+    return [list(c) for c, k in counts.items() for _ in range(k)]
 
 
 def check_proof_files(cnf_path: str | os.PathLike, proof_path: str | os.PathLike) -> bool:

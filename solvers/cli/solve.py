@@ -14,6 +14,7 @@ answers and witnesses are those of the per-board path.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -202,7 +203,7 @@ class _Stream:
         if args.certify and sol.success:
             cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
                                    time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
-                                   name=f"case{number}")
+                                   name=f"case{number}", jobs=os.cpu_count() or 1)
             line = cert.line()
             if fmt.colours != ("w", "b"):  # the format's own words for the goal, as in --explain and --stats
                 line = line.replace("all white", fmt.goal_name(game, 0)).replace("all black",

@@ -1,0 +1,162 @@
+"""The proof checker (flipgame.verify.proof_check): pieces, carried clause sets, parallel and
+streamed checking.  A verdict must never depend on how the proof was cut."""
+
+from __future__ import annotations
+
+import random
+from array import array
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from flipgame import solve
+from flipgame.board import Game
+from flipgame.proofs import refutation
+from flipgame.verify import proof_check
+from flipgame.verify.drat import Proof
+from flipgame.verify.lower_bound import build_formula
+from flipgame.verify.proof_check import PieceCheck, check_refutation
+
+pytest.importorskip("dratify")
+native = pytest.mark.skipif(proof_check.engine_name() != "native", reason="needs dratify's native engine "
+                            "(cdclkit[native])")
+
+
+def case(n: int, seed: int, bound_offset: int = -1):
+    """(formula, proof) of a random n x n board, goal white, at bound minimum + ``bound_offset``."""
+    game = Game(n, n, "white")
+    board = game.apply(0, random.Random(seed).getrandbits(game.n))
+    k = solve(board, "gauss", game=game).moves
+    formula = build_formula(game.n, game.press_masks, board, k + bound_offset)
+    log = refutation(game, formula.chains, formula.nvars)
+    return formula, Proof(*log.arrays()), game
+
+
+def without_step(proof: Proof, k: int) -> Proof:
+    ends = np.flatnonzero(proof.lits == 0)
+    start = ends[k - 1] + 1 if k else 0
+    return Proof(np.concatenate([proof.lits[:start], proof.lits[ends[k] + 1:]]), np.delete(proof.deletions, k))
+
+
+def broken(formula, proof: Proof, start: int):
+    """The proof without its first addition from ``start`` on whose removal it no longer checks,
+    and the one-piece verdict on it."""
+    for k in range(start, len(proof)):
+        if not proof.deletions[k]:
+            cut = without_step(proof, k)
+            one = check_refutation(formula, cut)
+            if not one.ok:
+                return cut, one
+    raise AssertionError("no line whose removal breaks the proof")
+
+
+@pytest.fixture(scope="module")
+def b12():
+    return case(12, 12)
+
+
+def test_the_hashed_alive_set_is_the_exact_one(b12):
+    formula, proof, _ = b12
+    ends = np.flatnonzero(proof.lits == 0)
+    base = proof_check._clause_list(formula.clauses)
+    for cut in (1, len(proof) // 3, len(proof) // 2 + 7, len(proof) - 1):
+        guess = proof_check._alive_guess(base, proof, ends, 0, cut)
+        exact = proof_check._alive_exact(base, proof, ends, 0, cut)
+        assert sorted(map(tuple, guess)) == sorted(map(tuple, exact)), cut
+        assert len(exact) > len(base) or cut == 1
+
+
+def test_cuts_cover_the_proof_and_balance_the_split():
+    assert proof_check._cuts(10, 100, 1, None) == [(0, 10)]
+    cuts = proof_check._cuts(1_000_000, 300_000, 2, None)
+    assert cuts[0][0] == 0 and cuts[-1][1] == 1_000_000 and len(cuts) == 4
+    assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:], strict=False))
+    # a split from step 900000 on costs 100 a step: both halves of the cost fall in the split
+    cuts = proof_check._cuts(1_000_000, 8_000_000, 2, 900_000)
+    assert len(cuts) == 2 and 900_000 < cuts[0][1] < 1_000_000
+
+
+@native
+def test_pieces_in_parallel_agree_with_one_piece(b12):
+    formula, proof, _ = b12
+    assert check_refutation(formula, proof).ok
+    assert check_refutation(formula, proof, piece=20_000, jobs=2).ok
+    for start in (len(proof) // 10, len(proof) * 2 // 3):  # a line of the first piece, and of a later one
+        cut, one = broken(formula, proof, start)
+        many = check_refutation(formula, cut, piece=20_000, jobs=2)
+        assert not many.ok and many.failed_step == one.failed_step > start
+
+
+@native
+def test_a_satisfiable_formula_is_rejected_in_pieces():
+    formula, proof, _ = case(12, 12, bound_offset=0)
+    assert not check_refutation(formula, proof, piece=20_000, jobs=2).ok
+
+
+def stream(formula, proof, cuts, alive, jobs=2):
+    """Feed ``proof`` to a PieceCheck as a writer would, ending pieces at ``cuts``."""
+    ends = np.flatnonzero(proof.lits == 0)
+    with PieceCheck(formula, jobs=jobs, piece=1) as check:
+        for k in cuts:
+            log = SimpleNamespace(lits=array("i", proof.lits[:ends[k - 1] + 1].tolist()),
+                                  dels=bytearray(proof.deletions[:k].astype(np.uint8).tobytes()), split_from=None)
+            check.cut(log, lambda k=k: alive(k))
+        return check.finish(proof), len(check.cuts)
+
+
+def exact_alive(formula, proof):
+    """The writer's hint at step k: the exact lemmas alive (DIMACS, flat, 0-terminated)."""
+    ends = np.flatnonzero(proof.lits == 0)
+    base = proof_check._clause_list(formula.clauses)
+
+    def alive(k: int) -> list[int]:
+        out: list[int] = []
+        for c in proof_check._alive_exact(base, proof, ends, 0, k):
+            out += [(lit >> 1) + 1 if not lit & 1 else -((lit >> 1) + 1) for lit in c] + [0]
+        return out
+
+    return alive
+
+
+@native
+def test_a_streamed_check_accepts_and_rejects_as_one_piece(b12):
+    formula, proof, _ = b12
+    cuts = [len(proof) // 4, len(proof) // 2, 3 * len(proof) // 4]
+    verdict, pieces = stream(formula, proof, cuts, exact_alive(formula, proof))
+    assert verdict.ok and pieces == 4
+    cut, one = broken(formula, proof, len(proof) // 2 + 100)
+    verdict, _ = stream(formula, cut, cuts, exact_alive(formula, cut))
+    assert not verdict.ok and verdict.failed_step == one.failed_step > len(proof) // 2
+
+
+@native
+@pytest.mark.parametrize("hint", ["none", "foreign"])
+def test_a_wrong_hint_never_changes_the_verdict(b12, hint):
+    """A hint that leaves out the lemmas alive, or names a clause that is not there, makes a piece
+    fail; the exact sets then decide, and the proof is still accepted."""
+    formula, proof, _ = b12
+    exact = exact_alive(formula, proof)
+    wrong = (lambda k: []) if hint == "none" else (lambda k: exact(k) + [1, 2, 3, 0, -1, -2, 0])
+    verdict, _ = stream(formula, proof, [len(proof) // 3, 2 * len(proof) // 3], wrong)
+    assert verdict.ok
+
+
+@native
+def test_the_generator_streams_a_proof_that_checks():
+    """The parity generator's own quiet points and hints, pieces of 20000 steps on two processes."""
+    game = Game(16, 16, "white")
+    board = game.apply(0, random.Random(16).getrandbits(game.n))
+    k = solve(board, "gauss", game=game).moves
+    formula = build_formula(game.n, game.press_masks, board, k - 1)
+    with PieceCheck(formula, jobs=2, piece=20_000) as check:
+        log = refutation(game, formula.chains, formula.nvars, on_quiet=check.cut)
+        proof = Proof(*log.arrays())
+        verdict = check.finish(proof, heavy_from=log.split_from)
+        assert len(check.cuts) > 3 and log.split_from is not None  # nullity 8: a split
+    assert verdict.ok and verdict.engine == "native"
+    # the same proof at one bound higher: the formula is satisfiable, nothing checks
+    high = build_formula(game.n, game.press_masks, board, k)
+    with PieceCheck(high, jobs=2, piece=20_000) as check:
+        log = refutation(game, high.chains, high.nvars, on_quiet=check.cut)
+        assert not check.finish(Proof(*log.arrays())).ok
