@@ -455,12 +455,16 @@ class ModelBackend(Backend):
     def refusal_error(self, game: Game, options: dict) -> type[Exception]:
         return BoardTooLargeError if not self.supports(game) else MemoryBudgetError
 
+    def model_class(self, options: dict) -> type[Model]:
+        """The :class:`Model` subclass that builds the model for ``options`` (default :attr:`model`)."""
+        return self.model
+
     def open(self, game: Game, **options) -> Model:
         """The model of ``game`` (use as a context manager); ``options`` as validated by the gate."""
         options = {k: v for k, v in options.items() if k not in ("canonical", "memory_limit")}
         if "time_limit" in options and options["time_limit"] is None:
             options["time_limit"] = default_time_limit(game)
-        return self.model(game, **options)
+        return self.model_class(options)(game, **options)
 
     def solve(self, game: Game, board: int, **options) -> Solution:
         with self.open(game, **options) as m:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import auto, bfs, cpsat, external, gauss, ilp, maxsat, pb, sat
+from . import auto, bfs, cpsat, external, gauss, ilp, maxsat, mip, pb, sat
 from .algebra import certificates
 from .backend import Backend, ModelBackend
 from .board import Board, Game
@@ -39,7 +39,7 @@ from .result import BatchSolution, Solution, Status
 from .strategies import STRATEGIES, Strategy
 
 for _b in (gauss.Gauss(), bfs.Bfs(), cpsat.CpSat(), sat.Sat(), ilp.Ilp(), auto.Auto(), external.External(),
-           maxsat.MaxSat(), pb.Pb()):
+           maxsat.MaxSat(), pb.Pb(), mip.Mip()):
     register(_b)
 
 

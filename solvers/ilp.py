@@ -45,8 +45,8 @@ _HEURISTICS = ("adaptivediving", "alns", "clique", "completesol", "conflictdivin
                "randrounding", "rens", "reoptsols", "rins", "rootsoldiving", "rounding", "shiftandpropagate",
                "shifting", "simplerounding", "subnlp", "trivial", "trivialnegation", "trysol", "undercover",
                "vbounds", "veclendiving", "zirounding")
-SMALL_MODEL_SETTINGS = ("".join(f"heuristics/{h}/freq = -1\n" for h in _HEURISTICS)
-                        + "separating/maxrounds = 0\nseparating/maxroundsroot = 0\nconflict/enable = FALSE\n")
+SMALL_MODEL_SETTINGS = {**{f"heuristics/{h}/freq": -1 for h in _HEURISTICS},
+                        "separating/maxrounds": 0, "separating/maxroundsroot": 0, "conflict/enable": False}
 """SCIP settings for small models.  Measured on 4x4 (shared 2-core machine, CPU time): a solvable
 board took 16-18 ms, nearly all of it in root cutting-plane rounds that close the gap in one node;
 without cuts, heuristics and conflict analysis it takes 7.5-8 ms over about 7 nodes (2.5-3 ms over
@@ -66,6 +66,34 @@ k x k stencils (shared 2-core machine): 40x40 with 3/7/11: 65/66/107 MB (estimat
 3.0 GB, refused at ``--memory-limit 1`` before building), so about 270 bytes per entry at scale."""
 BASE_BYTES = 64 << 20
 """Fixed part of the estimate: SCIP's plugins and buffers."""
+
+SCIP_SETTINGS = {
+    # No probing rounds in presolve: probing finds nothing in these small models.
+    "propagating/probing/maxprerounds": 0,
+    # SCIP must not swallow Ctrl-C (it would stop one board's solve as a time-out and the run
+    # would go on); Python raises KeyboardInterrupt instead.
+    "misc/catchctrlc": False,
+    # One presolve round only: with SCIP's default presolve (SCIP 10) it proves a wrong optimum,
+    # 7 instead of 6, for board 22032 of the 3x5 torus (found by `flipgame verify --size 3x5
+    # --wrap`; a regression test keeps it).  No aggregation also fixes it but is 10x slower.
+    "presolving/maxrounds": 1,
+    # No statistics clocks: a clock per plugin call was 7-8 % of a 4x4 profile.
+    "timing/statistictiming": False,
+}
+"""SCIP parameters of every model of ``ilp`` and ``mip``."""
+
+
+def scip_parameters(cells: int) -> dict:
+    """The SCIP parameters of a model of ``cells`` cells: :data:`SCIP_SETTINGS`, and
+    :data:`SMALL_MODEL_SETTINGS` up to :data:`SMALL_MODEL_MAX_CELLS` cells."""
+    return {**SCIP_SETTINGS, **(SMALL_MODEL_SETTINGS if cells <= SMALL_MODEL_MAX_CELLS else {})}
+
+
+def scip_settings_text(cells: int) -> str:
+    """:func:`scip_parameters` in SCIP's settings-file syntax (what OR-Tools passes on)."""
+    def value(v):
+        return ("TRUE" if v else "FALSE") if isinstance(v, bool) else v
+    return "".join(f"{k} = {value(v)}\n" for k, v in scip_parameters(cells).items())
 
 
 class IlpModel(Model):
@@ -97,24 +125,8 @@ class IlpModel(Model):
         s.SuppressOutput()
         if solver == "HIGHS":
             s.SetSolverSpecificParametersAsString("output_flag=false\n")
-        else:
-            # No probing rounds in SCIP's presolve: probing finds nothing in these small models.
-            # SCIP must not swallow Ctrl-C (it would stop one board's solve as a
-            # time-out and the run would go on); Python raises KeyboardInterrupt instead.
-            # One presolve round only: with SCIP's default presolve (OR-Tools 9.15) it
-            # proves a wrong optimum, 7 instead of 6, for board 22032 of the 3x5 torus
-            # (found by `flipgame verify --size 3x5 --wrap`; a regression test keeps
-            # it).  No aggregation also fixes it but is 10x slower; one round costs
-            # nothing measurable, and the full 4x4 and 3x5-torus checks agree with it.
-            # No statistics clocks: SCIP starts and stops a clock per plugin call, and a
-            # profile of 4x4 boards put 7-8% of the time in those clocks; the time limit
-            # keeps its own clock.
-            settings = ("propagating/probing/maxprerounds = 0\nmisc/catchctrlc = FALSE\npresolving/maxrounds = 1\n"
-                        "timing/statistictiming = FALSE\n")
-            if game.n <= SMALL_MODEL_MAX_CELLS:
-                settings += SMALL_MODEL_SETTINGS
-            if not s.SetSolverSpecificParametersAsString(settings):
-                raise RuntimeError("SCIP rejected the ilp backend's parameter settings")
+        elif not s.SetSolverSpecificParametersAsString(scip_settings_text(game.n)):
+            raise RuntimeError("SCIP rejected the ilp backend's parameter settings")
         self._limit_ms = max(1, round(time_limit * 1000))
         self._deadline = 0.0
         s.SetTimeLimit(self._limit_ms)

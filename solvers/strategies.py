@@ -138,6 +138,8 @@ for _s in (
     Strategy("bfs", "bfs", {}, "breadth-first distance table over all 2**n boards"),
     Strategy("rc2", "maxsat", {"solver": "g3"}, "MaxSAT: pysat's RC2 (Glucose 3) over the WCNF"),
     Strategy("exact", "pb", {}, "PB: Exact over the OPB model, board bits as assumptions"),
+    Strategy("scip-direct", "mip", {"solver": "scip"}, "MIP, SCIP through PySCIPOpt, a persistent model"),
+    Strategy("highs-direct", "mip", {"solver": "highs"}, "MIP, HiGHS through highspy, a persistent model"),
     # External programs (Debian packages), each on an exported file; SAT ones descend over the bound.
     Strategy("cadical", "external", {"command": "cadical -q {file}", "format": "cnf"},
              "CaDiCaL (program) on DIMACS CNF, descent over the bound"),

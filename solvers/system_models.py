@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cpsat import SMALL_MODEL_PARAMETERS
-from .ilp import SMALL_MODEL_MAX_CELLS, SMALL_MODEL_SETTINGS
+from .ilp import SMALL_MODEL_MAX_CELLS, scip_settings_text
 from .result import Status
 from .system import PressSystem
 from .system_result import SystemSolution
@@ -31,9 +31,6 @@ from .system_result import SystemSolution
 DEFAULT_TIME_LIMIT = 30.0
 """Seconds per board for cpsat and ilp on a press system."""
 ILP_SOLVERS = ("SCIP", "HIGHS")
-SCIP_SETTINGS = ("propagating/probing/maxprerounds = 0\nmisc/catchctrlc = FALSE\npresolving/maxrounds = 1\n"
-                 "timing/statistictiming = FALSE\n")
-"""As the grid ilp backend's (see :mod:`flipgame.ilp`)."""
 
 
 def bounds(system: PressSystem, board, target) -> list[int] | None:
@@ -146,8 +143,7 @@ class _IlpModel(_Model):
             mip.SetSolverSpecificParametersAsString("output_flag=false\n")
         else:  # the grid ilp's SCIP settings: one presolve round (SCIP's default presolve proved a wrong
             # optimum on a 3x5 torus board there), no statistics clocks, no cuts or heuristics on small models
-            settings = SCIP_SETTINGS + (SMALL_MODEL_SETTINGS if system.cells <= SMALL_MODEL_MAX_CELLS else "")
-            if not mip.SetSolverSpecificParametersAsString(settings):
+            if not mip.SetSolverSpecificParametersAsString(scip_settings_text(system.cells)):
                 raise RuntimeError("SCIP rejected the press-system ilp's parameter settings")
         self.x = [mip.IntVar(0, u, f"x{j}") for j, u in enumerate(self.top)]
         g = mip.IntVar(0, system.states - 1, "goal") if self.target is None else 0

@@ -5,6 +5,7 @@ A test that needs a program skips with a reason naming it and its Debian package
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -133,6 +134,35 @@ def test_solve_cli_strategy_and_solver_cmd_with_a_wrapper_script(tmp_path):
         out = subprocess.run([sys.executable, "-m", "flipgame", "solve", *args], input=sample, capture_output=True,
                              text=True, timeout=60)
         assert out.returncode == 0 and out.stdout == "4\n", out.stderr
+
+
+def lying_program(tmp_path, output: str) -> str:
+    script = tmp_path / "liar.sh"
+    script.write_text(f"#!/bin/sh\nprintf '{output}'\n")
+    script.chmod(0o755)
+    return f"{script} {{file}}"
+
+
+def test_a_program_that_says_unsat_is_caught_by_the_certificate_check(tmp_path):
+    """A solver that answers UNSAT to everything: the POJ sample (4) and a solved board (0) have
+    no parity certificate, so their Impossible is rejected (exit 3); board 14 really is Impossible."""
+    cases = "\n".join(POJ_SAMPLE) + "\n\nwwww\nwwww\nwwww\nwwww\n\nwbbb\nwwww\nwwww\nwwww\n"
+    out = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--solver-cmd",
+                          lying_program(tmp_path, "s UNSATISFIABLE\\n")], input=cases, capture_output=True,
+                         text=True, timeout=60)
+    assert (out.returncode, out.stdout) == (3, "Error\nError\nImpossible\n"), out.stderr
+    assert out.stderr.splitlines() == [
+        f"flipgame: case {k}: external answer rejected: says Impossible, but a goal board is reachable (no parity "
+        "certificate exists)" for k in (1, 2)]
+
+
+def test_a_program_whose_model_reaches_no_goal_is_an_error_in_one_line(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--solver-cmd",
+                          lying_program(tmp_path, "s SATISFIABLE\\nv 1 0\\n")],
+                         input="\n".join(POJ_SAMPLE) + "\n", capture_output=True, text=True, timeout=60)
+    assert (out.returncode, out.stdout) == (4, "Error\n")
+    assert re.fullmatch(r"flipgame: standard input: case 1: external gave no proven answer \(ERROR, \d+\.\d s\): "
+                        r"the program's press set 0x1 does not reach a goal board\n", out.stderr), out.stderr
 
 
 def test_time_limit_kills_the_process_group(tmp_path):

@@ -35,6 +35,7 @@ import numpy as np
 
 from .drat import Proof, read_proof
 from .lower_bound import Formula
+from .processes import die_with_parent
 
 CHECK_ENGINE = "auto"
 """``dratify.check_proof`` engine: the compiled one when registered (``cdclkit[native]``), else Python."""
@@ -280,8 +281,6 @@ def _fork(work) -> tuple[int, int]:
     """Fork a child that runs ``work()`` (a list of ``(piece, CheckResult)``) and writes it, pickled,
     to a pipe; the child ignores Ctrl-C and dies with this process.  Returns (pid, read end)."""
     import pickle
-
-    from .processes import die_with_parent
 
     parent = os.getpid()
     read, write = os.pipe()

@@ -4,9 +4,11 @@ A backend's OPTIMAL answer is accepted only if re-applying its press set with
 the board model's plain simulation (:meth:`flipgame.board.Game.apply`, or its
 vectorised twin ``apply_many``) reaches the goal board it names, that board is
 a goal of the game, and the press set has exactly the claimed number of
-presses.  A non-OPTIMAL answer must carry no number.  Minimality and
-``Impossible`` are not checkable from one answer; they are checked by
-agreement between independent backends (:mod:`flipgame.verify.harness`).
+presses.  A non-OPTIMAL answer must carry no number.  An ``Impossible`` answer
+is accepted only with a parity certificate per goal board
+(:func:`check_impossible`).  Minimality is checked by agreement between
+independent backends (:mod:`flipgame.verify.harness`) and by proofs
+(:mod:`flipgame.verify.certify`).
 
 Source: the same idea as scipy's ``_check_result`` and networkx's
 ``validate_flows``.
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from flipgame.algebra import certificates, consistency_rows
 from flipgame.board import Game
+from flipgame.errors import BoardTooLargeError
 from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
 from flipgame.system import PressSystem
 from flipgame.system_result import SystemBatch, SystemSolution
@@ -56,6 +60,60 @@ def check_certificate(game: Game, board: int, target: int, certificate: int) -> 
     if not ((board ^ target) & certificate).bit_count() & 1:
         return "the certificate overlaps the cells to change in an even number"
     return None
+
+
+def check_impossible(game: Game, board: int, solution: Solution) -> str | None:
+    """Why an Impossible answer is not proved, or ``None`` (also for any other status).
+
+    Each goal board's certificate must pass :func:`check_certificate`.  An
+    answer without certificates is looked up in the algebra
+    (:func:`flipgame.algebra.certificates`), which finds none exactly when a
+    goal board is reachable: then the answer is wrong.  Boards the algebra does
+    not take (no plus rules and over its dense limit) pass unproved.  O(n^2 / w)
+    per goal board.
+    """
+    if solution.status is not Status.INFEASIBLE:
+        return None
+    found = solution.certificates
+    if found is None:
+        try:
+            found = certificates(game, board)
+        except BoardTooLargeError:
+            return None
+        if found is None:
+            return "says Impossible, but a goal board is reachable (no parity certificate exists)"
+    for target, cert in found.items():
+        if problem := check_certificate(game, board, target, cert):
+            return f"its certificate for goal board {target} is wrong: {problem}"
+    return None
+
+
+def check_batch_impossible(game: Game, batch: BatchSolution) -> np.ndarray:
+    """Vectorised :func:`check_impossible` (boards of at most 64 cells).
+
+    Returns
+    -------
+    ndarray of bool, shape (k,)
+        True where an Impossible answer has no proof: for some goal board no
+        consistency row of the algebra (each re-checked against every press mask)
+        meets ``board ^ goal`` in an odd number of cells.  O(k * nullity * goals).
+    """
+    infeasible = batch.status == Status.INFEASIBLE
+    if not infeasible.any():
+        return np.zeros(len(batch), dtype=bool)
+    try:
+        rows = consistency_rows(game)
+    except BoardTooLargeError:
+        return np.zeros(len(batch), dtype=bool)
+    rows = [c for c in rows if not any((m & c).bit_count() & 1 for m in game.press_masks)]
+    proved = np.ones(len(batch), dtype=bool)
+    for target in game.targets:
+        diff = batch.boards.astype(np.uint64) ^ np.uint64(target)
+        odd = np.zeros(len(batch), dtype=bool)
+        for c in rows:
+            odd |= (np.bitwise_count(diff & np.uint64(c)) & 1).astype(bool)
+        proved &= odd
+    return infeasible & ~proved
 
 
 def check_batch(game: Game, batch: BatchSolution) -> np.ndarray:

@@ -20,7 +20,13 @@ import sys
 import numpy as np
 
 from flipgame.verify.certify import CertStatus, certify_minimum
-from flipgame.verify.witness import check_batch, check_certificate, check_solution
+from flipgame.verify.witness import (
+    check_batch,
+    check_batch_impossible,
+    check_certificate,
+    check_impossible,
+    check_solution,
+)
 
 from .. import BACKENDS, Game, Session
 from ..algebra import nullity
@@ -154,7 +160,8 @@ class _Stream:
     def one(self, case: Case) -> None:
         self.number = case.number
         sol = self.session.solve(case.board, game=case.game)
-        self.report(case, sol, check_solution(case.game, case.board, sol))
+        self.report(case, sol, check_solution(case.game, case.board, sol)
+                    or check_impossible(case.game, case.board, sol))
 
     def flush(self) -> None:
         """Answer the cases waiting: one batch, one witness check, one write."""
@@ -170,7 +177,7 @@ class _Stream:
             for case in cases:
                 self.one(case)
             return
-        bad = check_batch(game, batch)
+        bad = check_batch(game, batch) | check_batch_impossible(game, batch)
         decided = (batch.status == Status.OPTIMAL) | (batch.status == Status.INFEASIBLE)
         if self._plain and not bad.any() and decided.all():
             sys.stdout.write("\n".join(self.fmt.answers(cases, batch)) + "\n")
@@ -180,7 +187,8 @@ class _Stream:
         for i, case in enumerate(cases):
             self.number = case.number
             sol = self.session.solution(batch, i, game)
-            problem = (check_solution(game, case.board, sol) or "rejected by the batch check") if bad[i] else None
+            problem = (check_solution(game, case.board, sol) or check_impossible(game, case.board, sol)
+                       or "rejected by the batch check") if bad[i] else None
             self.report(case, sol, problem)
 
     def report(self, case: Case, sol: Solution, problem: str | None) -> None:
@@ -188,14 +196,16 @@ class _Stream:
         args, fmt, game, number, backend = self.args, self.fmt, case.game, case.number, self.session.backend.name
         if problem:
             print("Error", flush=True)
-            fail(ExitCode.WITNESS_FAILURE, f"case {number}: {backend} witness rejected: {problem}")
+            what = "answer" if sol.status is Status.INFEASIBLE else "witness"
+            fail(ExitCode.WITNESS_FAILURE, f"case {number}: {backend} {what} rejected: {problem}")
             self.worst = max(self.worst, ExitCode.WITNESS_FAILURE)
             return
         print(fmt.writer(case, sol))
         if sol.status in (Status.UNKNOWN, Status.ERROR):
             self.worst = max(self.worst, ExitCode.INCOMPLETE)
+            why = f": {sol.stats['error']}" if "error" in sol.stats else ""
             fail(ExitCode.INCOMPLETE, f"{self.name}: case {number}: {backend} gave no proven answer "
-                                      f"({sol.status.name}, {sol.seconds:.1f} s)")
+                                      f"({sol.status.name}, {sol.seconds:.1f} s){why}")
         if (args.presses or args.explain) and sol.success:
             print(format_cells(sol.presses, game.rows, game.cols, "x", "."))
         if args.explain and sol.status is Status.INFEASIBLE:
