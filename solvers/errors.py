@@ -50,6 +50,10 @@ class RefusedError(FlipgameError, ValueError):
     too large to enumerate, a model over the memory budget, or rules it cannot take.
     The message names the limit and a backend or option that does take the board."""
 
+    about_the_board = True
+    """False when the refusal is about the backend's own setting (a program that is not installed),
+    so the gate names no other backends that take the board."""
+
 
 class BoardTooLargeError(RefusedError):
     """The board has more cells than the backend takes."""

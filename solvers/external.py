@@ -59,6 +59,8 @@ KILL_GRACE = 2.0
 class ExternalRefused(RefusedError):
     """The program is not installed, or the command cannot be run."""
 
+    about_the_board = False
+
 
 def package_hint(program: str) -> str:
     """How to get ``program``, for the one-line refusal."""

@@ -85,9 +85,11 @@ def _normal_taken(b: Backend, game: Game, options: dict) -> Game:
     normal = game.normal
     why = b.refusal(normal, options)
     if why:
-        others = taken_by(normal, skip=b.name)
-        hint = f"; taken by: {', '.join(others)}" if others else "; no registered backend takes it"
-        raise b.refusal_error(normal, options)(why + hint)
+        error = b.refusal_error(normal, options)
+        others = taken_by(normal, skip=b.name) if error.about_the_board else None
+        hint = "" if others is None else f"; taken by: {', '.join(others)}" if others else \
+            "; no registered backend takes it"
+        raise error(why + hint)
     return normal
 
 

@@ -415,6 +415,12 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 """The instance families of ``flipgame study --strategies``, in the order they are run."""
 
 
+def family(name: str) -> Family:
+    """The family ``name``: one of :data:`FAMILIES`, or (an exported suite's own, e.g. ``judge``) a plain
+    family of that name with no default sizes."""
+    return FAMILIES.get(name) or Family(name, f"{name} instances of an exported suite", ())
+
+
 @dataclass
 class Run:
     """One strategy on one board: ``status`` is OPTIMAL, INFEASIBLE, UNKNOWN (time-out), ERROR, ``refused``
@@ -486,7 +492,7 @@ class StrategyStudy:
         return {
             "strategies": {n: {"backend": STRATEGIES[n].backend, "options": dict(STRATEGIES[n].options),
                                "summary": STRATEGIES[n].summary} for n in self.strategies},
-            "families": {f: {"summary": FAMILIES[f].summary, "sizes": self.sizes[f]} for f in self.families},
+            "families": {f: {"summary": family(f).summary, "sizes": self.sizes[f]} for f in self.families},
             "boards_per_size": self.boards_per_size, "time_limit": self.time_limit, "budget": self.budget,
             "seed": self.seed, "wall_seconds": round(self.wall_seconds, 3), "budget_note": self.budget_note,
             "disagreements": self.disagreements,
@@ -506,7 +512,7 @@ class StrategyStudy:
         if self.budget_note:
             lines.append(self.budget_note)
         for f in self.families:
-            fam = FAMILIES[f]
+            fam = family(f)
             axis = "n (nullity)" if fam.axis == "nullity" else "n"
             shown = ", ".join(f"{n} ({_nullity(fam.game(n))})" if fam.axis == "nullity" else str(n)
                               for n in self.sizes[f])
@@ -536,7 +542,8 @@ def _nullity(game: Game) -> int | None:
 
 def compare_strategies(strategies: list[str] | None = None, families: list[str] | None = None, *,
                        sizes: list[int] | None = None, boards: int = 2, time_limit: float = 5.0,
-                       budget: float = 600.0, seed: int = 0, progress=None) -> StrategyStudy:
+                       budget: float = 600.0, seed: int = 0, progress=None, plan: list | None = None
+                       ) -> StrategyStudy:
     """Run named strategies across instance families, cross-checking every answer.
 
     Parameters
@@ -557,6 +564,9 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
         :attr:`StrategyStudy.budget_note` says how many.
     progress : callable(done, total, run), optional
         Called after each run (skipped ones included).
+    plan : list of (family, n, Game, index, board), optional
+        The boards to run instead of drawing them (an exported suite's,
+        :func:`flipgame.suite.suite_plan`); ``families``, ``sizes`` and ``boards`` then come from it.
 
     Returns
     -------
@@ -575,10 +585,14 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     (model building included).
     """
     strategies = list(strategies or STRATEGIES)
-    families = list(families or FAMILIES)
-    per_family = {f: list(sizes or FAMILIES[f].sizes) for f in families}
+    if plan is None:
+        families = list(families or FAMILIES)
+        per_family = {f: list(sizes or FAMILIES[f].sizes) for f in families}
+        plan = _plan(families, per_family, boards, np.random.default_rng(seed))
+    else:
+        families = list(dict.fromkeys(f for f, *_ in plan))
+        per_family = {f: sorted({n for g, n, *_ in plan if g == f}) for f in families}
     out = StrategyStudy(strategies, families, per_family, boards, time_limit, budget, seed)
-    plan = _plan(families, per_family, boards, np.random.default_rng(seed))
     total = len(plan) * len(strategies)
     start = time.perf_counter()
     done = 0
@@ -716,7 +730,7 @@ def plot_strategies(st: StrategyStudy, path: str) -> None:
     floor = max(min(answered, default=1e-4) / 2, 1e-5)
     top = max(st.time_limit * 3, max(answered, default=0) * 2)
     for ax, f in zip(axes.flat, st.families, strict=False):
-        fam = FAMILIES[f]
+        fam = family(f)
         for name in st.strategies:
             runs = [r for r in st.runs if r.family == f and r.strategy == name]
             xs = sorted({_x(fam, r) for r in runs if r.answered})

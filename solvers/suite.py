@@ -35,9 +35,13 @@ from . import solve
 from .board import Board, Game, format_cells
 from .errors import RefusedError
 from .export import BOUNDED, SUFFIXES, export
+from .general import solve_system
 from .result import Status
 from .study import FAMILIES
-from .verify.witness import check_solution
+from .system import PressSystem, from_game, from_json
+from .system_export import SYSTEM_FORMATS, export_system
+from .system_formats import read_aoc2025_10
+from .verify.witness import check_solution, check_system_certificate, check_system_solution
 
 SUITE_FORMATS = ("cnf", "xcnf", "wcnf", "opb", "mps", "lp")
 """Formats written by default."""
@@ -63,6 +67,8 @@ class Entry:
     bound: int | None
     expected_sat: str  # for the decision formats: "UNSAT" or "unknown"
     files: dict[str, str]
+    game: dict | None = None  # the grid rules (rows, cols, goal, wrap, neighbourhood, stencil), to rebuild them
+    system: dict | None = None  # a press system: its JSON (docs/general-game.md), goal, target and board
 
 
 def known_answer(game: Game, board: int) -> tuple[str, str]:
@@ -76,6 +82,24 @@ def known_answer(game: Game, board: int) -> tuple[str, str]:
     if s.status is Status.INFEASIBLE:
         return "Impossible", "parity certificate"
     return str(s.moves), "witness + gauss"
+
+
+def system_known_answer(system: PressSystem, board: Sequence[int]) -> tuple[str, str]:
+    """``(optimum, certificate)`` of a press-system board: gauss over Z_k (its witness or, for
+    Impossible, its certificate re-checked by the model), bfs for counters; ``unknown`` when
+    neither takes it."""
+    name = "gauss" if system.states is not None else "bfs"
+    try:
+        s = solve_system(system, board, name)
+    except RefusedError:
+        return "unknown", "unknown"
+    if s.status is Status.INFEASIBLE:
+        ok = s.certificates and all(check_system_certificate(system, board, t, c) is None
+                                    for t, c in s.certificates.items())
+        return ("Impossible", "certificate mod k") if ok else ("unknown", "unknown")
+    if s.status is not Status.OPTIMAL or check_system_solution(system, board, s) is not None:
+        return "unknown", "unknown"
+    return str(s.moves), f"witness + {name}"
 
 
 def instances(families: Sequence[str], sizes: Sequence[int] | None, boards: int, seed: int,
@@ -111,7 +135,59 @@ def write_instance(root: str, name: str, family: str, n: int, game: Game, board:
         with open(os.path.join(root, path), "w") as f:
             f.write(export(fmt, game, board, bound=b, notes=notes + extra))
         files[fmt] = path
-    return Entry(name, family, n, game.rules, optimum, certificate, bound, expected, files)
+    rules = {k: getattr(game, k) for k in ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil")}
+    return Entry(name, family, n, game.rules, optimum, certificate, bound, expected, files, game=rules)
+
+
+GENERAL_FAMILY = "general"
+"""The suite's family of press systems (three states, Merlin's square, counters, Z_4 and Z_5)."""
+_AOC_EXAMPLE = ("[.##.] (3) (1,3) (2) (2,3) (0,2) (0,1) {3,5,4,7}",
+                "[...#.] (0,2,3,4) (2,3) (0,4) (0,1,2) (1,2,3,4) {7,5,12,7,2}",
+                "[.###.#] (0,1,2,3,4) (0,3,4) (0,1,2,4,5) (1,2) {10,11,11,5,10,5}")
+"""The Advent of Code 2025 day 10 example machines (part 2 optima 10, 12, 11)."""
+MERLIN = {"grid": "3x3", "states": 2, "buttons": [[0, 1, 3, 4], [0, 1, 2], [1, 2, 4, 5], [0, 3, 6], [1, 3, 4, 5, 7],
+                                                  [2, 5, 8], [3, 4, 6, 7], [6, 7, 8], [4, 5, 7, 8]]}
+"""Merlin's Magic Square (examples/merlin.json)."""
+
+
+def system_instances(seed: int) -> list[tuple[str, PressSystem, tuple[int, ...]]]:
+    """``(name, system with its goal, board)`` of the general family: Lights Out 2000 (5x5 mod 3, all 1s
+    and all 2s to all 0s: 18 and 21), Merlin's square (to the ring: 8 from all off, 4 from
+    ``bww/www/www``), the Advent of Code 2025 day 10 example as counters (10, 12, 11), and random
+    boards mod 4 (3x3) and mod 5 (4x4) to all 0s."""
+    rng = np.random.default_rng(seed)
+    lo = from_game(Game(5, 5), states=3, goal="0")
+    ring = from_json(MERLIN, goal="board", target=(1, 1, 1, 1, 0, 1, 1, 1, 1))
+    out = [("lo2000-5x5-all1", lo, (1,) * 25), ("lo2000-5x5-all2", lo, (2,) * 25),
+           ("merlin-off-to-ring", ring, (0,) * 9), ("merlin-bww-to-ring", ring, (1,) + (0,) * 8)]
+    out += [(f"aoc2025-10-machine{k}", system, board)
+            for k, system, board in read_aoc2025_10(_AOC_EXAMPLE, part=2)]
+    for k, (r, c) in ((4, (3, 3)), (5, (4, 4))):
+        system = from_game(Game(r, c), states=k, goal="0")
+        out.append((f"z{k}-{r}x{c}-0", system, tuple(int(v) for v in rng.integers(0, k, r * c))))
+    return out
+
+
+def write_system_instance(root: str, name: str, system: PressSystem, board: tuple[int, ...],
+                          formats: Sequence[str]) -> Entry:
+    """Write one press-system instance (the formats that take it) and its board; its manifest entry."""
+    optimum, certificate = system_known_answer(system, board)
+    bound = int(optimum) - 1 if optimum.isdigit() and int(optimum) > 0 else None
+    expected = "UNSAT" if bound is not None or optimum == "Impossible" else "unknown"
+    notes = [f"known answer: {optimum} ({certificate})"]
+    with open(os.path.join(root, name + ".txt"), "w") as f:
+        f.write(system.format_board(board) + "\n")
+    files = {}
+    for fmt in (f for f in formats if system.states == 2 or f in SYSTEM_FORMATS):
+        path = name + ("-" + fmt if fmt == "opb-xor" else "") + SUFFIXES[fmt]
+        b = bound if fmt in BOUNDED else None
+        extra = [f"expected: {expected} (bound = optimum - 1)"] if fmt in BOUNDED else []
+        with open(os.path.join(root, path), "w") as f:
+            f.write(export_system(fmt, system, board, bound=b, notes=notes + extra))
+        files[fmt] = path
+    described = {**system.to_json(), "goal": system.goal, "target": system.target, "board": list(board)}
+    return Entry(name, GENERAL_FAMILY, system.cells, system.rules, optimum, certificate, bound, expected, files,
+                 system=described)
 
 
 def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequence[int] | None = None,
@@ -127,8 +203,11 @@ def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequen
         An unknown family.
     """
     os.makedirs(root, exist_ok=True)
+    families = list(families or [*FAMILIES, GENERAL_FAMILY])
     entries = [write_instance(root, *inst, formats)
-               for inst in instances(list(families or FAMILIES), sizes, boards, seed, judge)]
+               for inst in instances([f for f in families if f in FAMILIES], sizes, boards, seed, judge)]
+    if GENERAL_FAMILY in families:
+        entries += [write_system_instance(root, *inst, formats) for inst in system_instances(seed)]
     with open(os.path.join(root, "manifest.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(MANIFEST_FIELDS)
@@ -140,3 +219,39 @@ def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequen
         json.dump({"seed": seed, "boards_per_size": boards, "formats": list(formats),
                    "instances": [dataclasses.asdict(e) for e in entries]}, f, indent=1)
     return entries
+
+
+def suite_plan(root: str) -> tuple[list[tuple], list[str]]:
+    """The grid instances of the suite written under ``root``, as a plan of
+    :func:`flipgame.study.compare_strategies` (family, n, Game, index, board), read from the files
+    alone (``manifest.json`` and each instance's board text); and the names of the instances it
+    leaves out (press systems: the strategies run grid games).
+
+    Raises
+    ------
+    OSError
+        ``root`` has no readable manifest or board file.
+    ValueError
+        A damaged manifest, or a board whose answer (gauss, re-checked) is not the manifest's.
+    """
+    with open(os.path.join(root, "manifest.json")) as f:
+        manifest = json.load(f)
+    plan, left_out, index = [], [], {}
+    try:
+        for e in manifest["instances"]:
+            if e.get("game") is None:
+                left_out.append(e["instance"])
+                continue
+            rules = dict(e["game"])
+            rules["stencil"] = tuple(map(tuple, rules["stencil"])) if rules.get("stencil") else None
+            game = Game(**rules)
+            with open(os.path.join(root, e["instance"] + ".txt")) as f:
+                board = Board.from_rows(f.read().split()).cells
+            answer = known_answer(game, board)[0]
+            if answer != e["optimum"]:
+                raise ValueError(f"{e['instance']}: the manifest says {e['optimum']}, gauss {answer}")
+            i = index[(e["family"], e["n"])] = index.get((e["family"], e["n"]), -1) + 1
+            plan.append((e["family"], e["n"], game, i, board))
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{root}/manifest.json is not a flipgame suite manifest ({exc})") from None
+    return plan, left_out

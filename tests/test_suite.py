@@ -72,3 +72,76 @@ def test_export_cli_writes_the_header_and_refuses_a_bound_for_mps(tmp_path, caps
     assert "known answer: 4 (witness + gauss)" in text and "at most 3 presses" in text
     assert main(["export", "--format", "mps", "--bound", "3", str(board), "-o", str(out)]) == 2
     assert "--bound applies to cnf and xcnf" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def general(tmp_path_factory):
+    root = tmp_path_factory.mktemp("general")
+    assert main(["export-suite", str(root), "--families", "general", "--formats", "xcnf,wcnf,mps,lp,cpsat"]) == 0
+    return root
+
+
+GENERAL_OPTIMA = {"lo2000-5x5-all1": "18", "lo2000-5x5-all2": "21", "merlin-off-to-ring": "8",
+                  "merlin-bww-to-ring": "4", "aoc2025-10-machine1": "10", "aoc2025-10-machine2": "12",
+                  "aoc2025-10-machine3": "11"}
+
+
+def test_the_general_family_lists_the_known_puzzles_with_their_optima(general):
+    rows = {r["instance"]: r for r in manifest_rows(general)}
+    assert {k: rows[k]["optimum"] for k in GENERAL_OPTIMA} == GENERAL_OPTIMA
+    assert rows["aoc2025-10-machine1"]["certificate"] == "witness + bfs"
+    assert rows["lo2000-5x5-all1"]["files"].split() == ["lo2000-5x5-all1.mps", "lo2000-5x5-all1.lp",
+                                                       "lo2000-5x5-all1.pbtxt"]  # three states: no CNF
+    data = {e["instance"]: e for e in json.loads((general / "manifest.json").read_text())["instances"]}
+    assert data["merlin-bww-to-ring"]["system"]["target"] == [1, 1, 1, 1, 0, 1, 1, 1, 1]
+    assert data["merlin-bww-to-ring"]["system"]["board"] == [1, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_cbc_finds_the_press_system_optima_from_the_mps_files_alone(general, tmp_path):
+    """Three states (Lights Out 2000) and counters (Advent of Code 2025 day 10, part 2) as MIPs."""
+    need("cbc", "coinor-cbc")
+    for name in ("lo2000-5x5-all1", "lo2000-5x5-all2", "aoc2025-10-machine2"):
+        sol = tmp_path / (name + ".sol")
+        subprocess.run(["cbc", str(general / (name + ".mps")), "solve", "solu", str(sol)], capture_output=True,
+                       timeout=120, check=False)
+        first = sol.read_text().splitlines()[0].split()
+        assert first[0] == "Optimal" and round(float(first[-1])) == int(GENERAL_OPTIMA[name]), name
+
+
+def test_cryptominisat_refutes_merlin_one_press_short(general):
+    need("cryptominisat5", "cryptominisat")
+    for name in ("merlin-off-to-ring", "merlin-bww-to-ring"):
+        out = subprocess.run(["cryptominisat5", "--verb", "0", str(general / (name + ".xcnf"))],
+                             capture_output=True, text=True, timeout=60).stdout
+        assert read_competition(out)[0] == "UNSATISFIABLE", name
+
+
+def test_export_cli_writes_a_press_system_and_refuses_cnf_for_three_states(tmp_path, capsys):
+    board = tmp_path / "b.txt"
+    board.write_text("11111\n" * 5)
+    out = tmp_path / "lo.lp"
+    args = ["export", "--states", "3", "--goal", "0", "--size", "5x5", str(board)]
+    assert main([*args, "--format", "lp", "-o", str(out)]) == 0
+    assert "known answer: 18 (witness + gauss)" in out.read_text()
+    assert main([*args, "--format", "cnf", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == "flipgame: cnf states parity (two states); for 3 states use mps, lp, cpsat\n"
+
+
+def test_study_runs_on_a_suite_from_its_files(tmp_path, capsys):
+    """The grid instances of a suite, every answer checked against the manifest and gauss; the press
+    systems are named as left out."""
+    root = tmp_path / "suite"
+    assert main(["export-suite", str(root), "--families", "random,king,general", "--sizes", "4"]) == 0
+    capsys.readouterr()
+    table = tmp_path / "runs.csv"
+    assert main(["study", "--strategies", "gauss,ilp-scip,sat-xor", "--suite", str(root), "--csv", str(table)]) == 0
+    out, err = capsys.readouterr()
+    assert "Disagreements: 0" in out and "9 press-system instances left out" in err
+    with open(table) as f:
+        runs = list(csv.DictReader(f))
+    assert len(runs) == 3 * 3  # gauss, ilp-scip, sat-xor on random-4x4, king-4x4 and the judge case
+    assert {r["family"] for r in runs} == {"random", "king", "judge"}
+    assert all(r["status"] == "OPTIMAL" for r in runs)
+    (root / "random-4x4-0.txt").write_text("wwww\nwwww\nwwww\nwwwb\n")  # a board the manifest does not describe
+    assert main(["study", "--strategies", "gauss", "--suite", str(root)]) == 2
+    assert "random-4x4-0: the manifest says" in capsys.readouterr().err

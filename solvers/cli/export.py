@@ -8,7 +8,10 @@ import sys
 from ..errors import FlipgameError
 from ..export import BOUNDED, FORMATS, export
 from ..formats import read_cases
-from ..suite import known_answer
+from ..suite import known_answer, system_known_answer
+from ..system import read_boards
+from ..system_export import export_system
+from . import general
 from .common import ExitCode, add_rule_options, fail, game_from_args
 
 
@@ -34,20 +37,39 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+def _grid_text(args: argparse.Namespace) -> str:
+    """The exported text of the first grid board of the input."""
+    game = game_from_args(args)
+    with (sys.stdin if args.file == "-" else open(args.file)) as f:
+        board = next(iter(read_cases(f, game.rows, game.cols)), None)
+    if board is None:
+        raise FlipgameError(f"{args.file}: no {game.size} board in the input")
+    optimum, certificate = known_answer(game, board.cells)
+    return export(args.fmt, game, board.cells, bound=args.bound, notes=[f"known answer: {optimum} ({certificate})"])
+
+
+def _system_text(args: argparse.Namespace) -> str:
+    """The exported text of the first board of a press system (``--rules``, ``--states``, ``--goal D``)."""
+    system = general.system_from_args(args)
+    with (sys.stdin if args.file == "-" else open(args.file)) as f:
+        board = next(iter(read_boards(f, system)), None)
+    if board is None:
+        raise FlipgameError(f"{args.file}: no board of {system.size} in the input")
+    optimum, certificate = system_known_answer(system, board)
+    try:
+        return export_system(args.fmt, system, board, bound=args.bound,
+                             notes=[f"known answer: {optimum} ({certificate})"])
+    except ValueError as exc:
+        raise FlipgameError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     try:
-        game = game_from_args(args)
         if args.bound is not None and args.fmt not in BOUNDED:
             raise FlipgameError(f"--bound applies to {' and '.join(BOUNDED)}; {args.fmt} minimises")
         if args.bound is not None and args.bound < 0:
             raise FlipgameError(f"--bound must be at least 0, got {args.bound}")
-        with (sys.stdin if args.file == "-" else open(args.file)) as f:
-            board = next(iter(read_cases(f, game.rows, game.cols)), None)
-        if board is None:
-            raise FlipgameError(f"{args.file}: no {game.size} board in the input")
-        optimum, certificate = known_answer(game, board.cells)
-        text = export(args.fmt, game, board.cells, bound=args.bound,
-                      notes=[f"known answer: {optimum} ({certificate})"])
+        text = _system_text(args) if general.wanted(args) else _grid_text(args)
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot read {exc.filename}: {exc.strerror}")
     except FlipgameError as exc:

@@ -6,7 +6,7 @@ import argparse
 
 from ..export import FORMATS
 from ..study import FAMILIES
-from ..suite import SUITE_FORMATS, export_suite
+from ..suite import GENERAL_FAMILY, SUITE_FORMATS, export_suite
 from .common import ExitCode, fail, positive_int, seed_int
 
 
@@ -30,14 +30,16 @@ def _sizes(text: str) -> list[int]:
 
 def add_parser(sub) -> None:
     s = sub.add_parser("export-suite", help="write a benchmark suite: families x sizes, with a manifest",
-                       description="Write every family x size (and the 18x18 judge case) in the exchange "
-                                   "formats, with manifest.csv and manifest.json of the known answers.")
+                       description="Write every family x size (and the 18x18 judge case, and the general game's "
+                                   "press systems) in the exchange formats, with manifest.csv and manifest.json of "
+                                   "the known answers.")
     s.add_argument("dir", metavar="DIR", help="folder to write (created)")
     s.add_argument("--formats", type=lambda t: _names(t, FORMATS, "format"), default=list(SUITE_FORMATS),
                    metavar="LIST",
                    help=f"formats (default {','.join(SUITE_FORMATS)})")
-    s.add_argument("--families", type=lambda t: _names(t, FAMILIES, "family"), metavar="LIST",
-                   help=f"default all: {', '.join(FAMILIES)}")
+    s.add_argument("--families", type=lambda t: _names(t, [*FAMILIES, GENERAL_FAMILY], "family"), metavar="LIST",
+                   help=f"default all: {', '.join(FAMILIES)} and {GENERAL_FAMILY} (press systems: three states, "
+                        "Merlin's square, counters, Z_4, Z_5)")
     s.add_argument("--sizes", type=_sizes, metavar="N,N,...", help="board sides (default: each family's own)")
     s.add_argument("--boards", type=positive_int, default=1, metavar="K", help="boards per size (default 1)")
     s.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed (default 0)")

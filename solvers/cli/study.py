@@ -11,6 +11,7 @@ from .. import study_metrics
 from ..errors import FlipgameError, RefusedError, RulesError
 from ..strategies import STRATEGIES
 from ..study import FAMILIES, compare_strategies, plot, plot_strategies, study
+from ..suite import suite_plan
 from . import common, general
 from .common import (
     ExitCode,
@@ -79,6 +80,9 @@ def add_parser(sub) -> None:
     group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
                        help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the rest is skipped "
                             f"with a note. Per board: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here)")
+    group.add_argument("--suite", metavar="DIR",
+                       help="run on the grid instances of a suite written by `flipgame export-suite DIR` (its "
+                            "manifest and board files) instead of --families/--sizes/--boards")
     group.add_argument("--csv", metavar="FILE", help="per-instance CSV: instance, strategy, status, seconds, "
                                                      "answer (one row per run)")
     group.add_argument("--cactus", type=png_path, metavar="FILE.png",
@@ -172,14 +176,43 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
                 writable_path(getattr(args, flag), f"--{flag}")
     except (argparse.ArgumentTypeError, RulesError) as exc:
         return fail(ExitCode.USAGE, str(exc))
+    try:
+        plan = _suite_plan(args)
+    except (OSError, ValueError) as exc:
+        return fail(ExitCode.USAGE, f"--suite: {getattr(exc, 'strerror', None) or exc}"
+                                    + (f": {exc.filename}" if getattr(exc, "filename", None) else ""))
     st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards,
-                            time_limit=time_limit, budget=args.budget, seed=args.seed, progress=_progress)
+                            time_limit=time_limit, budget=args.budget, seed=args.seed, progress=_progress, plan=plan)
     failed = _write(st, plot_strategies, args) or _write_metrics(st, args)
     if failed:
         return failed
     if st.disagreements:
         return fail(ExitCode.DISAGREEMENT, f"{st.disagreements} answer(s) flagged (see the table)")
     return ExitCode.OK
+
+
+def _suite_plan(args: argparse.Namespace) -> list | None:
+    """The plan of ``--suite DIR`` (None without it); the press systems it leaves out are named on stderr.
+
+    Raises
+    ------
+    ValueError
+        --suite with --families, --sizes or --boards, or a damaged suite.
+    OSError
+        An unreadable manifest or board file.
+    """
+    if args.suite is None:
+        return None
+    given = [f"--{f}" for f in ("families", "sizes") if getattr(args, f) is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)} do not apply: the suite's manifest lists its instances")
+    plan, left_out = suite_plan(args.suite)
+    if left_out:
+        print(f"--suite: {len(left_out)} press-system instances left out (the strategies run grid games): "
+              f"{', '.join(left_out)}", file=sys.stderr)
+    if not plan:
+        raise ValueError(f"{args.suite} has no grid instance")
+    return plan
 
 
 def _write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
