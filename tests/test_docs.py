@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CLI_MD = ROOT / "docs" / "cli.md"
 README = ROOT / "README.md"
 COMMANDS = ("solve", "verify", "study", "bench", "export", "export-suite")
-README_MAX_LINES = 160
+README_MAX_LINES = 150
 
 pytestmark = pytest.mark.skipif(not CLI_MD.exists(), reason="docs/ is not beside the tests")
 
