@@ -43,11 +43,11 @@ def _states(system: PressSystem) -> int:
     return system.states ** system.cells
 
 
-def refusal(system: PressSystem) -> str | None:
-    """Why bfs declines ``system`` (Z_k with more than MAX_STATES boards), or None."""
+def declines(system: PressSystem) -> str | None:
+    """Why bfs declines ``system`` (Z_k with more than MAX_STATES boards), or None; no hint of who
+    takes it (:func:`flipgame.general.refusal` adds one)."""
     if system.states is not None and _states(system) > MAX_STATES:
-        return (f"bfs: {system.states}^{system.cells} states are over its {MAX_STATES:,}-state table; "
-                f"gauss takes Z_k systems of any size, cpsat and ilp search")
+        return f"bfs: {system.states}^{system.cells} states are over its {MAX_STATES:,}-state table"
     return None
 
 
@@ -60,7 +60,7 @@ def _dtype(system: PressSystem):
 def distance_table(system: PressSystem) -> np.ndarray:
     """Minimum presses from every board to a goal, shape ``(k,) * n`` (uint8/uint16, the dtype's max
     = unreachable).  Cached for the last two systems.  Raises BoardTooLargeError over MAX_STATES."""
-    why = refusal(system)
+    why = declines(system)
     if why:
         raise BoardTooLargeError(why)
     k, n = system.states, system.cells
@@ -189,7 +189,7 @@ def _solve_counters(system: PressSystem, board: tuple[int, ...], start: float) -
     shape = tuple(int(v) + 1 for v in need)
     if int(np.prod(shape, dtype=object)) > MAX_BOX:
         raise BoardTooLargeError(f"bfs: the counter box has {int(np.prod(shape, dtype=object)):,} states, over "
-                                 f"{MAX_BOX:,}; cpsat and ilp take it")
+                                 f"its {MAX_BOX:,}-state table")
     inf = np.iinfo(np.int32).max // 2
     table = np.full(shape, inf, dtype=np.int32)
     table[(0,) * len(shape)] = 0

@@ -4,8 +4,9 @@ one particular solution per goal board, then the cheapest element of its coset.
 Solvability is decided first (an Impossible board carries a certificate per
 goal board, at any kernel size); a solvable board then needs the cheapest of
 its ``kernel_size`` solutions, enumerated when ``kernel_size * buttons`` is at
-most :data:`flipgame.zk.MAX_ENUMERATED` (else refused, naming cpsat and ilp).
-Counters (no modulus) are integer programs: refused, naming cpsat, ilp and bfs.
+most :data:`flipgame.zk.MAX_ENUMERATED` (else NullityTooLargeError).  Counters
+(no modulus) are integer programs: declined (:func:`declines`).  Who takes a
+refused system or board is added by :func:`flipgame.general.refusal`.
 
 Running time: the diagonal form once per system, O(n m min(n, m) log k);
 per board O(n^2 + m^2) plus O(kernel_size * m) for the minimum.
@@ -18,6 +19,7 @@ import time
 import numpy as np
 
 from . import zk
+from .errors import NullityTooLargeError
 from .result import Status
 from .system import PressSystem
 from .system_result import SystemBatch, SystemSolution
@@ -25,11 +27,20 @@ from .system_result import SystemBatch, SystemSolution
 NAME = "gauss"
 
 
-def refusal(system: PressSystem) -> str | None:
-    """Why gauss declines ``system``, or None."""
+def declines(system: PressSystem) -> str | None:
+    """Why gauss declines ``system`` (counters), or None; no hint of who takes it."""
     if system.states is None:
-        return "gauss: counters (no modulus) are integer programs; cpsat, ilp and bfs take them"
+        return "gauss: counters (no modulus) are integer programs, not a system mod k"
     return None
+
+
+def _kernel(diag: zk.Diagonal, limit: int) -> np.ndarray:
+    """:func:`flipgame.zk.kernel_elements`, its refusal without zk's hint (the gate adds a computed one)."""
+    try:
+        return zk.kernel_elements(diag, limit)
+    except NullityTooLargeError:
+        raise NullityTooLargeError(f"gauss: the solution coset has {diag.kernel_size:,} press vectors "
+                                   f"({diag.m} buttons), over the {limit:,}-entry enumeration budget") from None
 
 
 def solve(system: PressSystem, board, *, max_enumerated: int = zk.MAX_ENUMERATED) -> SystemSolution:
@@ -54,7 +65,7 @@ def solve(system: PressSystem, board, *, max_enumerated: int = zk.MAX_ENUMERATED
             continue
         reachable += 1
         if kernel is None:
-            kernel = zk.kernel_elements(diag, max_enumerated)
+            kernel = _kernel(diag, max_enumerated)
         x = zk.min_cost(x0, kernel, k)
         if best is None or int(x.sum()) < sum(best[0]):
             best = (tuple(int(v) for v in x), t)
@@ -74,7 +85,7 @@ def solve_batch(system: PressSystem, boards: np.ndarray, *, max_enumerated: int 
     k = system.states
     boards = np.asarray(boards, dtype=np.int64)
     diag = zk.diagonal_of(system.matrix, k)
-    kernel = zk.kernel_elements(diag, max_enumerated)
+    kernel = _kernel(diag, max_enumerated)
     out = SystemBatch.empty(NAME, boards, system.m)
     best = np.full(len(boards), np.iinfo(np.int32).max, dtype=np.int64)
     for t in system.targets():

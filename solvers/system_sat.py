@@ -6,7 +6,8 @@ board_i`` (with ``t`` in the XOR for goal ``any``).  CryptoMiniSat takes the
 XORs natively (``pycryptosat``).  The first model gives a weight ``w``; the
 clauses of "at most ``w - 1`` presses" (``pysat.card.CardEnc``, sequential
 counter) are added until the formula is UNSAT, which proves the last model
-minimal.  More than two states (or counters) are refused in one line.
+minimal.  More than two states (or counters) are declined (:func:`declines`;
+:func:`flipgame.general.refusal` adds who takes them).
 
 Source: Soos, Nohl & Castelluccia, "Extending SAT Solvers to Cryptographic
 Problems", SAT 2009 (native XOR clauses); Sinz, "Towards an Optimal CNF
@@ -26,12 +27,12 @@ from .system_result import SystemSolution
 NAME = "sat"
 
 
-def refusal(system: PressSystem) -> str | None:
-    """sat takes two-state systems only."""
+def declines(system: PressSystem) -> str | None:
+    """Why sat declines ``system`` (it takes two-state systems only), or None; no hint of who takes it."""
     if system.states == 2:
         return None
     kind = "counters" if system.states is None else f"{system.states} states"
-    return f"sat: only two-state games have a sat model; for {kind} use gauss, cpsat, ilp or bfs"
+    return f"sat: only two-state games have a sat model, not {kind}"
 
 
 def solve(system: PressSystem, board, *, time_limit: float = 30.0) -> SystemSolution:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from flipgame.board import Game
-from flipgame.errors import RefusedError, RulesError
-from flipgame.general import SYSTEM_BACKENDS, refusal, solve_system, solve_system_batch, takers
+from flipgame.errors import BoardTooLargeError, NullityTooLargeError, RefusedError, RulesError
+from flipgame.general import SYSTEM_BACKENDS, refusal, solve_system, solve_system_batch, takers, who_takes
 from flipgame.result import Status
 from flipgame.system import from_edges, from_game, from_json, read_edge_list
 from flipgame.system_formats import poj1830_answer, read_aoc2025_10, read_poj1830
@@ -55,10 +55,13 @@ def test_lights_out_2000(backend, state, moves):
 
 def test_lights_out_2000_nullity_and_bfs_refusal():
     assert diagonalise(LO2000.matrix, 3).nullity == 3
-    assert "gauss" in refusal("bfs", LO2000)  # 3^25 states: bfs names who takes it
     assert takers(LO2000) == ["gauss", "cpsat", "ilp", "ilp-highs"]
-    assert "gauss, cpsat, ilp or bfs" in refusal("sat", LO2000)
-    with pytest.raises(RefusedError, match="gauss"):
+    # the hints are computed from the backends that take the system: gauss, cpsat and ilp, never bfs
+    assert refusal("bfs", LO2000) == ("bfs: 3^25 states are over its 1,073,741,824-state table; gauss, cpsat and "
+                                      "ilp take it")
+    assert refusal("sat", LO2000) == "sat: only two-state games have a sat model, not 3 states; gauss, cpsat and ilp " \
+                                     "take it"
+    with pytest.raises(RefusedError, match="; gauss, cpsat and ilp take it$"):
         solve_system(LO2000, (1,) * 25, "sat")
 
 
@@ -86,8 +89,37 @@ def test_aoc_part2_counters(backend):
 
 def test_counters_refused_by_gauss():
     _, system, board = next(read_aoc2025_10(AOC_EXAMPLE.splitlines(), part=2))
-    with pytest.raises(RefusedError, match="cpsat, ilp and bfs"):
+    with pytest.raises(RefusedError, match="; bfs, cpsat and ilp take it$"):
         solve_system(system, board, "gauss")
+    # AoC part 2 (counters): sat's hint names the backends that take counters, and gauss is not one
+    assert refusal("sat", system) == "sat: only two-state games have a sat model, not counters; bfs, cpsat and " \
+                                     "ilp take it"
+    assert refusal("gauss", system) is not None and refusal("cpsat", system) is None
+
+
+def test_who_takes_is_computed():
+    two = from_game(Game(3, 3), states=2, goal="0")
+    assert who_takes(two) == "gauss, bfs, cpsat, ilp and sat take it"
+    assert who_takes(two, "ilp-highs") == "gauss, bfs, cpsat and sat take it"  # ilp-highs is ilp on the command line
+    assert refusal("maxsat", two) == "maxsat: no press-system model; gauss, bfs, cpsat, ilp and sat take it"
+    assert refusal("gauss", two) is None and takers(two, ["sat", "maxsat"]) == ["sat"]
+
+
+def test_board_refusals_get_the_computed_hint():
+    # 4x4 plus mod 2: a coset of 16 press vectors x 16 buttons is over a budget of 100 entries
+    system = from_game(Game(4, 4), states=2, goal="0")
+    with pytest.raises(NullityTooLargeError) as exc:
+        solve_system(system, (0,) * 16, "gauss", max_enumerated=100)
+    assert str(exc.value) == ("gauss: the solution coset has 16 press vectors (16 buttons), over the 100-entry "
+                              "enumeration budget; bfs, cpsat, ilp and sat take it")
+    with pytest.raises(NullityTooLargeError, match="; bfs, cpsat, ilp and sat take it$"):
+        solve_system_batch(system, np.zeros((2, 16), dtype=np.int64), "gauss", max_enumerated=100)
+    counters = from_json({"cells": 2, "states": "counters", "buttons": [[0], [1]]}, goal="board",
+                         target=(20_000, 20_000))
+    with pytest.raises(BoardTooLargeError) as exc:
+        solve_system(counters, (0, 0), "bfs")
+    assert str(exc.value) == ("bfs: the counter box has 400,040,001 states, over its 268,435,456-state table; "
+                              "cpsat and ilp take it")
 
 
 @pytest.mark.parametrize("backend", ["gauss", "bfs", "cpsat", "ilp", "sat"])
