@@ -38,8 +38,34 @@ NO_MOVES = -1
 """Sentinel in :attr:`BatchSolution.moves` for boards without a number (not OPTIMAL)."""
 
 
+class Answered:
+    """What one board's answer shares, on the grid (:class:`Solution`) and on a press system
+    (:class:`flipgame.system_result.SystemSolution`): frozen mappings, a number exactly when
+    OPTIMAL, :attr:`success` and the answer line."""
+
+    def _freeze(self) -> None:
+        object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
+        if self.certificates is not None:
+            object.__setattr__(self, "certificates", MappingProxyType(dict(self.certificates)))
+        has_number = self.status is Status.OPTIMAL
+        if has_number != (self.moves is not None) or has_number != (self.presses is not None):
+            raise ValueError(f"{self.status.name} solution must {'' if has_number else 'not '}carry moves and presses")
+
+    @property
+    def success(self) -> bool:
+        return self.status is Status.OPTIMAL
+
+    def answer(self) -> str:
+        """The answer line: the number of presses, ``Impossible``, ``Unknown`` or ``Error``."""
+        return str(self.moves) if self.status is Status.OPTIMAL else ANSWER_WORDS[self.status]
+
+
+ANSWER_WORDS = {Status.INFEASIBLE: "Impossible", Status.UNKNOWN: "Unknown", Status.ERROR: "Error"}
+"""The answer line of each status without a number (POJ 1753's words)."""
+
+
 @dataclass(frozen=True)
-class Solution:
+class Solution(Answered):
     """One backend's answer for one board.
 
     Attributes
@@ -80,25 +106,7 @@ class Solution:
                 f"presses={self.presses}, target={self.target}, ...)")
 
     def __post_init__(self):
-        object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
-        if self.certificates is not None:
-            object.__setattr__(self, "certificates", MappingProxyType(dict(self.certificates)))
-        has_number = self.status is Status.OPTIMAL
-        if has_number != (self.moves is not None) or has_number != (self.presses is not None):
-            raise ValueError(f"{self.status.name} solution must {'' if has_number else 'not '}carry moves and presses")
-
-    @property
-    def success(self) -> bool:
-        return self.status is Status.OPTIMAL
-
-    def answer(self) -> str:
-        """The POJ 1753 answer line: the number of presses, ``Impossible`` or ``Unknown``/``Error``."""
-        return {
-            Status.OPTIMAL: str(self.moves),
-            Status.INFEASIBLE: "Impossible",
-            Status.UNKNOWN: "Unknown",
-            Status.ERROR: "Error",
-        }[self.status]
+        self._freeze()
 
 
 @dataclass(frozen=True)

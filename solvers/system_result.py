@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 import numpy as np
 
-from .result import NO_MOVES, Status
+from .result import NO_MOVES, Answered, Status
 
 
 @dataclass(frozen=True)
-class SystemSolution:
+class SystemSolution(Answered):
     """One backend's answer for one board of a :class:`~flipgame.system.PressSystem`.
 
     Attributes
@@ -46,19 +45,7 @@ class SystemSolution:
     certificates: Mapping[tuple[int, ...], tuple[int, ...]] | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
-        has = self.status is Status.OPTIMAL
-        if has != (self.moves is not None) or has != (self.presses is not None):
-            raise ValueError(f"{self.status.name} solution must {'' if has else 'not '}carry moves and presses")
-
-    @property
-    def success(self) -> bool:
-        return self.status is Status.OPTIMAL
-
-    def answer(self) -> str:
-        """The number of presses, ``Impossible``, ``Unknown`` or ``Error``."""
-        return {Status.OPTIMAL: str(self.moves), Status.INFEASIBLE: "Impossible",
-                Status.UNKNOWN: "Unknown", Status.ERROR: "Error"}[self.status]
+        self._freeze()
 
 
 @dataclass(frozen=True)
