@@ -96,6 +96,28 @@ def scip_settings_text(cells: int) -> str:
     return "".join(f"{k} = {value(v)}\n" for k, v in scip_parameters(cells).items())
 
 
+def new_solver(solver: str, cells: int):
+    """An OR-Tools ``pywraplp`` MIP solver with its output off and, for SCIP,
+    :func:`scip_parameters` set.  OR-Tools is imported here.
+
+    Raises
+    ------
+    RuntimeError
+        OR-Tools was built without ``solver``, or SCIP rejects the parameters.
+    """
+    from ortools.linear_solver import pywraplp
+
+    s = pywraplp.Solver.CreateSolver(solver)
+    if s is None:
+        raise RuntimeError(f"OR-Tools has no {solver} solver in this build")
+    s.SuppressOutput()
+    if solver == "HIGHS":
+        s.SetSolverSpecificParametersAsString("output_flag=false\n")
+    elif not s.SetSolverSpecificParametersAsString(scip_settings_text(cells)):
+        raise RuntimeError("SCIP rejected the ilp parameter settings")
+    return s
+
+
 class IlpModel(Model):
     """The MIP of one game, re-used across boards by changing right-hand sides.
 
@@ -119,14 +141,7 @@ class IlpModel(Model):
         from ortools.linear_solver import pywraplp
 
         self._lp = pywraplp
-        s = self.mip = pywraplp.Solver.CreateSolver(solver)
-        if s is None:
-            raise RuntimeError(f"OR-Tools has no {solver} solver in this build")
-        s.SuppressOutput()
-        if solver == "HIGHS":
-            s.SetSolverSpecificParametersAsString("output_flag=false\n")
-        elif not s.SetSolverSpecificParametersAsString(scip_settings_text(game.n)):
-            raise RuntimeError("SCIP rejected the ilp backend's parameter settings")
+        s = self.mip = new_solver(solver, game.n)
         self._limit_ms = max(1, round(time_limit * 1000))
         self._deadline = 0.0
         s.SetTimeLimit(self._limit_ms)

@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cpsat import SMALL_MODEL_PARAMETERS
-from .ilp import SMALL_MODEL_MAX_CELLS, scip_settings_text
+from .ilp import SMALL_MODEL_MAX_CELLS, new_solver
 from .result import Status
 from .system import PressSystem
 from .system_result import SystemSolution
@@ -135,16 +135,7 @@ class _IlpModel(_Model):
 
         super().__init__(system)
         self.pywraplp, self.name = pywraplp, "ilp" if solver == "SCIP" else f"ilp-{solver.lower()}"
-        mip = self.mip = pywraplp.Solver.CreateSolver(solver)
-        if mip is None:
-            raise RuntimeError(f"OR-Tools was built without {solver}")
-        mip.SuppressOutput()
-        if solver == "HIGHS":
-            mip.SetSolverSpecificParametersAsString("output_flag=false\n")
-        else:  # the grid ilp's SCIP settings: one presolve round (SCIP's default presolve proved a wrong
-            # optimum on a 3x5 torus board there), no statistics clocks, no cuts or heuristics on small models
-            if not mip.SetSolverSpecificParametersAsString(scip_settings_text(system.cells)):
-                raise RuntimeError("SCIP rejected the press-system ilp's parameter settings")
+        mip = self.mip = new_solver(solver, system.cells)  # the grid ilp's settings (see flipgame.ilp)
         self.x = [mip.IntVar(0, u, f"x{j}") for j, u in enumerate(self.top)]
         g = mip.IntVar(0, system.states - 1, "goal") if self.target is None else 0
         self.rows = []
