@@ -118,25 +118,34 @@ def instances(families: Sequence[str], sizes: Sequence[int] | None, boards: int,
     return out
 
 
-def write_instance(root: str, name: str, family: str, n: int, game: Game, board: int,
-                   formats: Sequence[str]) -> Entry:
-    """Write one instance's files under ``root``; its manifest entry."""
-    optimum, certificate = known_answer(game, board)
+def _write_files(root: str, name: str, board_text: str, formats: Sequence[str], known: tuple[str, str],
+                 write) -> tuple[int | None, str, dict[str, str]]:
+    """Write ``name``'s board text and one file per format (``write(fmt, bound, notes)`` gives its
+    text); the decision formats at the bound ``optimum - 1``.  Returns (bound, expected answer, files)."""
+    optimum, certificate = known
     bound = int(optimum) - 1 if optimum.isdigit() and int(optimum) > 0 else None
     expected = "UNSAT" if bound is not None or optimum == "Impossible" else "unknown"
     notes = [f"known answer: {optimum} ({certificate})"]
-    files = {}
     with open(os.path.join(root, name + ".txt"), "w") as f:
-        f.write(format_cells(board, game.rows, game.cols) + "\n")
+        f.write(board_text + "\n")
+    files = {}
     for fmt in formats:
         path = name + ("-" + fmt if fmt == "opb-xor" else "") + SUFFIXES[fmt]
-        b = bound if fmt in BOUNDED else None
         extra = [f"expected: {expected} (bound = optimum - 1)"] if fmt in BOUNDED else []
         with open(os.path.join(root, path), "w") as f:
-            f.write(export(fmt, game, board, bound=b, notes=notes + extra))
+            f.write(write(fmt, bound if fmt in BOUNDED else None, notes + extra))
         files[fmt] = path
+    return bound, expected, files
+
+
+def write_instance(root: str, name: str, family: str, n: int, game: Game, board: int,
+                   formats: Sequence[str]) -> Entry:
+    """Write one instance's files under ``root``; its manifest entry."""
+    known = known_answer(game, board)
+    bound, expected, files = _write_files(root, name, format_cells(board, game.rows, game.cols), formats, known,
+                                          lambda fmt, b, notes: export(fmt, game, board, bound=b, notes=notes))
     rules = {k: getattr(game, k) for k in ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil")}
-    return Entry(name, family, n, game.rules, optimum, certificate, bound, expected, files, game=rules)
+    return Entry(name, family, n, game.rules, *known, bound, expected, files, game=rules)
 
 
 GENERAL_FAMILY = "general"
@@ -171,23 +180,12 @@ def system_instances(seed: int) -> list[tuple[str, PressSystem, tuple[int, ...]]
 def write_system_instance(root: str, name: str, system: PressSystem, board: tuple[int, ...],
                           formats: Sequence[str]) -> Entry:
     """Write one press-system instance (the formats that take it) and its board; its manifest entry."""
-    optimum, certificate = system_known_answer(system, board)
-    bound = int(optimum) - 1 if optimum.isdigit() and int(optimum) > 0 else None
-    expected = "UNSAT" if bound is not None or optimum == "Impossible" else "unknown"
-    notes = [f"known answer: {optimum} ({certificate})"]
-    with open(os.path.join(root, name + ".txt"), "w") as f:
-        f.write(system.format_board(board) + "\n")
-    files = {}
-    for fmt in (f for f in formats if system.states == 2 or f in SYSTEM_FORMATS):
-        path = name + ("-" + fmt if fmt == "opb-xor" else "") + SUFFIXES[fmt]
-        b = bound if fmt in BOUNDED else None
-        extra = [f"expected: {expected} (bound = optimum - 1)"] if fmt in BOUNDED else []
-        with open(os.path.join(root, path), "w") as f:
-            f.write(export_system(fmt, system, board, bound=b, notes=notes + extra))
-        files[fmt] = path
+    known = system_known_answer(system, board)
+    taken = [f for f in formats if system.states == 2 or f in SYSTEM_FORMATS]
+    bound, expected, files = _write_files(root, name, system.format_board(board), taken, known,
+                                          lambda fmt, b, notes: export_system(fmt, system, board, b, notes))
     described = {**system.to_json(), "goal": system.goal, "target": system.target, "board": list(board)}
-    return Entry(name, GENERAL_FAMILY, system.cells, system.rules, optimum, certificate, bound, expected, files,
-                 system=described)
+    return Entry(name, GENERAL_FAMILY, system.cells, system.rules, *known, bound, expected, files, system=described)
 
 
 def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequence[int] | None = None,

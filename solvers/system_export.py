@@ -8,7 +8,7 @@ integer slack, ``g`` the uniform goal value for the goal ``any``) or
 ``sum_j x_j``.
 
 ``mps``, ``lp``
-    That MIP, written by OR-Tools' ``model_builder``; press ``j`` is ``x_{j}``.
+    That MIP, written by OR-Tools' ``model_builder``; press ``j`` is ``x{j}``.
 ``cpsat``
     The same model in CP-SAT, a text protobuf.
 ``cnf``, ``xcnf``, ``wcnf``, ``opb``, ``opb-xor``
@@ -111,28 +111,10 @@ def _press_bounds(inst: SystemInstance) -> list[int]:
     return [max(0, int(min(need[i] // a[i, j] for i in np.flatnonzero(a[:, j])))) for j in range(s.m)]
 
 
-def mip_model(inst: SystemInstance):
-    """The MIP as an OR-Tools ``model_builder.Model`` (names ``x{j}``, ``s{i}``, ``g``)."""
-    from ortools.linear_solver.python import model_builder as mb
-
-    s, m = inst.system, mb.Model()
-    x = [m.new_int_var(0, u, f"x{j}") for j, u in enumerate(_press_bounds(inst))]
-    g = m.new_int_var(0, s.states - 1, "g") if inst.goal_var else 0
-    for i, (terms, rhs) in enumerate(_rows(inst)):
-        lhs = sum(c * x[j] for j, c in terms) - g
-        if s.states is not None:
-            top = (sum(c for _, c in terms) * (s.states - 1) + s.states - 1) // s.states
-            lhs = lhs - s.states * m.new_int_var(-1, top, f"s{i}")
-        m.add(lhs == rhs, name=f"cell_{i}")
-    m.minimize(sum(x))
-    return m
-
-
-def cpsat_model(inst: SystemInstance):
-    """The same model in CP-SAT."""
-    from ortools.sat.python import cp_model
-
-    s, m = inst.system, cp_model.CpModel()
+def _build(m, inst: SystemInstance):
+    """Fill model ``m`` (an OR-Tools ``model_builder.Model`` or ``CpModel``: both have ``new_int_var``,
+    ``add`` and ``minimize``) with the press-system model of ``inst``; names ``x{j}``, ``s{i}``, ``g``."""
+    s = inst.system
     x = [m.new_int_var(0, u, f"x{j}") for j, u in enumerate(_press_bounds(inst))]
     g = m.new_int_var(0, s.states - 1, "g") if inst.goal_var else 0
     for i, (terms, rhs) in enumerate(_rows(inst)):
@@ -143,6 +125,20 @@ def cpsat_model(inst: SystemInstance):
         m.add(lhs == rhs)
     m.minimize(sum(x))
     return m
+
+
+def mip_model(inst: SystemInstance):
+    """The MIP as an OR-Tools ``model_builder.Model``."""
+    from ortools.linear_solver.python import model_builder as mb
+
+    return _build(mb.Model(), inst)
+
+
+def cpsat_model(inst: SystemInstance):
+    """The same model in CP-SAT."""
+    from ortools.sat.python import cp_model
+
+    return _build(cp_model.CpModel(), inst)
 
 
 def export_system(fmt: str, system: PressSystem, board: Sequence[int], bound: int | None = None,
