@@ -15,14 +15,6 @@ from . import general
 from .common import ExitCode, add_rule_options, fail, game_from_args
 
 
-def _formats(text: str) -> list[str]:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    bad = [n for n in names if n not in FORMATS]
-    if bad or not names:
-        raise argparse.ArgumentTypeError(f"unknown format {', '.join(bad) or '(none)'}; valid: {', '.join(FORMATS)}")
-    return names
-
-
 def add_parser(sub) -> None:
     p = sub.add_parser("export", help="write one board as a SAT/MaxSAT/PB/MIP/CP-SAT instance",
                        description="Write the first board of FILE (default standard input) under the rules "
