@@ -10,8 +10,9 @@ Workers die with the driver: the local pool's initializer and the Dask LocalClus
 worker preload (:func:`dask_setup`) set ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` and start
 a thread that exits when the parent process is gone, so no worker outlives a killed
 ``verify``.  They start with SIGINT/SIGTERM blocked (so a Ctrl-C during their start-up is
-no traceback) and then ignore Ctrl-C: the driver handles it, and on Ctrl-C kills the
-pool's running chunks (:func:`kill_pool`) instead of waiting for them.
+no traceback; :func:`start_resource_tracker` keeps that mask from being undone) and then
+ignore Ctrl-C: the driver handles it, and on Ctrl-C kills the pool's running chunks
+(:func:`kill_pool`) instead of waiting for them, or closes the LocalCluster.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ProcessPoolExecutor, wait
+from multiprocessing import resource_tracker
 
 import numpy as np
 
@@ -30,7 +32,7 @@ from flipgame import solve, solve_batch
 from flipgame.board import Game
 from flipgame.errors import FlipgameError
 from flipgame.result import NO_MOVES, BatchSolution, Solution, Status
-from flipgame.signals import GUARDED_SIGNALS, signals_blocked
+from flipgame.signals import signals_blocked
 
 from .processes import die_with_parent
 
@@ -126,20 +128,38 @@ def _ignore_sigint() -> None:
 
 
 def dask_setup(worker) -> None:  # noqa: ARG001 - the Dask preload hook's signature
-    """Dask worker preload (``LocalCluster(preload=["flipgame.verify.executors"])``): ignore Ctrl-C, die with
-    the driver.
+    """Dask worker preload (``LocalCluster(preload=["flipgame.verify.executors"])``): never take Ctrl-C, die
+    with the driver.
 
-    The worker processes of a LocalCluster are children of the driver (the
-    nannies run inside it), so their parent is the ``verify`` process.
+    The worker process was spawned with SIGINT/SIGTERM blocked (:func:`open_executor`).  SIGINT is
+    ignored and stays blocked for good: the threads Dask starts later to run chunks inherit that, so
+    CryptoMiniSat's handler, installed while a chunk's ``sat`` call runs in such a thread, never takes a
+    Ctrl-C (it printed ``*** INTERRUPTED ***``).  SIGTERM is unblocked: the nanny's terminate still works.
+    The worker processes of a LocalCluster are children of the driver (the nannies run inside it), so
+    their parent is the ``verify`` process.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, GUARDED_SIGNALS)
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
     die_with_parent(os.getppid())
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, before any :func:`signals_blocked` start of workers.
+
+    Its launch ends with ``pthread_sigmask(SIG_UNBLOCK, [SIGINT, SIGTERM])`` in the thread that
+    launches it (CPython 3.11's ``resource_tracker.ensure_running``), whatever that thread's mask
+    was.  Launched lazily by the first queue or process, inside a blocked start-up, it unblocked
+    Ctrl-C in Dask's event-loop thread, so the worker processes spawned next took a Ctrl-C while
+    importing (tracebacks in 7 of 10 interrupted start-ups).  Started here, later calls find it running.
+    """
+    resource_tracker.ensure_running()
 
 
 def local_pool(jobs: int) -> ProcessPoolExecutor:
     """The default executor: ``jobs`` spawned worker processes that ignore Ctrl-C and die with this process."""
+    start_resource_tracker()
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_pool_worker_init, initargs=(os.getpid(),))
 
@@ -190,6 +210,7 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
         n = scheduler[len("local:"):]
         if not (n.isascii() and n.isdigit() and int(n) > 0):
             raise FlipgameError(f"--scheduler local:N needs a positive number of workers, got {scheduler!r}")
+        start_resource_tracker()  # not inside the block: its launch unblocks Ctrl-C in the thread that does it
         with signals_blocked():  # Ctrl-C waits for the start-up (Dask's threads never take it), then ends the run
             cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None,
                                    preload=["flipgame.verify.executors"], silence_logs=40)
