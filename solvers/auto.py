@@ -5,9 +5,9 @@ Policy (from the measured crossover, ``flipgame study --strategies``; docs/resul
 1. **gauss** whenever the algebra takes the rules (dense elimination up to
    2500 cells, any neighbourhood and wrap; light chasing for the plus
    neighbourhood without wrap, any size) and the nullity ``k`` is at most
-   ``max_nullity`` (default 32: 2**32 null-space combinations, about 5 s at
-   39x39).  It is the fastest strategy on every family measured, and its time
-   does not depend on the board.
+   ``max_nullity`` (default 32: 2**32 null-space combinations in
+   :data:`flipgame.gauss.NULLITY_32_SECONDS` at 39x39).  It is the fastest
+   strategy on every family measured, and its time does not depend on the board.
 2. **gauss** also above ``max_nullity`` when the board is Impossible: the
    elimination decides solvability at any nullity without enumerating.
 3. **sat-xor** (CryptoMiniSat with native XOR clauses) otherwise: a solvable
@@ -43,7 +43,7 @@ from . import algebra
 from .backend import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
 from .board import Game
 from .errors import BoardTooLargeError, RefusedError
-from .gauss import DEFAULT_MAX_NULLITY
+from .gauss import DEFAULT_MAX_NULLITY, NULLITY_32_SECONDS
 from .result import BatchSolution, Solution
 from .strategies import STRATEGIES
 
@@ -139,8 +139,8 @@ class Auto(Backend):
     options = (
         TIME_LIMIT,
         Option("max_nullity", int, DEFAULT_MAX_NULLITY,
-               "gauss enumerates at most 2**N solutions of a solvable board (32: about 5 s at 39x39); above, "
-               "auto hands a solvable board to sat", minimum=0),
+               f"gauss enumerates at most 2**N solutions of a solvable board (32: about {NULLITY_32_SECONDS:.0f} s "
+               f"at 39x39); above, auto hands a solvable board to sat", minimum=0),
         MEMORY_LIMIT,
     )
 

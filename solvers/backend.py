@@ -35,7 +35,7 @@ import numpy as np
 
 from .board import Game
 from .errors import BoardTooLargeError, MemoryBudgetError, OptionError, RulesError
-from .limits import MEMORY_LIMIT_GIB
+from .limits import MEMORY_LIMIT_GIB, TIME_LIMIT_MAX_SECONDS
 from .result import BatchSolution, Solution, Status
 
 
@@ -105,7 +105,7 @@ class Option:
                 sign = ">" if self.positive else ">="
                 raise OptionError(f"{name} must be finite and {sign} {self.minimum}, got {value}")
         if self.maximum is not None and value is not None and value > self.maximum:
-            raise OptionError(f"{name} must be at most {self.maximum:g}, got {value}")
+            raise OptionError(f"{name} must be at most {self.maximum:,.10g}, got {value}")
         return value
 
 
@@ -113,7 +113,7 @@ CANONICAL = Option("canonical", bool, False, "among minimum press sets, the lexi
                    "read row by row (POJ 3279)", flag="")
 TIME_LIMIT = Option("time_limit", float, None, "seconds per board for the solver's search (default 10 s plus "
                     "0.05 s per cell: 19.8 s at 14x14); a time-out answers Unknown, never a number",
-                    minimum=0, positive=True, maximum=1e6)
+                    minimum=0, positive=True, maximum=TIME_LIMIT_MAX_SECONDS)
 
 
 def default_time_limit(game: Game) -> float:

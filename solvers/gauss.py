@@ -16,8 +16,9 @@ pattern; :meth:`Gauss.solve` and :meth:`Gauss.solve_batch` return the same witne
 
 Running time: the elimination O(n^3 / w) once per game (n = rows*cols, w =
 machine word; chasing O(side * n)); per board O(n^2 / w) for the particular
-solution and O(2**k k) for the minimum (k = nullity; 2**32 in about 4-5 s
-on 2 cores once numba has compiled the kernel).  4x4 has rank 12, nullity 4.
+solution and O(2**k k) for the minimum (k = nullity; 2**32 in
+:data:`NULLITY_32_SECONDS` on 2 cores once numba has compiled the kernel).
+4x4 has rank 12, nullity 4.
 
 Source: Anderson & Feil, "Turning Lights Out with Linear Algebra", Math.
 Magazine 71(4), 1998.
@@ -37,11 +38,16 @@ from .limits import BOARD_MAX_CELLS, DENSE_MAX_CELLS
 from .result import BatchSolution, Solution, Status
 
 DEFAULT_MAX_NULLITY = 32
-"""2**32 null-space combinations: about 4-5 s on this 2-core machine (measured on 39x39 all-lit)."""
+"""2**32 null-space combinations: :data:`NULLITY_32_SECONDS` on this 2-core machine."""
+NULLITY_32_SECONDS = 4.3
+"""Seconds to enumerate 2**32 null-space combinations, the one figure the help texts and docstrings give:
+``flipgame solve --size 39x39 --goal white --backend gauss`` on the all-lit board (nullity 32, 561
+presses), the ``seconds=`` of ``--stats``, median of 3 runs after numba's first compile (4.2, 4.3 and
+5.6 s; 4.7-6.0 s wall), shared 2-core machine with a load average of 1.3."""
 NULL_SPACE_RATE = 2.3e10
-"""Null-space combinations times nullity enumerated per second (2 cores), for the refusal's estimate.
-Measured: 2**32 (39x39 plus) in about 4.5 s; 2**33 (17x17 king) in 10-15 s (the break-it run), 22 s
-CPU on a loaded 2-core machine; the hint said "about 9 s" with 3e10."""
+"""Null-space combinations times nullity enumerated per second (2 cores), for the refusal's estimate above
+the default.  Measured: 2**33 (17x17 king) in 10-15 s (the break-it run), 22 s CPU on a loaded 2-core
+machine; the hint said "about 9 s" with 3e10.  (2**32 on 39x39 plus runs faster: :data:`NULLITY_32_SECONDS`.)"""
 BATCH_MAX_NULLITY = 20
 """solve_batch holds every null-space combination in memory (8 MiB at 20); above, it solves per board."""
 
@@ -66,9 +72,9 @@ class Gauss(Backend):
     max_cells = BOARD_MAX_CELLS
     options = (
         Option("max_nullity", int, DEFAULT_MAX_NULLITY,
-               f"enumerate at most 2**N solutions of a solvable board (32: about "
-               f"{2.0**32 * 32 / NULL_SPACE_RATE:.0f} s on 2 cores, twice that per extra nullity; Impossible boards "
-               f"are answered at any nullity)", minimum=0, maximum=40),
+               f"enumerate at most 2**N solutions of a solvable board (32: about {NULLITY_32_SECONDS:.0f} s on "
+               f"2 cores, twice that per extra nullity; Impossible boards are answered at any nullity)",
+               minimum=0, maximum=40),
         Option("method", str, "auto",
                f"auto, dense (n x n elimination, any rules, <= {DENSE_MAX_CELLS} cells) or chase (light chasing: "
                "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),

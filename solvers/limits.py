@@ -17,6 +17,11 @@ DENSE_MAX_CELLS = 2500
 BFS_MAX_CELLS = 30
 """bfs keeps one byte per state of 2**n: 30 cells is a 1 GiB table."""
 
+MAXSAT_MAX_CELLS = 100
+"""maxsat (pysat's RC2) cannot be interrupted, so it has no time limit: boards above 10x10 are refused.
+Measured (shared 2-core machine, loaded): 4x4 about 20 ms a board; a 16x16 board ran over 9 min, the
+14x14 and 18x18 judge cases over 60 s."""
+
 EXHAUSTIVE_MAX_CELLS = 30
 """Most cells whose 2**n boards an agreement run enumerates (bfs's table, 2**30 boards)."""
 
@@ -25,3 +30,6 @@ EXHAUSTIVE_DEFAULT_MAX_CELLS = 20
 
 MEMORY_LIMIT_GIB = 2.0
 """Default memory budget of one model, in GiB (``--memory-limit``)."""
+
+TIME_LIMIT_MAX_SECONDS = 1e6
+"""Most seconds a time limit takes (``--time-limit``, ``--certify-time-limit``): 11.6 days, past any run."""

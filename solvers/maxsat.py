@@ -19,14 +19,13 @@ import time
 from .backend import Backend, Option, no_canonical
 from .board import Game
 from .export import Instance, parity_clauses
+from .limits import MAXSAT_MAX_CELLS
 from .result import Solution, Status
 
 SOLVERS = ("g3", "g4", "cd19", "mgh", "m22")
 """SAT oracles of RC2 offered (pysat names): Glucose 3/4, CaDiCaL 1.9.5, MapleLCMDistChronoBT (mgh), MiniSat."""
-MAX_CELLS = 100
-"""RC2 cannot be interrupted, so it has no time limit: boards above 10x10 are refused.  Measured (shared
-2-core machine, loaded): 4x4 about 20 ms a board; a 16x16 board ran over 9 min, the 14x14 and 18x18 judge
-cases over 60 s."""
+MAX_CELLS = MAXSAT_MAX_CELLS
+"""Largest board RC2 is given (:data:`flipgame.limits.MAXSAT_MAX_CELLS`)."""
 
 
 def rc2_minimise(game: Game, board: int, solver: str = "g3") -> tuple[Status, int | None, dict]:

@@ -222,8 +222,9 @@ def test_grid_only_flags_refused_on_press_systems(argv, capsys, monkeypatch):
     assert not Path("flipgame-verify.json").exists()
 
 
-def test_verify_refuses_jobs(capsys, monkeypatch):
-    jobs = str((os.cpu_count() or 1) + 1)  # any value but the parser's default
+@pytest.mark.parametrize("jobs", ["1", str(os.cpu_count() or 1)])
+def test_verify_refuses_jobs(capsys, monkeypatch, jobs):
+    """Any --jobs given, the number of cores included, is refused."""
     code, out, err = _run(["verify", "--states", "3", "--size", "2x2", "--jobs", jobs], "", capsys, monkeypatch)
     assert (code, out) == (2, "") and err == ("flipgame: --jobs is for the grid game (two states, --size without "
                                               "--states/--rules); a press-system verify runs in this process\n")

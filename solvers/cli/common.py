@@ -129,6 +129,31 @@ def backend_list(text: str) -> list[str]:
     return name_list(text, list(BACKENDS), "backend")
 
 
+def backend_summary(backend: Backend) -> str:
+    """The backend's one-line summary for ``--help``, with its cap from :attr:`Backend.max_cells` when it has one.
+
+    >>> backend_summary(BACKENDS["bfs"])
+    'breadth-first distance table over all 2^n states (at most 30 cells)'
+    """
+    cap = f" (at most {backend.max_cells:,} cells)" if backend.max_cells is not None else ""
+    return backend.summary + cap
+
+
+def backend_caps(names: Sequence[str]) -> str:
+    """The caps of the backends ``names`` for ``--help``, grouped by :attr:`Backend.max_cells`, smallest first.
+
+    >>> backend_caps(["gauss", "bfs", "maxsat", "auto", "sat", "ilp"])
+    'bfs: at most 30 cells; maxsat: 100; sat, ilp: 40,000; gauss: 4,000,000'
+    """
+    caps: dict[int, list[str]] = {}
+    for n in names:
+        if BACKENDS[n].max_cells is not None:
+            caps.setdefault(BACKENDS[n].max_cells, []).append(n)
+    parts = [f"{', '.join(who)}: {'at most ' if k == 0 else ''}{cap:,}{' cells' if k == 0 else ''}"
+             for k, (cap, who) in enumerate(sorted(caps.items()))]
+    return "; ".join(parts)
+
+
 def states_arg(text: str) -> int:
     """``--states``: an integer 2..255, or ``counters`` (returned as 0)."""
     if text == "counters":

@@ -12,7 +12,6 @@ refused in one line (exit 2), never ignored.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
@@ -316,7 +315,7 @@ def _chunks(system: PressSystem, boards: np.ndarray | None, size: int):
 def _check_verify_flags(args: argparse.Namespace) -> None:
     """RulesError for a verify flag the press-system path does not take, or a bad combination."""
     _refuse_grid_flags(args, VERIFY_GRID_FLAGS)
-    if args.jobs != (os.cpu_count() or 1):  # the parser's default: a press-system verify runs in this process
+    if args.jobs is not None:
         raise RulesError(f"--jobs is for {GRID_GAME}; a press-system verify runs in this process")
     if args.sample is not None and args.exhaustive:
         raise RulesError("give either --sample or --exhaustive, not both")

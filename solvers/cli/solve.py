@@ -33,10 +33,20 @@ from ..algebra import nullity
 from ..board import format_cells
 from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from ..formats import FORMATS, Case, Format, LineSource
+from ..limits import TIME_LIMIT_MAX_SECONDS
 from ..result import Solution, Status
 from ..strategies import STRATEGIES
 from . import general
-from .common import ExitCode, add_rule_options, chosen_backend, chosen_options, fail, game_from_args, writable_folder
+from .common import (
+    ExitCode,
+    add_rule_options,
+    backend_summary,
+    chosen_backend,
+    chosen_options,
+    fail,
+    game_from_args,
+    writable_folder,
+)
 
 
 def add_parser(sub) -> None:
@@ -45,7 +55,7 @@ def add_parser(sub) -> None:
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file (default: standard input)")
     p.add_argument("--backend", choices=list(BACKENDS), default=None,
                    help="solver backend (default gauss; external when only --solver-cmd is given): "
-                        + "; ".join(f"{n}: {b.summary}" for n, b in BACKENDS.items()))
+                        + "; ".join(f"{n}: {backend_summary(b)}" for n, b in BACKENDS.items()))
     p.add_argument("--strategy", choices=list(STRATEGIES), default=None, metavar="NAME",
                    help="a registered strategy instead of --backend (a backend with fixed options, external "
                         "programs included): " + ", ".join(STRATEGIES))
@@ -64,8 +74,8 @@ def add_parser(sub) -> None:
                    help="after each number, prove it minimal: a DRAT proof that no smaller press set reaches a "
                         "goal, checked by an independent checker (dratify); one line per case")
     p.add_argument("--certify-time-limit", type=float, default=None, metavar="SECONDS",
-                   help="seconds per case for --certify (default 10); past it the certification line says "
-                        "'unknown: certification not finished within N s'")
+                   help=f"seconds per case for --certify (default 10, at most {TIME_LIMIT_MAX_SECONDS:,.0f}); past it "
+                        f"the certification line says 'unknown: certification not finished within N s'")
     p.add_argument("--proof-dir", metavar="DIR",
                    help="with --certify: write each case's CNF (DIMACS) and proof (DRAT) here")
     p.add_argument("--stats", action="store_true",
@@ -243,8 +253,8 @@ def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
             return str(exc)
     if args.certify_time_limit is None:
         args.certify_time_limit = 10.0
-    if not 0 < args.certify_time_limit <= 1e6:
-        return "--certify-time-limit must be a number of seconds above 0 and at most 1e6"
+    if not 0 < args.certify_time_limit <= TIME_LIMIT_MAX_SECONDS:
+        return f"--certify-time-limit must be a number of seconds above 0 and at most {TIME_LIMIT_MAX_SECONDS:,.0f}"
     return None
 
 

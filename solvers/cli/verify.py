@@ -22,6 +22,7 @@ from . import general
 from .common import (
     ExitCode,
     add_rule_options,
+    backend_caps,
     backend_list,
     backend_options,
     fail,
@@ -47,14 +48,15 @@ def add_parser(sub) -> None:
                        description="Exhaustive agreement check: every backend on every board, witnesses re-applied.")
     v.add_argument("--backends", type=backend_list, metavar="LIST",
                    help=f"comma-separated backends (default: all that fit the size and are independent: "
-                        f"{','.join(n for n in BACKENDS if n not in NOT_INDEPENDENT)}; "
-                        f"{', '.join(f'{n} is not ({why})' for n, why in NOT_INDEPENDENT.items())})")
+                        f"{','.join(n for n, b in BACKENDS.items() if b.by_default and n not in NOT_INDEPENDENT)}; "
+                        f"{', '.join(f'{n} is not ({why})' for n, why in NOT_INDEPENDENT.items())}; the others "
+                        f"only when named; sizes: {backend_caps(list(BACKENDS))})")
     v.add_argument("--strategies", type=strategy_list, metavar="LIST",
                    help="comma-separated registered strategies (or all) instead of --backends, external programs "
                         "included: " + ",".join(STRATEGIES))
     v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
                    help="JSON report with the table and every disagreement (default flipgame-verify.json)")
-    v.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+    v.add_argument("--jobs", type=positive_int, metavar="N",
                    help="worker processes of the local pool for per-board solvers (default: all cores)")
     v.add_argument("--scheduler", metavar="ADDRESS",
                    help="run the per-board solvers' chunks on a Dask cluster: the address of a running scheduler "
@@ -73,8 +75,8 @@ def add_parser(sub) -> None:
                         f"(default {PROGRESS_INTERVAL:g}; the first after 5 s)")
     v.add_argument("--sample", type=positive_int, metavar="N",
                    help=f"check N random boards instead of all (default for more than "
-                        f"{EXHAUSTIVE_DEFAULT_MAX_CELLS} cells; boards of any size: above 64 cells each board "
-                        f"is solved on its own)")
+                        f"{EXHAUSTIVE_DEFAULT_MAX_CELLS} cells; at most 2**{EXHAUSTIVE_MAX_CELLS} boards a run; "
+                        f"boards of any size: above 64 cells each board is solved on its own)")
     v.add_argument("--seed", type=seed_int, default=None, metavar="S", help="random seed for --sample (default 0)")
     v.add_argument("--exhaustive", action="store_true",
                    help=f"check every board even above {EXHAUSTIVE_DEFAULT_MAX_CELLS} cells "
@@ -343,13 +345,14 @@ def _resumed(found: int, chunks: int, path: str) -> None:
 def _run_on_executor(args, game, names, options, boards):
     """The agreement run on its executor with live progress; FlipgameError passes through."""
     total = len(boards)
-    with open_executor(args.scheduler, args.jobs) as (executor, label):
-        where = {n: label if get_backend(n).parallel and (executor is not None or args.jobs > 1)
+    jobs = args.jobs or os.cpu_count() or 1
+    with open_executor(args.scheduler, jobs) as (executor, label):
+        where = {n: label if get_backend(n).parallel and (executor is not None or jobs > 1)
                  else "in this process" for n in names}
         log = ProgressLog(total, where, args.progress_interval, sys.stderr.isatty())
         log.start()
         try:
-            return run_agreement(game, names, boards, jobs=args.jobs, executor=executor, options=options,
+            return run_agreement(game, names, boards, jobs=jobs, executor=executor, options=options,
                                  progress=log, on_backend_done=_backend_done_printer(log, names, where, total),
                                  checkpoint=args.checkpoint, on_resume=_resumed, chunk_size=args.chunk_size,
                                  compare_presses=args.canonical, certify=args.certify,
