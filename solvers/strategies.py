@@ -130,7 +130,9 @@ for _s in (
              "CryptoMiniSat, sequential-counter bound"),
     Strategy("sat-cnf-minisat", "sat", {"engine": "cnf", "solver": "minisat22"}, "MiniSat 2.2, XOR cut into CNF"),
     Strategy("sat-cnf-glucose", "sat", {"engine": "cnf", "solver": "glucose4"}, "Glucose 4, XOR cut into CNF"),
-    Strategy("cpsat", "cpsat", {"formulation": "xor"}, "OR-Tools CP-SAT, XOR constraints, 1 worker"),
+    Strategy("cpsat", "cpsat", {}, "OR-Tools CP-SAT as the backend runs it (chase formulation on plus boards "
+             "without wrap above 64 cells, XOR constraints otherwise), 1 worker"),
+    Strategy("cpsat-xor", "cpsat", {"formulation": "xor"}, "CP-SAT, one XOR constraint per cell at every size"),
     Strategy("cpsat-linear", "cpsat", {"formulation": "linear"}, "CP-SAT, linear rows with a slack"),
     Strategy("cpsat-2workers", "cpsat", {"workers": 2}, "CP-SAT, XOR constraints, 2 workers"),
     Strategy("ilp-scip", "ilp", {"solver": "SCIP"}, "MIP, SCIP"),
