@@ -53,7 +53,7 @@ from flipgame import BACKENDS, Game, solve
 backend, size, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 game = Game(size, size, goal="white", neighbourhood="stencil", stencil="/".join(["x" * k] * k))
-solve(game.apply(0, random.Random(1).getrandbits(game.n)), backend, game=game, time_limit=1.0, memory_limit=64)
+solve(game.apply(0, random.Random(1).getrandbits(game.n)), backend, game=game, time_limit=5.0, memory_limit=64)
 peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024
 print(json.dumps([peak, BACKENDS[backend].estimate_bytes(game, {})]))
 '''
@@ -63,7 +63,8 @@ print(json.dumps([peak, BACKENDS[backend].estimate_bytes(game, {})]))
 @pytest.mark.parametrize("backend", ["ilp", "cpsat"])
 @pytest.mark.parametrize("size, k", [(40, 3), (40, 11), (60, 15)])
 def test_the_estimate_covers_the_measured_peak(backend, size, k):
-    """Peak RSS of a build and a 1 s solve, above the imports: the estimate covers it, and not by 4x."""
+    """Peak RSS of a build and a 5 s solve, above the imports: the estimate covers it, and not by 4x.  (With
+    1 s, the limit that also covers building cut the build short on a loaded machine: a peak of 0.)"""
     r = subprocess.run([sys.executable, "-c", PEAK, backend, str(size), str(k)], capture_output=True, text=True,
                        timeout=300)
     peak, estimate = json.loads(r.stdout)
