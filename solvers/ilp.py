@@ -58,12 +58,13 @@ BYTES_PER_CELL = 12_000
 :data:`BASE_BYTES`.  Measured peak RSS above the 4x4 run's (63 MB), random solvable NxN boards,
 goal white, 5 s limit: 67 MB at 50x50, 153 MB at 100x100, 314 MB at 150x150, 523 MB at 200x200
 (12-13 KB per cell with the 5 entries of ``plus``, plus about 35 MB)."""
-BYTES_PER_ENTRY = 300
+BYTES_PER_ENTRY = 340
 """Peak memory per non-zero of the press matrix (:func:`~flipgame.backend.press_entries`): a 15x15
-stencil has up to 225 a row.  Measured peak RSS above an OR-Tools import, one build and a 3 s solve,
-k x k stencils (shared 2-core machine): 40x40 with 3/7/11: 65/66/107 MB (estimates 86/102/130 MB);
-60x60 with 15: 227 MB (estimate 308); and the break-it run's 200x200 with 15: 2.29 GB (estimate
-3.0 GB, refused at ``--memory-limit 1`` before building), so about 270 bytes per entry at scale."""
+stencil has up to 225 a row.  Measured peak RSS above an OR-Tools import, one build and a 5 s solve,
+k x k stencils (idle 2-core machine): 40x40 with 3/11: 64/130 MB, 60x60 with 15: 308-310 MB (300 bytes
+an entry gave estimates of 86/130/308 MB: no margin; with 340, 87/136/332 MB); with a 3 s solve the
+peaks were 65/107/227 MB, and the break-it run's 200x200 with 15 reached 2.29 GB (estimate 3.3 GiB,
+refused at ``--memory-limit 1`` before building).  The search grows with the time given."""
 BASE_BYTES = 64 << 20
 """Fixed part of the estimate: SCIP's plugins and buffers."""
 
