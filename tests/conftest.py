@@ -3,6 +3,7 @@ subprocess, gate shorthands, the slow-test switch and the exhaustive 4x4 batch f
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import numpy as np
 import pytest
 
 from flipgame import Board, Game, solve, solve_batch
+from flipgame.external import package_hint
+from flipgame.strategies import STRATEGIES
 
 POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]
 """The POJ 1753 sample board: 4 presses."""
@@ -36,14 +39,79 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", help="also run the tests marked slow (make test-slow)")
 
 
+TIMING = {"checked": False}
+"""Whether wall-clock bounds are asserted: only in ``make test-slow`` (``--runslow``), never in the fast
+suite, where a loaded machine would make them fail.  The fast suite still checks what the run gives."""
+
+
+def pytest_configure(config):
+    TIMING["checked"] = bool(config.getoption("--runslow"))
+
+
+def assert_within(seconds: float, bound: float, what: str = "the run") -> None:
+    """Assert that ``seconds`` (wall clock) is under ``bound``, when timings are checked (see :data:`TIMING`)."""
+    if TIMING["checked"]:
+        assert seconds < bound, f"{what} took {seconds:.2f} s, over its bound of {bound} s"
+
+
+MISSING: dict[str, int] = {}
+"""Program -> tests skipped because it is not installed, for the line at the end of the run."""
+
+
+def program_of(method: str) -> str | None:
+    """The program a backend or strategy name runs (``external``, ``cadical``, ``strategy:picosat``), or None."""
+    name = method.removeprefix("strategy:")
+    if name == "external":
+        name = "cadical"  # the external backend's default command
+    strategy = STRATEGIES.get(name)
+    if strategy is None or strategy.backend != "external":
+        return None
+    return strategy.options["command"].split()[0]
+
+
+def missing_program(method: str) -> str | None:
+    """The program of ``method`` (see :func:`program_of`) if it is not installed, else None."""
+    program = program_of(method)
+    return program if program and shutil.which(program) is None else None
+
+
+def need_program(program: str) -> None:
+    """Skip the running test unless ``program`` is installed, naming its Debian package."""
+    if shutil.which(program) is None:
+        MISSING[program] = MISSING.get(program, 0) + 1
+        pytest.skip(f"{program} is not installed ({package_hint(program)})")
+
+
+def _needed_program(item) -> str | None:
+    """The missing program named by one of ``item``'s parameters (a backend or strategy name), or None."""
+    params = getattr(item, "callspec", None)
+    for value in (params.params.values() if params else ()):
+        if isinstance(value, str) and (program := missing_program(value)):
+            return program
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
-    """Slow tests are opt-in, as in networkx's conftest: a bare ``pytest`` runs the fast suite."""
+    """Slow tests are opt-in, as in networkx's conftest: a bare ``pytest`` runs the fast suite.  A test
+    run for an external program that is not installed skips, naming the package to install."""
+    for item in items:
+        if program := _needed_program(item):
+            MISSING[program] = MISSING.get(program, 0) + 1
+            item.add_marker(pytest.mark.skip(reason=f"{program} is not installed ({package_hint(program)})"))
     if config.getoption("--runslow") or "slow" in (config.getoption("-m") or ""):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow or make test-slow")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line at the end: the solver programs that were missing, and how to install them."""
+    if MISSING:
+        listed = ", ".join(f"{p} ({package_hint(p)}, {n} test{'s' if n != 1 else ''})" for p, n in sorted(MISSING.items()))
+        terminalreporter.write_line(f"skipped for missing solver programs: {listed}; "
+                                    f"install them to run every external-strategy test")
 
 
 @pytest.fixture(scope="session")

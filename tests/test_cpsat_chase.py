@@ -17,17 +17,17 @@ def test_chase_forms_of_a_1x1_board_say_press_iff_black():
     assert forms == [1] and last == [0b101]  # x0 XOR 1 = 0: press 0 must be 1
 
 
-def test_default_cpsat_answers_the_18x18_unique_solution_board_within_10_s():
+def test_default_cpsat_answers_the_18x18_unique_solution_board():
     g, b = Game(18, 18, "black"), Board.from_rows(B18).cells
-    s = solve(b, "cpsat", game=g, time_limit=10)
+    s = solve(b, "cpsat", game=g, time_limit=60)  # about 1 s idle; the limit only guards a hang
     assert s.moves == 176 and s.stats["formulation"] == "chase" and check_solution(g, b, s) is None
 
 
 @pytest.mark.parametrize("n, answer", [(20, "192"), (30, "Impossible")])
-def test_default_cpsat_answers_random_boards_goal_white_within_10_s(n, answer):
+def test_default_cpsat_answers_random_boards_goal_white(n, answer):
     random.seed(n)
     b, g = random.getrandbits(n * n), Game(n, n, "white")
-    assert solve(b, "cpsat", game=g, time_limit=10).answer() == answer == solve(b, "gauss", game=g).answer()
+    assert solve(b, "cpsat", game=g, time_limit=60).answer() == answer == solve(b, "gauss", game=g).answer()
 
 
 @pytest.mark.parametrize("goal", ["any", "white", "black"])

@@ -6,13 +6,13 @@ A test that needs a program skips with a reason naming it and its Debian package
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import time
 
 import pytest
 from conftest import POJ_SAMPLE
+from conftest import need_program as need
 
 from flipgame import Board, Game, RefusedError, solve
 from flipgame.cli.bench import B18
@@ -21,16 +21,8 @@ from flipgame.external import read_cbc, read_competition, read_minisat
 from flipgame.strategies import EXTERNAL, STRATEGIES
 from flipgame.verify.witness import check_solution
 
-PACKAGE = {"cadical": "cadical", "cryptominisat5": "cryptominisat", "minisat": "minisat", "picosat": "picosat",
-           "cbc": "coinor-cbc"}
 G18 = Game(18, 18, "black")
 SIX = Board.from_rows(["bwwbbw", "wbbwbb", "bbwwwb", "wwbbwb", "bwbwbb", "bbwwbw"])
-
-
-def need(program: str):
-    """Skip unless ``program`` is installed, naming its Debian package."""
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed (apt-get install {PACKAGE.get(program, program)})")
 
 
 def run(argv: list[str], timeout: float = 120) -> str:

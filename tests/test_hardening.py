@@ -21,6 +21,7 @@ def flipgame(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
                           timeout=300)
 
 
+@pytest.mark.slow  # a ratio of wall-clock times: a timing, for make test-slow
 def test_apply_is_linear_on_one_row_boards():
     """1x4000000 took 238 s against 14 s for 2000x2000: each flip rewrote the whole row's bitmask."""
     def seconds(cols: int) -> float:

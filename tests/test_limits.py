@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from conftest import POJ_SAMPLE_TEXT, flipgame, sigint_default, wait_until_busy
+from conftest import POJ_SAMPLE_TEXT, assert_within, flipgame, sigint_default, wait_until_busy
 
 from flipgame import Board, Game, solve
 from flipgame.cli import ExitCode
@@ -67,7 +67,7 @@ def test_time_limit_2_returns_unknown_within_4_s(backend):
     t = time.perf_counter()
     r = flipgame("solve", "--size", "39x39", "--goal", "white", "--backend", backend, "--time-limit", "2",
                  stdin="\n".join(["b" * 39] * 39) + "\n")
-    assert time.perf_counter() - t < 4 + 1.5  # + the interpreter's and OR-Tools' start-up
+    assert_within(time.perf_counter() - t, 4 + 1.5, "a 2 s limit")  # + the interpreter's and OR-Tools' start-up
     assert (r.returncode, r.stdout.splitlines()[-1]) == (ExitCode.INCOMPLETE, "Unknown")
 
 
@@ -82,7 +82,8 @@ def test_ctrl_c_exits_130_promptly_without_traceback(backend, tmp_path):
     t = time.perf_counter()
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=30)
-    assert p.returncode == ExitCode.INTERRUPTED and time.perf_counter() - t < 2
+    assert p.returncode == ExitCode.INTERRUPTED
+    assert_within(time.perf_counter() - t, 2, "the exit after Ctrl-C")
     assert "Traceback" not in err and "flipgame: interrupted" in err
 
 

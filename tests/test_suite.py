@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import subprocess
 
 import pytest
+from conftest import need_program
 
 from flipgame.cli import main
 from flipgame.external import read_cbc, read_competition
-
-
-def need(program: str, package: str):
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed (apt-get install {package})")
 
 
 def manifest_rows(suite) -> list[dict]:
@@ -43,7 +38,7 @@ def test_manifest_lists_every_instance_with_its_known_answer(suite):
 
 
 def test_cbc_finds_the_manifest_optima_from_the_mps_files_alone(suite, tmp_path):
-    need("cbc", "coinor-cbc")
+    need_program("cbc")
     for row in manifest_rows(suite):
         if row["n"] != "6":
             continue
@@ -55,7 +50,7 @@ def test_cbc_finds_the_manifest_optima_from_the_mps_files_alone(suite, tmp_path)
 
 
 def test_cryptominisat_refutes_the_bounded_xcnf_files_alone(suite):
-    need("cryptominisat5", "cryptominisat")
+    need_program("cryptominisat5")
     for row in manifest_rows(suite):
         assert row["expected_sat"] == "UNSAT"
         out = subprocess.run(["cryptominisat5", "--verb", "0", str(suite / (row["instance"] + ".xcnf"))],
@@ -99,7 +94,7 @@ def test_the_general_family_lists_the_known_puzzles_with_their_optima(general):
 
 def test_cbc_finds_the_press_system_optima_from_the_mps_files_alone(general, tmp_path):
     """Three states (Lights Out 2000) and counters (Advent of Code 2025 day 10, part 2) as MIPs."""
-    need("cbc", "coinor-cbc")
+    need_program("cbc")
     for name in ("lo2000-5x5-all1", "lo2000-5x5-all2", "aoc2025-10-machine2"):
         sol = tmp_path / (name + ".sol")
         subprocess.run(["cbc", str(general / (name + ".mps")), "solve", "solu", str(sol)], capture_output=True,
@@ -109,7 +104,7 @@ def test_cbc_finds_the_press_system_optima_from_the_mps_files_alone(general, tmp
 
 
 def test_cryptominisat_refutes_merlin_one_press_short(general):
-    need("cryptominisat5", "cryptominisat")
+    need_program("cryptominisat5")
     for name in ("merlin-off-to-ring", "merlin-bww-to-ring"):
         out = subprocess.run(["cryptominisat5", "--verb", "0", str(general / (name + ".xcnf"))],
                              capture_output=True, text=True, timeout=60).stdout
