@@ -1,24 +1,26 @@
 """flipgame: the Flip Game (POJ 1753) and Lights Out, solved by cross-checked backends.
 
-This module only re-exports.  The layers, each importing only those before it:
+This module only re-exports.  The layers are the subpackages, each importing only those before it:
 
-* core: :mod:`~flipgame.board` (rules, boards, the plain simulation), :mod:`~flipgame.algebra`,
-  :mod:`~flipgame.minweight`, :mod:`~flipgame.result`, :mod:`~flipgame.errors`, :mod:`~flipgame.limits`;
-* backends: :mod:`~flipgame.backend` (the base classes), one module each (gauss, bfs, cpsat, sat,
-  ilp), :mod:`~flipgame.registry` (the name -> backend table), :mod:`~flipgame.strategies`
-  (named variants) and :mod:`~flipgame.auto` (the portfolio, which looks strategies up);
-* :mod:`~flipgame.gate`: registers the built-in backends; :func:`solve`, :func:`solve_batch`,
-  :class:`Session`;
-* :mod:`flipgame.verify`, then :mod:`~flipgame.study`, :mod:`~flipgame.formats` and the CLI.
+* :mod:`flipgame.core` (errors, limits, signals, child processes) and :mod:`flipgame.model` (the press
+  system and its generators: the grid, graphs, JSON; the plain simulation);
+* :mod:`flipgame.algebra` (GF(2) and Z_k elimination, light chasing, minimum weight) and
+  :mod:`flipgame.encode` (CNF/XOR encodings, exchange formats, parity proofs);
+* :mod:`flipgame.backends` (the base classes, the one result type, one module per backend, strategies);
+* :mod:`flipgame.gate` (the registry; :func:`solve`, :func:`solve_batch`, :class:`Session`);
+* :mod:`flipgame.verify` (checks, proofs, the agreement run), then :mod:`flipgame.formats`,
+  :mod:`flipgame.study` and :mod:`flipgame.cli`.
 
 >>> solve(["bwwb", "bbwb", "bwwb", "bwww"]).moves
 4
 """
 
-from . import signals  # noqa: F401 - first: numpy starts its BLAS threads with Ctrl-C blocked
-from .backend import Backend, ModelBackend, Option
-from .board import GOALS, Board, Game, format_cells
-from .errors import (
+# isort: off
+from flipgame.core import signals  # noqa: F401 - first: numpy starts its BLAS threads with Ctrl-C blocked
+# isort: on
+from flipgame.backends.base import Backend, ModelBackend, Option
+from flipgame.backends.result import BatchSolution, Solution, Status
+from flipgame.core.errors import (
     BoardFormatError,
     BoardTooLargeError,
     FlipgameError,
@@ -29,10 +31,10 @@ from .errors import (
     RulesError,
     UnknownBackendError,
 )
-from .formats import read_cases
-from .gate import Session, prepare, solve, solve_batch, solve_strategy
-from .registry import BACKENDS, get_backend, register
-from .result import BatchSolution, Solution, Status
+from flipgame.formats.judge import read_cases
+from flipgame.gate.registry import BACKENDS, get_backend, register
+from flipgame.gate.session import Session, prepare, solve, solve_batch, solve_strategy
+from flipgame.model.grid import GOALS, Board, Game, format_cells
 
 __all__ = [
     "BACKENDS", "GOALS", "Backend", "BatchSolution", "Board", "BoardFormatError", "BoardTooLargeError",

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from flipgame import Board, Game, solve, solve_batch
-from flipgame.external import package_hint
-from flipgame.strategies import STRATEGIES
+from flipgame.backends.external import package_hint
+from flipgame.backends.strategies import STRATEGIES
 
 POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]
 """The POJ 1753 sample board: 4 presses."""
@@ -109,7 +109,8 @@ def pytest_collection_modifyitems(config, items):
 def pytest_terminal_summary(terminalreporter):
     """One line at the end: the solver programs that were missing, and how to install them."""
     if MISSING:
-        listed = ", ".join(f"{p} ({package_hint(p)}, {n} test{'s' if n != 1 else ''})" for p, n in sorted(MISSING.items()))
+        listed = ", ".join(f"{p} ({package_hint(p)}, {n} test{'s' if n != 1 else ''})"
+                           for p, n in sorted(MISSING.items()))
         terminalreporter.write_line(f"skipped for missing solver programs: {listed}; "
                                     f"install them to run every external-strategy test")
 

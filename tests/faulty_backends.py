@@ -11,8 +11,9 @@ import dataclasses
 import numpy as np
 from conftest import solve_gate
 
-from flipgame import Backend, Game, Solution, Status, sat
-from flipgame.algebra import eliminate
+from flipgame import Backend, Game, Solution, Status
+from flipgame.algebra.gf2 import eliminate
+from flipgame.backends import sat
 
 
 class FunctionBackend(Backend):

@@ -1,4 +1,4 @@
-"""flipgame.verify.certify: checked DRUP proofs that a claimed minimum is minimal."""
+"""flipgame.verify.proofs.certify: checked DRUP proofs that a claimed minimum is minimal."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from conftest import POJ_SAMPLE, assert_within, sigint_default
 pytest.importorskip("pysat")
 dratify = pytest.importorskip("dratify")
 
-from flipgame.board import Board, Game  # noqa: E402
-from flipgame.verify.certify import (  # noqa: E402
+from flipgame.model.grid import Board, Game  # noqa: E402
+from flipgame.verify.proofs.certify import (  # noqa: E402
     Certification,
     CertStatus,
     _check,
@@ -291,7 +291,7 @@ def _children_of(pid: int) -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"flipgame.verify.certify" in b" ".join(cmd) and str(pid).encode() in cmd and state != "Z":
+        if b"flipgame.verify.proofs.certify" in b" ".join(cmd) and str(pid).encode() in cmd and state != "Z":
             out.append(int(entry.name))
     return out
 
@@ -308,8 +308,8 @@ def test_child_process_certifies(poj):
 HARD = textwrap.dedent("""
     import random, sys
     sys.path.insert(0, {root!r})
-    from flipgame.board import Game
-    from flipgame.verify.certify import certify_minimum
+    from flipgame.model.grid import Game
+    from flipgame.verify.proofs.certify import certify_minimum
     game = Game(70, 70, "white")
     board = game.apply(0, random.Random(1).getrandbits(game.n))
     moves, witness = {moves}, {witness}

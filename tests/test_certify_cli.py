@@ -9,7 +9,7 @@ from conftest import POJ_SAMPLE_TEXT
 from faulty_backends import FunctionBackend
 
 from flipgame import BACKENDS, solve
-from flipgame.algebra import eliminate
+from flipgame.algebra.gf2 import eliminate
 from flipgame.cli import ExitCode, main
 
 

@@ -174,9 +174,9 @@ def test_a_torn_middle_line_is_refused_naming_it(tmp_path):
 def test_a_full_disk_names_the_checkpoint(tmp_path, game4):
     import numpy as np
 
-    from flipgame.errors import CheckpointError
-    from flipgame.verify.checkpoint import Checkpoint, run_header
-    from flipgame.verify.harness import _solve_chunk
+    from flipgame.core.errors import CheckpointError
+    from flipgame.verify.run.checkpoint import Checkpoint, run_header
+    from flipgame.verify.run.harness import _solve_chunk
 
     boards = np.arange(16, dtype=np.uint64)
     store = Checkpoint(tmp_path / "ck.jsonl", run_header(game4, ["gauss"], {}, 16, boards), game4)

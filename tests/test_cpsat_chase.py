@@ -7,9 +7,9 @@ import random
 import pytest
 
 from flipgame import Board, Game, solve
+from flipgame.backends.cpsat import chase_forms
 from flipgame.cli.bench import B18
-from flipgame.cpsat import chase_forms
-from flipgame.verify.witness import check_solution
+from flipgame.verify.checks.witness import check_solution
 
 
 def test_chase_forms_of_a_1x1_board_say_press_iff_black():
@@ -41,7 +41,7 @@ def test_chase_agrees_with_gauss_on_9x10_boards(goal):
 
 
 def test_chase_is_refused_with_wrap():
-    from flipgame.errors import RulesError
+    from flipgame.core.errors import RulesError
 
     with pytest.raises(RulesError, match="plus neighbourhood without wrap"):
         solve(0, "cpsat", game=Game(3, 3, "white", wrap=True), formulation="chase")

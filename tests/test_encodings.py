@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from conftest import POJ_SAMPLE, board, solve_gate
 
-from flipgame import Game, OptionError, Status, sat, solve, solve_batch
-from flipgame.sat import SatModel, xor_chain, xor_clauses
+from flipgame import Game, OptionError, Status, solve, solve_batch
+from flipgame.backends import sat
+from flipgame.backends.sat import SatModel, xor_chain, xor_clauses
 
 
 def models_of(clauses, primary):

@@ -7,8 +7,8 @@ import pytest
 from conftest import batch_gate
 
 from flipgame import Game, Status
-from flipgame.algebra import eliminate
-from flipgame.verify.witness import check_batch
+from flipgame.algebra.gf2 import eliminate
+from flipgame.verify.checks.witness import check_batch
 
 # Flip Game (goal: either colour): 4096 solvable boards, minimum 0..6.
 DISTRIBUTION_ANY = [2, 32, 228, 880, 1562, 1136, 256]

@@ -15,11 +15,11 @@ from conftest import POJ_SAMPLE
 from conftest import need_program as need
 
 from flipgame import Board, Game, RefusedError, solve
+from flipgame.backends.external import read_cbc, read_competition, read_minisat
+from flipgame.backends.strategies import EXTERNAL, STRATEGIES
 from flipgame.cli.bench import B18
-from flipgame.export import FORMATS, export
-from flipgame.external import read_cbc, read_competition, read_minisat
-from flipgame.strategies import EXTERNAL, STRATEGIES
-from flipgame.verify.witness import check_solution
+from flipgame.encode.export import FORMATS, export
+from flipgame.verify.checks.witness import check_solution
 
 G18 = Game(18, 18, "black")
 SIX = Board.from_rows(["bwwbbw", "wbbwbb", "bbwwwb", "wwbbwb", "bwbwbb", "bbwwbw"])

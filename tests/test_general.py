@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flipgame.board import Game
-from flipgame.errors import BoardTooLargeError, NullityTooLargeError, RefusedError, RulesError
-from flipgame.general import SYSTEM_BACKENDS, refusal, solve_system, solve_system_batch, takers, who_takes
-from flipgame.result import Status
-from flipgame.system import from_edges, from_game, from_json, read_edge_list
-from flipgame.system_formats import poj1830_answer, read_aoc2025_10, read_poj1830
-from flipgame.verify.witness import check_system_certificate, check_system_solution
-from flipgame.zk import diagonalise, kernel_elements
+from flipgame.algebra.zk import diagonalise, kernel_elements
+from flipgame.backends.result import Status
+from flipgame.core.errors import BoardTooLargeError, NullityTooLargeError, RefusedError, RulesError
+from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830
+from flipgame.gate.general import SYSTEM_BACKENDS, refusal, solve_system, solve_system_batch, takers, who_takes
+from flipgame.model.grid import Game
+from flipgame.model.system import from_edges, from_game, from_json, read_edge_list
+from flipgame.verify.checks.witness import check_system_certificate, check_system_solution
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 LO2000 = from_game(Game(5, 5), states=3, goal="0")
@@ -209,7 +209,7 @@ def test_json_errors_name_the_key():
 
 
 def test_witness_check_rejects_a_wrong_answer():
-    from flipgame.system_result import SystemSolution
+    from flipgame.backends.system_result import SystemSolution
 
     board = (1,) * 25
     good = solve_system(LO2000, board, "gauss")

@@ -125,8 +125,8 @@ def test_grid_commands_refuse_general_options_elsewhere(capsys, monkeypatch):
 
 
 def test_verify_catches_a_planted_wrong_backend(tmp_path, capsys, monkeypatch):
-    import flipgame.general as general
-    from flipgame.system_result import SystemSolution
+    import flipgame.gate.general as general
+    from flipgame.backends.system_result import SystemSolution
 
     honest = general.SYSTEM_BACKENDS["cpsat"]
 

@@ -13,7 +13,7 @@ import pytest
 
 from flipgame import Game
 from flipgame.cli.verify import sample_boards
-from flipgame.study import json_count
+from flipgame.study.structure import json_count
 
 
 def flipgame(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
@@ -103,7 +103,7 @@ def test_help_states_every_backend_cap_and_the_certify_and_sample_caps(tmp_path)
 
 def test_the_gauss_refusal_gives_the_measured_time():
     """It promised "about 9 s" for --max-nullity 33, where 10-15 s was measured."""
-    from flipgame.gauss import nullity_hint
+    from flipgame.backends.gauss import nullity_hint
 
     assert nullity_hint(33) == "--max-nullity 33 enumerates them (about 12 s on 2 cores, twice that per extra nullity)"
 

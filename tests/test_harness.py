@@ -11,7 +11,7 @@ from faulty_backends import FAULTY, FunctionBackend
 
 from flipgame import BACKENDS, Backend, Board, Game, Solution, Status, solve
 from flipgame.cli import ExitCode, main
-from flipgame.verify.harness import run_agreement
+from flipgame.verify.run.harness import run_agreement
 
 
 def planted(name: str, corrupt) -> Backend:

@@ -20,10 +20,10 @@ import pytest
 from faulty_backends import FunctionBackend
 
 from flipgame import BACKENDS, Game, Solution, Status, prepare, solve
-from flipgame.bfs import _level_bfs, distance_table
+from flipgame.backends.bfs import _level_bfs, distance_table
 from flipgame.cli import ExitCode, main
-from flipgame.errors import BoardTooLargeError
-from flipgame.verify.harness import run_agreement
+from flipgame.core.errors import BoardTooLargeError
+from flipgame.verify.run.harness import run_agreement
 
 BIN = os.path.dirname(sys.executable)
 
@@ -50,7 +50,7 @@ def counts(report_path) -> dict:
 @pytest.mark.parametrize("game", [Game(4, 4), Game(3, 5, "white", True), Game(4, 4, neighbourhood="king"),
                                   Game(2, 7, "black"), Game(4, 5, neighbourhood="cross")])
 def test_press_by_press_table_equals_the_level_bfs(game, monkeypatch):
-    monkeypatch.setattr("flipgame.bfs.BLOCK_BITS", 9)  # many blocks, so pairs of blocks are exercised
+    monkeypatch.setattr("flipgame.backends.bfs.BLOCK_BITS", 9)  # many blocks, so pairs of blocks are exercised
     distance_table.cache_clear()
     try:
         assert np.array_equal(distance_table(game), _level_bfs(game))

@@ -16,7 +16,7 @@ from conftest import POJ_SAMPLE_TEXT, assert_within, flipgame, sigint_default, w
 from flipgame import Board, Game, solve
 from flipgame.cli import ExitCode
 from flipgame.cli.bench import B18, P14
-from flipgame.verify.witness import check_solution
+from flipgame.verify.checks.witness import check_solution
 
 
 def lit(n: int) -> int:
@@ -117,7 +117,7 @@ def test_certify_the_poj_sample():
 
 
 def test_certify_writes_proof_files_that_recheck(tmp_path):
-    from flipgame.verify.certify import check_proof_files
+    from flipgame.verify.proofs.certify import check_proof_files
 
     r = flipgame("solve", "--certify", "--proof-dir", str(tmp_path), stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == 0

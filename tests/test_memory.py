@@ -11,7 +11,7 @@ import pytest
 from conftest import assert_within
 
 from flipgame import BACKENDS, Game
-from flipgame.backend import press_entries
+from flipgame.backends.base import press_entries
 from flipgame.cli import ExitCode
 
 

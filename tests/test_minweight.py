@@ -1,4 +1,4 @@
-"""flipgame.minweight (Walsh-Hadamard minimum-weight coset search) against brute force."""
+"""flipgame.algebra.minweight (Walsh-Hadamard minimum-weight coset search) against brute force."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from flipgame import minweight
-from flipgame.algebra import eliminate
-from flipgame.board import Game
-from flipgame.minweight import min_weight, minima, weights
+from flipgame.algebra import minweight
+from flipgame.algebra.gf2 import eliminate
+from flipgame.algebra.minweight import min_weight, minima, weights
+from flipgame.model.grid import Game
 
 # OEIS A075464: fewest presses to turn an all-lit n x n Lights Out board off, n = 1..19
 # (A075462 is the number of solutions; A075464(39) = 561 is the nullity-32 39x39 case).

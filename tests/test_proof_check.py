@@ -1,4 +1,4 @@
-"""The proof checker (flipgame.verify.proof_check): pieces, carried clause sets, parallel and
+"""The proof checker (flipgame.verify.proofs.proof_check): pieces, carried clause sets, parallel and
 streamed checking.  A verdict must never depend on how the proof was cut."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from flipgame import solve
-from flipgame.board import Game
-from flipgame.proofs import refutation
-from flipgame.verify import proof_check
-from flipgame.verify.drat import Proof
-from flipgame.verify.lower_bound import build_formula
-from flipgame.verify.proof_check import PieceCheck, check_refutation
+from flipgame.encode.parity_proofs import refutation
+from flipgame.model.grid import Game
+from flipgame.verify.proofs import proof_check
+from flipgame.verify.proofs.drat import Proof
+from flipgame.verify.proofs.lower_bound import build_formula
+from flipgame.verify.proofs.proof_check import PieceCheck, check_refutation
 
 pytest.importorskip("dratify")
 native = pytest.mark.skipif(proof_check.engine_name() != "native", reason="needs dratify's native engine "

@@ -1,4 +1,4 @@
-"""Parity proofs (flipgame.proofs) checked against the formula of flipgame.verify.lower_bound."""
+"""Parity proofs (flipgame.encode.parity_proofs) checked against the formula of flipgame.verify.proofs.lower_bound."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ import pytest
 from faulty_backends import FunctionBackend
 
 from flipgame import BACKENDS, solve
-from flipgame.algebra import eliminate
-from flipgame.board import Board, Game
+from flipgame.algebra.gf2 import eliminate
 from flipgame.cli import ExitCode, main
 from flipgame.cli.bench import B18
-from flipgame.proofs import refutation
-from flipgame.verify.certify import CertStatus, certify_minimum
-from flipgame.verify.drat import Proof, proof_from_binary, read_proof
-from flipgame.verify.lower_bound import build_formula
-from flipgame.verify.proof_check import check_proof_files, check_refutation
+from flipgame.encode.parity_proofs import refutation
+from flipgame.model.grid import Board, Game
+from flipgame.verify.proofs.certify import CertStatus, certify_minimum
+from flipgame.verify.proofs.drat import Proof, proof_from_binary, read_proof
+from flipgame.verify.proofs.lower_bound import build_formula
+from flipgame.verify.proofs.proof_check import check_proof_files, check_refutation
 
 dratify = pytest.importorskip("dratify")
 
@@ -158,7 +158,7 @@ def test_18x18_proof_checks_and_mutations_are_rejected(b18):
 def b18_file(tmp_path, monkeypatch):
     """The 18x18 board as a file, and certification in this process (so that a test can break the
     proof generator or the formula the way a bug would)."""
-    from flipgame.verify import certify
+    from flipgame.verify.proofs import certify
 
     monkeypatch.setattr(certify, "_run_in_child", lambda job, time_limit: certify._run_job(job))
     path = tmp_path / "b18.txt"
@@ -175,7 +175,7 @@ def test_18x18_certified_at_the_command_line(b18_file, capsys):
 
 def test_18x18_proof_with_a_line_missing_exits_6(b18_file, monkeypatch, capsys):
     """A generator that loses one invariant clause at its 5000th sum position (a bug in it)."""
-    from flipgame import proofs
+    from flipgame.encode import parity_proofs as proofs
 
     calls = {"n": 0}
     real = proofs._invariant
@@ -197,7 +197,7 @@ def test_18x18_proof_with_a_line_missing_exits_6(b18_file, monkeypatch, capsys):
 def test_18x18_formula_with_a_press_mask_flipped_exits_6(b18_file, monkeypatch, capsys):
     """The proof is made for the true press masks but checked against a formula where press 100
     also flips cell 101."""
-    from flipgame.verify import certify
+    from flipgame.verify.proofs import certify
 
     real = certify.build_formula
 

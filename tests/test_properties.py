@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flipgame import BACKENDS, Game
-from flipgame.verify.witness import check_certificate, check_solution
+from flipgame.verify.checks.witness import check_certificate, check_solution
 
 
 @st.composite
@@ -53,7 +53,7 @@ def test_all_backends_agree_and_witnesses_apply(gb):
 @SETTINGS
 @given(game_and_board())
 def test_impossible_has_a_certificate_that_checks_out(gb):
-    from flipgame.algebra import certificates
+    from flipgame.algebra.gf2 import certificates
 
     game, board = gb
     s = solve_gate("gauss", game, board)

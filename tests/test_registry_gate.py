@@ -28,7 +28,7 @@ from flipgame import (
     solve_batch,
 )
 from flipgame.cli import ExitCode, main
-from flipgame.verify.witness import check_certificate, check_solution
+from flipgame.verify.checks.witness import check_certificate, check_solution
 
 T = Board.from_rows(["bwb", "wbw", "bwb"])
 
@@ -42,7 +42,7 @@ def test_explicit_goal_board_through_the_gate_is_right(backend):
 
 @pytest.mark.parametrize("backend", ["cpsat", "sat", "ilp"])
 def test_a_model_refuses_a_goal_it_would_get_wrong(backend):
-    # Before the gate, flipgame.sat.solve(Game(3, 3, goal="board", target=T), 0) answered 0 presses.
+    # Before the gate, flipgame.backends.sat.solve(Game(3, 3, goal="board", target=T), 0) answered 0 presses.
     with pytest.raises(RulesError, match="flipgame.solve"):
         BACKENDS[backend].solve(Game(3, 3, goal="board", target=T.cells), 0)
 

@@ -10,9 +10,9 @@ import pytest
 from conftest import batch_gate, flipgame, solve_gate
 
 from flipgame import BACKENDS, Board, Game, Status
-from flipgame.board import parse_stencil
 from flipgame.cli import ExitCode, main
-from flipgame.verify.witness import check_solution
+from flipgame.model.grid import parse_stencil
+from flipgame.verify.checks.witness import check_solution
 
 # Nullity of the n x n plus board, n = 1..20 (known values).
 NULLITY = [0, 0, 0, 4, 2, 0, 0, 0, 8, 0, 6, 0, 0, 4, 0, 8, 2, 0, 16, 0]

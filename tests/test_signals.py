@@ -22,8 +22,8 @@ import pytest
 from conftest import assert_within
 
 from flipgame import Game
-from flipgame.board import format_cells
-from flipgame.sat import _CryptoMiniSat, cryptominisat_signals
+from flipgame.backends.sat import _CryptoMiniSat, cryptominisat_signals
+from flipgame.model.grid import format_cells
 
 pytest.importorskip("pycryptosat")
 

@@ -11,13 +11,15 @@ import pytest
 from conftest import POJ_SAMPLE_CELLS, POJ_SAMPLE_TEXT, flipgame, solve_gate
 from faulty_backends import FunctionBackend
 
-from flipgame import BACKENDS, Game, NullityTooLargeError, RefusedError, Solution, Status, algebra, bfs
-from flipgame.auto import plan
+from flipgame import BACKENDS, Game, NullityTooLargeError, RefusedError, Solution, Status
+from flipgame.algebra import gf2 as algebra
+from flipgame.backends import bfs
+from flipgame.backends.auto import plan
+from flipgame.backends.strategies import STRATEGIES, Strategy
 from flipgame.cli.common import strategy_names
-from flipgame.gate import solve_strategy
-from flipgame.strategies import STRATEGIES, Strategy
-from flipgame.study import FAMILIES, compare_strategies, coset_distribution, distribution
-from flipgame.verify.witness import check_solution
+from flipgame.gate.session import solve_strategy
+from flipgame.study.structure import FAMILIES, compare_strategies, coset_distribution, distribution
+from flipgame.verify.checks.witness import check_solution
 
 # --- the strategy registry -------------------------------------------------------------------------
 

@@ -19,11 +19,11 @@ from conftest import POJ_SAMPLE_TEXT, assert_within, flipgame
 from faulty_backends import FunctionBackend
 
 from flipgame import BACKENDS, Game, Session, Solution, Status, solve, solve_batch
-from flipgame.board import format_cells
 from flipgame.cli import ExitCode, main
 from flipgame.cli import solve as solve_cli
-from flipgame.formats import LineSource
-from flipgame.verify.witness import check_solution
+from flipgame.formats.judge import LineSource
+from flipgame.model.grid import format_cells
+from flipgame.verify.checks.witness import check_solution
 
 TRAP = "wbbb\nwwww\nwwww\nwwww\n"
 ALL_4X4 = "".join(format_cells(b, 4, 4) + "\n" for b in range(1 << 16))

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from flipgame import study_metrics as m
 from flipgame.cli import main
-from flipgame.study import Run
+from flipgame.study import metrics as m
+from flipgame.study.structure import Run
 
 
 def runs():

@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from conftest import need_program
 
+from flipgame.backends.external import read_cbc, read_competition
 from flipgame.cli import main
-from flipgame.external import read_cbc, read_competition
 
 
 def manifest_rows(suite) -> list[dict]:

@@ -1,3 +1,3 @@
-"""Verification: independent witness checks (:mod:`flipgame.verify.witness`) and the
-all-backends agreement run (:mod:`flipgame.verify.harness`, imported on use so that
+"""Verification: independent witness checks (:mod:`flipgame.verify.checks.witness`) and the
+all-backends agreement run (:mod:`flipgame.verify.run.harness`, imported on use so that
 ``flipgame solve`` does not load multiprocessing)."""

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from .common import COMMAND_HELP, ExitCode, OneLineParser, fail
+from flipgame.cli.common import COMMAND_HELP, ExitCode, OneLineParser, fail
 
 COMMANDS = tuple(COMMAND_HELP)
 """Command names; each is a module of this package with ``add_parser(subparsers)`` and ``run(args)``."""

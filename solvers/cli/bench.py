@@ -7,14 +7,9 @@ import os
 import platform
 import sys
 
-from flipgame.verify.harness import run_agreement
-
-from .. import BACKENDS, Board, Game, format_cells, solve_batch
-from ..errors import FlipgameError
-from ..gate import solve_strategy
-from ..strategies import STRATEGIES
-from ..tables import format_table
-from .common import (
+from flipgame import BACKENDS, Board, Game, format_cells, solve_batch
+from flipgame.backends.strategies import STRATEGIES
+from flipgame.cli.common import (
     ExitCode,
     backend_list,
     board_size,
@@ -25,6 +20,10 @@ from .common import (
     writable_path,
     write_json,
 )
+from flipgame.core.errors import FlipgameError
+from flipgame.core.tables import format_table
+from flipgame.gate.session import solve_strategy
+from flipgame.verify.run.harness import run_agreement
 
 BENCH_MAX_CELLS = 24
 """bench solves all 2**n boards of its size: 2**24 (16.7 M) at most."""

@@ -14,13 +14,14 @@ import re
 import sys
 from collections.abc import Sequence
 
-from .. import BACKENDS, Backend, Game, get_backend, read_cases, strategies
-from ..board import NEIGHBOURHOODS
-from ..errors import BoardFormatError, RulesError
-from ..formats import FORMATS, LineSource
-from ..limits import BOARD_MAX_CELLS
-from ..strategies import STRATEGIES, StrategyBackend
-from ..system import MAX_STATES
+from flipgame import BACKENDS, Backend, Game, get_backend, read_cases
+from flipgame.backends import strategies
+from flipgame.backends.strategies import STRATEGIES, StrategyBackend
+from flipgame.core.errors import BoardFormatError, RulesError
+from flipgame.core.limits import BOARD_MAX_CELLS
+from flipgame.formats.judge import FORMATS, LineSource
+from flipgame.model.grid import NEIGHBOURHOODS
+from flipgame.model.system import MAX_STATES
 
 MAX_CELLS = BOARD_MAX_CELLS
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
@@ -104,7 +105,7 @@ def name_list(text: str, valid: Sequence[str], what: str, *, allow_all: bool = F
 
 
 def strategy_names(text: str) -> list[str]:
-    """``all`` or comma-separated names of :data:`flipgame.strategies.STRATEGIES`."""
+    """``all`` or comma-separated names of :data:`flipgame.backends.strategies.STRATEGIES`."""
     return name_list(text, list(STRATEGIES), "strategy", allow_all=True)
 
 

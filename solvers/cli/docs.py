@@ -3,7 +3,7 @@
 ``docs/cli.md`` is prose with generated blocks.  Each block sits between
 ``<!-- BEGIN GENERATED name -->`` and ``<!-- END GENERATED name -->`` lines and
 is rebuilt from the argparse parser of :func:`flipgame.cli.build_parser` (whose
-backend flags come from every backend's declared :class:`~flipgame.backend.Option`),
+backend flags come from every backend's declared :class:`~flipgame.backends.base.Option`),
 so the tables say what ``flipgame COMMAND --help`` says.  Blocks:
 
 - ``commands``: one line per command;
@@ -24,8 +24,8 @@ import re
 import sys
 from collections.abc import Sequence
 
-from . import build_parser
-from .common import ExitCode, OneLineParser, add_rule_options, option_flags
+from flipgame.cli import build_parser
+from flipgame.cli.common import ExitCode, OneLineParser, add_rule_options, option_flags
 
 EXIT_MEANINGS = {
     ExitCode.OK: "all answers agree and every witness checks out",

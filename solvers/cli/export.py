@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import FlipgameError
-from ..export import BOUNDED, FORMATS, export
-from ..formats import read_cases
-from ..suite import known_answer, system_known_answer
-from ..system import read_boards
-from ..system_export import export_system
-from . import general
-from .common import ExitCode, add_rule_options, fail, game_from_args
+from flipgame.cli import general
+from flipgame.cli.common import ExitCode, add_rule_options, fail, game_from_args
+from flipgame.core.errors import FlipgameError
+from flipgame.encode.export import BOUNDED, FORMATS, export
+from flipgame.encode.system_export import export_system
+from flipgame.formats.judge import read_cases
+from flipgame.model.system import read_boards
+from flipgame.study.suite import known_answer, system_known_answer
 
 
 def add_parser(sub) -> None:

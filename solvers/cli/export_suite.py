@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..export import FORMATS
-from ..study import FAMILIES
-from ..suite import GENERAL_FAMILY, SUITE_FORMATS, export_suite
-from .common import ExitCode, fail, positive_int, seed_int
+from flipgame.cli.common import ExitCode, fail, positive_int, seed_int
+from flipgame.encode.export import FORMATS
+from flipgame.study.structure import FAMILIES
+from flipgame.study.suite import GENERAL_FAMILY, SUITE_FORMATS, export_suite
 
 
 def _names(text: str, valid, what: str) -> list[str]:

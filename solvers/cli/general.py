@@ -2,9 +2,9 @@
 formats ``poj1830`` and ``aoc2025-10`` route ``solve``, ``verify`` and ``study`` here.
 
 The grid commands keep their own fast paths; this module reads a
-:class:`~flipgame.system.PressSystem` from the arguments, and answers with
-the press-system backends of :mod:`flipgame.general`, every witness
-re-applied by the model (:func:`flipgame.verify.witness.check_system_solution`).
+:class:`~flipgame.model.system.PressSystem` from the arguments, and answers with
+the press-system backends of :mod:`flipgame.gate.general`, every witness
+re-applied by the model (:func:`flipgame.verify.checks.witness.check_system_solution`).
 A flag only the grid path takes (``--certify``, ``--checkpoint``, ...) is
 refused in one line (exit 2), never ignored.
 """
@@ -17,18 +17,25 @@ import time
 
 import numpy as np
 
-from flipgame.verify.witness import check_system_batch, check_system_certificate, check_system_solution
-
-from .. import Game
-from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
-from ..general import refusal, solve_system, solve_system_batch, takers, who_takes
-from ..result import Status
-from ..system import PressSystem, from_game, from_json, read_boards, read_edge_list
-from ..system_bfs import distance_table
-from ..system_formats import poj1830_answer, read_aoc2025_10, read_poj1830
-from ..system_models import ILP_SOLVERS
-from ..zk import diagonal_of
-from .common import ExitCode, backend_options, fail, option_flags, positive_seconds, writable_path, write_json
+from flipgame import Game
+from flipgame.algebra.zk import diagonal_of
+from flipgame.backends.result import Status
+from flipgame.backends.system_bfs import distance_table
+from flipgame.backends.system_models import ILP_SOLVERS
+from flipgame.cli.common import (
+    ExitCode,
+    backend_options,
+    fail,
+    option_flags,
+    positive_seconds,
+    writable_path,
+    write_json,
+)
+from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
+from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830
+from flipgame.gate.general import refusal, solve_system, solve_system_batch, takers, who_takes
+from flipgame.model.system import PressSystem, from_game, from_json, read_boards, read_edge_list
+from flipgame.verify.checks.witness import check_system_batch, check_system_certificate, check_system_solution
 
 FORMATS = {"poj1830": "POJ 1830: count the press sets reaching the target, or the judge's impossible line",
            "aoc2025-10": "Advent of Code 2025 day 10: one machine per line (--part 2: counters), then the total"}

@@ -1,10 +1,10 @@
 """``flipgame solve``: answer judge cases from a file or standard input.
 
 Cases stream through in chunks.  The input is read in bounded pieces
-(:class:`~flipgame.formats.LineSource`); cases of one game of at most 64 cells
+(:class:`~flipgame.formats.judge.LineSource`); cases of one game of at most 64 cells
 are gathered, up to :data:`CHUNK` of them or until the input would wait, and
 answered by one batch through the gate (:meth:`flipgame.Session.solve_batch`),
-their witnesses checked in bulk (:func:`flipgame.verify.witness.check_batch`) and their
+their witnesses checked in bulk (:func:`flipgame.verify.checks.witness.check_batch`) and their
 answers written at once.  Other cases (larger boards, a backend that solves
 board by board, ``--stats``) go one at a time through the same session, which
 keeps one model per rule set.  The output is the same either way: the batch
@@ -19,25 +19,12 @@ import sys
 
 import numpy as np
 
-from flipgame.verify.certify import CertStatus, certify_minimum
-from flipgame.verify.witness import (
-    check_batch,
-    check_batch_impossible,
-    check_certificate,
-    check_impossible,
-    check_solution,
-)
-
-from .. import BACKENDS, Game, Session
-from ..algebra import nullity
-from ..board import format_cells
-from ..errors import BoardFormatError, FlipgameError, RefusedError, RulesError
-from ..formats import FORMATS, Case, Format, LineSource
-from ..limits import TIME_LIMIT_MAX_SECONDS
-from ..result import Solution, Status
-from ..strategies import STRATEGIES
-from . import general
-from .common import (
+from flipgame import BACKENDS, Game, Session
+from flipgame.algebra.gf2 import nullity
+from flipgame.backends.result import Solution, Status
+from flipgame.backends.strategies import STRATEGIES
+from flipgame.cli import general
+from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
     backend_summary,
@@ -47,6 +34,18 @@ from .common import (
     game_from_args,
     writable_folder,
 )
+from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
+from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS
+from flipgame.formats.judge import FORMATS, Case, Format, LineSource
+from flipgame.model.grid import format_cells
+from flipgame.verify.checks.witness import (
+    check_batch,
+    check_batch_impossible,
+    check_certificate,
+    check_impossible,
+    check_solution,
+)
+from flipgame.verify.proofs.certify import CertStatus, certify_minimum
 
 
 def add_parser(sub) -> None:

@@ -7,13 +7,9 @@ import argparse
 import json
 import sys
 
-from .. import study_metrics
-from ..errors import FlipgameError, RefusedError, RulesError
-from ..strategies import STRATEGIES
-from ..study import FAMILIES, compare_strategies, plot, plot_strategies, study
-from ..suite import suite_plan
-from . import common, general
-from .common import (
+from flipgame.backends.strategies import STRATEGIES
+from flipgame.cli import common, general
+from flipgame.cli.common import (
     ExitCode,
     fail,
     name_list,
@@ -25,6 +21,10 @@ from .common import (
     strategy_names,
     writable_path,
 )
+from flipgame.core.errors import FlipgameError, RefusedError, RulesError
+from flipgame.study import metrics as study_metrics
+from flipgame.study.structure import FAMILIES, compare_strategies, plot, plot_strategies, study
+from flipgame.study.suite import suite_plan
 
 STRATEGY_TIME_LIMIT = 5.0
 """Seconds per board in ``--strategies`` mode unless ``--time-limit`` is given."""

@@ -11,15 +11,10 @@ import time
 
 import numpy as np
 
-from flipgame.verify.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement
-
-from .. import BACKENDS, get_backend, prepare
-from ..errors import FlipgameError, RefusedError
-from ..limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
-from ..signals import signals_blocked
-from ..strategies import STRATEGIES
-from . import general
-from .common import (
+from flipgame import BACKENDS, get_backend, prepare
+from flipgame.backends.strategies import STRATEGIES
+from flipgame.cli import general
+from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
     backend_caps,
@@ -35,6 +30,10 @@ from .common import (
     writable_path,
     write_json,
 )
+from flipgame.core.errors import FlipgameError, RefusedError
+from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
+from flipgame.core.signals import signals_blocked
+from flipgame.verify.run.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement
 
 NOT_INDEPENDENT = {"auto": "it answers with gauss's own path where gauss applies, so agreement with gauss "
                               "proves nothing"}

@@ -1,0 +1,433 @@
+"""The GF(2) algebra of the press system, shared by every part of flipgame.
+
+The presses ``x`` that take board ``b`` to goal board ``t`` solve ``A x = b ^ t``
+over GF(2), where ``A`` is the press matrix (row ``i`` = the presses that flip
+cell ``i``).  This module owns everything that follows from ``A`` alone:
+
+* :func:`eliminate`: Gauss-Jordan elimination of ``[A | I]`` with the pivot
+  column of every row tracked (not assumed to be the diagonal), giving a
+  consistency check for every zero row (the reference C++ in POJ 1753's seed
+  skips one of these and answers a number for 4096 impossible 4x4 boards), a
+  particular-solution map and the null space (the quiet patterns);
+* :func:`certificates`: proofs of ``Impossible`` (vectors ``c`` with
+  ``c^T A = 0`` and odd overlap with ``b ^ t``);
+* light chasing (:func:`chase_solutions`): for the plus neighbourhood without
+  wrap, press the first row, chase the lights down, and solve the
+  ``cols x cols`` last-row system instead of the ``n x n`` matrix;
+* :func:`nullity` and :func:`min_weight`, the minimum-weight element of a
+  coset ``x ^ span(null space)``.
+
+Used by the gauss backend, the harness's certificate check, the study and the
+command line; it imports no solver.
+
+Running time: dense elimination O(n^3 / w) bit operations (w = machine word),
+once per game; light chasing O(side * n) for the last-row system.
+
+Sources: Anderson & Feil, "Turning Lights Out with Linear Algebra", Math.
+Magazine 71(4), 1998; Gauss-Jordan over GF(2) as in Golub & Van Loan, "Matrix
+Computations", 4th ed., section 3.2 (XOR for row operations); light chasing
+as in Leach, "Lights Out and the chasing of lights" (2017) and Fleischer &
+Yu, "A survey of the game Lights Out!", 2013.
+
+>>> from flipgame.model.grid import Game
+>>> e = eliminate(Game(4, 4))
+>>> (e.rank, e.nullity)
+(12, 4)
+>>> nullity(Game(5, 5))
+2
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from flipgame.algebra import minweight
+from flipgame.core.errors import BoardTooLargeError, RulesError
+from flipgame.core.limits import DENSE_MAX_CELLS
+from flipgame.model.grid import Game, from_rows, to_bits, to_rows
+
+CHASE_MAX_SIDE = 2048
+"""Light chasing solves a min(rows, cols) square system; at most this side."""
+AUTO_DENSE_CELLS = 1024
+"""Above this many cells light chasing is used where it applies (:func:`method_for`)."""
+GRAY_MAX_NULLITY = 10
+"""Up to this nullity :func:`min_weight` walks the null space in Gray-code order in Python;
+above it, the Walsh-Hadamard transform of :mod:`flipgame.algebra.minweight` is faster."""
+
+
+@dataclass(frozen=True)
+class Elimination:
+    """The reduced press system of one game, shared by every board.
+
+    Attributes
+    ----------
+    n : int
+        Number of cells / press variables.
+    pivots : tuple of int, length rank
+        Pivot column (press variable) of each nonzero reduced row.
+    combos : tuple of int, length rank
+        For pivot row k, the bitmask of original equations (cells) summed
+        into it: ``x[pivots[k]] = parity(combos[k] & d)`` when free vars are 0.
+    checks : tuple of int, length n - rank
+        Consistency conditions: ``parity(c & d)`` must be 0 for each ``c``.
+    null_basis : tuple of int, length nullity
+        Quiet patterns: press sets that change no cell; one per free variable.
+    free : tuple of int
+        Free variables (columns without a pivot), in increasing order.
+    """
+
+    n: int
+    pivots: tuple[int, ...]
+    combos: tuple[int, ...]
+    checks: tuple[int, ...]
+    null_basis: tuple[int, ...]
+    free: tuple[int, ...]
+
+    @property
+    def rank(self) -> int:
+        return len(self.pivots)
+
+    @property
+    def nullity(self) -> int:
+        return len(self.null_basis)
+
+    def consistent(self, d: int) -> bool:
+        """True if ``A x = d`` has a solution (every zero row's parity check holds)."""
+        return all((c & d).bit_count() % 2 == 0 for c in self.checks)
+
+    def certificate(self, d: int) -> int | None:
+        """A proof that ``A x = d`` has no solution, or ``None`` if it has one.
+
+        Returns a consistency row ``c`` (a vector with ``c^T A = 0``: every press
+        flips an even number of its cells; for the symmetric plus neighbourhood
+        it is a quiet pattern, ``A c = 0``) whose overlap with ``d`` is odd.
+        Since ``(A x) . c = x . (A^T c) = 0`` for every press set ``x``, no press
+        set can change exactly the cells of ``d``.
+        """
+        return next((c for c in self.checks if (c & d).bit_count() & 1), None)
+
+    def particular(self, d: int) -> int:
+        """A solution of ``A x = d`` with every free variable 0 (assumes :meth:`consistent`)."""
+        x = 0
+        for p, comb in zip(self.pivots, self.combos, strict=True):
+            if (comb & d).bit_count() & 1:
+                x |= 1 << p
+        return x
+
+    def particular_columns(self) -> tuple[int, ...]:
+        """``cols[j]`` = particular solution for ``d = 1 << j`` (the map is linear in d)."""
+        cols = [0] * self.n
+        for p, comb in zip(self.pivots, self.combos, strict=True):
+            for j in range(self.n):
+                if comb >> j & 1:
+                    cols[j] |= 1 << p
+        return tuple(cols)
+
+
+def gauss_jordan(rows: list[int], n: int) -> Elimination:
+    """Gauss-Jordan elimination over GF(2) of the square system whose row ``i`` is ``rows[i]``
+    (bit j = coefficient of variable j), tracking which equations make up each row.
+
+    Rows are Python ints, so a row operation is one XOR.  Running time O(n^3 / w).
+    """
+    rows = list(rows)
+    comb = [1 << i for i in range(n)]
+    pivots, free = [], []
+    r = 0
+    for col in range(n):
+        p = next((i for i in range(r, n) if rows[i] >> col & 1), None)
+        if p is None:
+            free.append(col)
+            continue
+        rows[r], rows[p] = rows[p], rows[r]
+        comb[r], comb[p] = comb[p], comb[r]
+        for i in range(n):
+            if i != r and rows[i] >> col & 1:
+                rows[i] ^= rows[r]
+                comb[i] ^= comb[r]
+        pivots.append(col)
+        r += 1
+    assert all(row == 0 for row in rows[r:])
+    null_basis = []
+    for f in free:
+        v = 1 << f
+        for k, p in enumerate(pivots):
+            if rows[k] >> f & 1:
+                v |= 1 << p
+        null_basis.append(v)
+    return Elimination(n, tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null_basis), tuple(free))
+
+
+@lru_cache(maxsize=64)
+def eliminate(game: Game) -> Elimination:
+    """Gauss-Jordan elimination of the press matrix of ``game`` over GF(2).  Cached per game.
+
+    Raises
+    ------
+    BoardTooLargeError
+        Above :data:`DENSE_MAX_CELLS` cells (light chasing covers large plus boards).
+    """
+    n = game.n
+    if n > DENSE_MAX_CELLS:
+        raise BoardTooLargeError(
+            f"{game.size} has {n} cells; dense elimination allows at most {DENSE_MAX_CELLS} "
+            f"(light chasing covers larger plus boards without wrap)")
+    # Row i of A: the presses that flip cell i.  (Symmetric for the plus
+    # neighbourhood, but nothing relies on it: stencils may be lopsided.)
+    return gauss_jordan([sum(1 << j for j in game.flippers[i]) for i in range(n)], n)
+
+
+def consistency_rows(game: Game) -> tuple[int, ...]:
+    """A basis of the vectors ``c`` with ``c^T A = 0`` (every press flips an even number of c's cells).
+
+    Up to :data:`DENSE_MAX_CELLS` cells: the zero rows of the dense elimination.
+    Above, on plus boards without wrap: the quiet patterns of light chasing
+    (``A`` is symmetric there, so ``A c = 0`` is ``c^T A = 0``).  Cached
+    through the eliminations.  Running time O(n^3 / w) dense, O(side * n)
+    chasing (once per game), then O(nullity * n) to turn the patterns back.
+
+    Raises
+    ------
+    BoardTooLargeError
+        Above :data:`DENSE_MAX_CELLS` cells on rules light chasing does not fit.
+    """
+    if game.n <= DENSE_MAX_CELLS:
+        return eliminate(game).checks
+    if not chaseable(game):
+        method_for(game, "dense")  # raises the error naming the limit
+    return tuple(structure(game, "chase")[2])
+
+
+def certificates(game: Game, board: int) -> dict[int, int] | None:
+    """Certificates that ``board`` is Impossible: goal board -> odd-overlap consistency row.
+
+    Returns ``None`` if some goal board is reachable.  See
+    :meth:`Elimination.certificate` and :func:`consistency_rows` (every size
+    light chasing or the dense elimination takes); check one with
+    :func:`flipgame.verify.checks.witness.check_certificate`.  O(nullity * n / w) per goal board.
+
+    Raises
+    ------
+    BoardTooLargeError
+        As :func:`consistency_rows`.
+    """
+    checks = consistency_rows(game)
+    found = {t: next((c for c in checks if ((board ^ t) & c).bit_count() & 1), None) for t in game.targets}
+    return None if any(c is None for c in found.values()) else found
+
+
+def _gray_min_weight(x: int, basis: tuple[int, ...], canonical_n: int | None = None) -> int:
+    """Lightest of ``x ^ span(basis)``.
+
+    Ties go to the smallest basis assignment, or with ``canonical_n`` (the
+    number of cells) to the lexicographically smallest press pattern read
+    cell by cell (POJ 3279's rule).
+    """
+    best_w, best_a, best_x = x.bit_count(), 0, x
+    assign = 0
+    for i in range(1, 1 << len(basis)):
+        bit = (i & -i).bit_length() - 1  # Gray code: flip one basis vector per step
+        x ^= basis[bit]
+        assign ^= 1 << bit
+        w = x.bit_count()
+        if w < best_w or (w == best_w and (
+                assign < best_a if canonical_n is None else lex_less(x, best_x, canonical_n))):
+            best_w, best_a, best_x = w, assign, x
+    return best_x
+
+
+def lex_less(x: int, y: int, n: int) -> bool:
+    """True if press set ``x`` reads before ``y`` cell by cell (0 before 1).  O(n)."""
+    return to_bits(x, n) < to_bits(y, n)
+
+
+def better(x: int, best: int | None, n: int, canonical: bool) -> bool:
+    if best is None or x.bit_count() != best.bit_count():
+        return best is None or x.bit_count() < best.bit_count()
+    return canonical and lex_less(x, best, n)
+
+
+def transpose(cells: int, rows: int, cols: int) -> int:
+    """The bitmask of a rows x cols board as its cols x rows transpose.  O(n)."""
+    bits = to_bits(cells, rows * cols)
+    return int("".join(bits[c::cols] for c in range(cols))[::-1] or "0", 2)
+
+
+def chaseable(game: Game) -> bool:
+    """True if light chasing applies: the plus neighbourhood without wrap-around."""
+    return game.neighbourhood == "plus" and not game.wrap
+
+
+def chase(game: Game, first_row: int, need: list[int]) -> tuple[list[int], int]:
+    """Light chasing: press rows 1.. so that each row above ends right.
+
+    ``need[r]``: row bitmask of cells that must flip.  Returns the press rows
+    and the residual last row (cells still wrong; 0 iff the presses solve it).
+    The map (first_row, need) -> (presses, residual) is affine over GF(2).
+    """
+    mask = (1 << game.cols) - 1
+    presses = [first_row]
+    above = 0
+    for r in range(game.rows - 1):
+        row = presses[r]
+        flipped = row ^ (row << 1 & mask) ^ (row >> 1) ^ above
+        presses.append(need[r] ^ flipped)
+        above = row
+    row = presses[-1]
+    return presses, need[-1] ^ row ^ (row << 1 & mask) ^ (row >> 1) ^ above
+
+
+@lru_cache(maxsize=8)
+def last_row_system(game: Game) -> Elimination:
+    """Eliminate the cols x cols last-row system M v = residual of light chasing.
+
+    Column k of M is the residual of chasing first row e_k with nothing to
+    flip; the result is an :class:`Elimination` over the ``cols`` first-row
+    variables.
+    """
+    cols = game.cols
+    zero = [0] * game.rows
+    columns = [chase(game, 1 << k, zero)[1] for k in range(cols)]
+    return gauss_jordan([sum(1 << k for k in range(cols) if columns[k] >> i & 1) for i in range(cols)], cols)
+
+
+def upright(game: Game) -> Game:
+    """The game turned on its side if it is wider than tall, so chasing solves the short side."""
+    if game.cols <= game.rows:
+        return game
+    target = None if game.target is None else transpose(game.target, game.rows, game.cols)
+    return Game(game.cols, game.rows, game.goal, target=target)
+
+
+def chase_solutions(game: Game, board: int) -> tuple[list[tuple[int, int]], list[int], int]:
+    """By light chasing: a particular press set per reachable goal board, the quiet
+    patterns, and the nullity, all in ``game``'s own layout.
+
+    A wide board is chased on its side (a min(rows, cols) square last-row
+    system) and the results are turned back.  The solutions for a goal are
+    the chases of first rows ``v`` with ``M v = residual(0)``: a particular
+    ``v`` plus the null space of M, whose dimension is the nullity of the
+    press matrix.  Running time O(side * n) bit operations for M (once per
+    game), O(rows) row operations per chase.  Memory O(n) bits.
+    """
+    turned = upright(game)
+    if turned is not game:
+        parts, quiet, k = chase_solutions(turned, transpose(board, game.rows, game.cols))
+        back = lambda x: transpose(x, game.cols, game.rows)  # noqa: E731
+        return [(back(x), back(t)) for x, t in parts], [back(q) for q in quiet], k
+    system = last_row_system(game)
+    quiet = [from_rows(chase(game, z, [0] * game.rows)[0], game.cols) for z in system.null_basis]
+    parts = []
+    for t in game.targets:
+        need = to_rows(board ^ t, game.rows, game.cols)
+        _, residual = chase(game, 0, need)
+        if system.consistent(residual):
+            parts.append((from_rows(chase(game, system.particular(residual), need)[0], game.cols), t))
+    return parts, quiet, system.nullity
+
+
+def method_for(game: Game, method: str = "auto") -> str:
+    """``"dense"`` or ``"chase"``: how :func:`solution_cosets` treats ``game``.
+
+    ``auto`` chases above :data:`AUTO_DENSE_CELLS` cells when light chasing
+    applies, else eliminates densely.
+
+    Raises
+    ------
+    RulesError
+        Unknown method, or ``chase`` on rules it does not apply to.
+    BoardTooLargeError
+        If neither method takes a board this size.
+    """
+    if method not in ("auto", "dense", "chase"):
+        raise RulesError(f"unknown method {method!r}; expected auto, dense or chase")
+    if method == "auto":
+        method = "chase" if chaseable(game) and game.n > AUTO_DENSE_CELLS else "dense"
+    if method == "chase":
+        if not chaseable(game):
+            raise RulesError("light chasing needs the plus neighbourhood without wrap; use the dense method "
+                             "(--gauss-method dense)")
+        if min(game.rows, game.cols) > CHASE_MAX_SIDE:
+            raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
+                                     f"square system; at most {CHASE_MAX_SIDE}")
+    elif game.n > DENSE_MAX_CELLS:
+        hint = "" if chaseable(game) else " (light chasing, for larger boards, needs the plus neighbourhood " \
+                                          "without wrap)"
+        raise BoardTooLargeError(f"{game.size} has {game.n} cells; dense elimination allows at most "
+                                 f"{DENSE_MAX_CELLS}{hint}")
+    return method
+
+
+def structure(game: Game, method: str = "auto") -> tuple[int, int, list[int]]:
+    """``(rank, nullity, quiet patterns)`` of the press matrix, by :func:`method_for`'s method.
+
+    The quiet patterns are a basis of the null space (press sets that change
+    nothing), as bitmasks in ``game``'s layout.  Cached through the eliminations.
+
+    >>> structure(Game(4, 4))[:2]
+    (12, 4)
+    """
+    if method_for(game, method) == "dense":
+        e = eliminate(game)
+        return e.rank, e.nullity, list(e.null_basis)
+    _, quiet, k = chase_solutions(game, 0)
+    return game.n - k, k, quiet
+
+
+def solution_cosets(game: Game, board: int, method: str = "auto") -> tuple[list[tuple[int, int]], list[int], str]:
+    """Every press set taking ``board`` to a goal board, as cosets.
+
+    Returns ``(parts, quiet, method)``: ``parts`` holds one ``(particular press set,
+    goal board)`` per *reachable* goal board (empty: Impossible); the press sets
+    reaching goal ``t`` are ``x ^ span(quiet)``.  Solvability is decided here,
+    before any enumeration, so an Impossible board is answered at any nullity.
+    Running time O(n^2 / w) per goal (dense, after the cached elimination) or
+    O(rows) row operations per goal (chase).
+    """
+    method = method_for(game, method)
+    if method == "chase":
+        parts, quiet, _ = chase_solutions(game, board)
+        return parts, quiet, method
+    e = eliminate(game)
+    parts = [(e.particular(board ^ t), t) for t in game.targets if e.consistent(board ^ t)]
+    return parts, list(e.null_basis), method
+
+
+def min_weight(x: int, basis: list[int] | tuple[int, ...], n: int, canonical: bool = False) -> int:
+    """The lightest press set in ``x ^ span(basis)``: a minimum-weight solution.
+
+    Ties go to the smallest basis assignment, or with ``canonical`` to the
+    lexicographically smallest press pattern read cell by cell (POJ 3279's rule).
+    Up to :data:`GRAY_MAX_NULLITY` basis vectors a Gray-code walk (one XOR and one
+    popcount per step); above, the Walsh-Hadamard transform of
+    :mod:`flipgame.algebra.minweight` (O(2**k k) additions, compiled for k > 22).
+
+    >>> min_weight(0b0111, [0b0110], 4)
+    1
+    """
+    if len(basis) <= GRAY_MAX_NULLITY:
+        return _gray_min_weight(x, tuple(basis), n if canonical else None)
+    if not canonical:
+        return minweight.min_weight(x, basis, n)[1]
+    best = None
+    for y in minweight.minima(x, basis, n):
+        if best is None or lex_less(y, best, n):
+            best = y
+    return best
+
+
+def nullity(game: Game) -> int | None:
+    """Dimension of the press matrix's null space (the quiet patterns), or None if the
+    board is too large for either method.  Cached per game through the eliminations.
+
+    >>> nullity(Game(39, 39))
+    32
+    """
+    try:
+        method = method_for(game)
+    except BoardTooLargeError:
+        return None
+    if method == "chase":
+        return last_row_system(upright(game)).nullity
+    return eliminate(game).nullity

@@ -1,0 +1,1 @@
+"""The backends: the base classes, the one result type, one module per backend, the named strategies."""

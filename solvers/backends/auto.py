@@ -1,0 +1,200 @@
+"""``auto``: a portfolio that picks a strategy per board from the rules, the nullity and the board.
+
+Policy (from the measured crossover, ``flipgame study --strategies``; docs/results.md "Which strategy when"):
+
+1. **gauss** whenever the algebra takes the rules (dense elimination up to
+   2500 cells, any neighbourhood and wrap; light chasing for the plus
+   neighbourhood without wrap, any size) and the nullity ``k`` is at most
+   ``max_nullity`` (default 32: 2**32 null-space combinations in
+   :data:`flipgame.backends.gauss.NULLITY_32_SECONDS` at 39x39).  It is the fastest
+   strategy on every family measured, and its time does not depend on the board.
+2. **gauss** also above ``max_nullity`` when the board is Impossible: the
+   elimination decides solvability at any nullity without enumerating.
+3. **sat-xor** (CryptoMiniSat with native XOR clauses) otherwise: a solvable
+   board at a nullity over ``max_nullity``, or rules the algebra does not take
+   (e.g. a king or toroidal board over 2500 cells).  It is the fastest search
+   strategy measured (18x18 unique-solution boards in 0.1-0.2 s, where CP-SAT
+   found nothing in 20 s), within ``time_limit``.
+4. **ilp-scip** when sat refuses the board (its model over ``memory_limit``).
+
+A time-out is Unknown, never a number.  ``Solution.stats`` names the
+strategy that answered (``strategy``) and why it was chosen (``why``), besides
+that strategy's own statistics (``flipgame solve --stats`` prints them).
+
+Running time: the plan costs the elimination (cached per rule set: O(n^3/w),
+or O(side * n) by light chasing), then the chosen strategy's time.
+
+>>> from flipgame import solve
+>>> from flipgame.model.grid import Game
+>>> s = solve(Game(19, 19).full, "auto", game=Game(19, 19, "white"))
+>>> (s.moves, s.stats["strategy"])
+(141, 'gauss')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from flipgame.algebra import gf2 as algebra
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
+from flipgame.backends.gauss import DEFAULT_MAX_NULLITY, NULLITY_32_SECONDS
+from flipgame.backends.result import BatchSolution, Solution
+from flipgame.backends.strategies import STRATEGIES
+from flipgame.core.errors import BoardTooLargeError, RefusedError
+from flipgame.model.grid import Game
+
+SEARCH_ORDER = ("sat-xor", "ilp-scip")
+"""Search strategies tried, in order, when gauss does not answer: the first one that takes the board runs."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What ``auto`` does with one rule set.
+
+    Attributes
+    ----------
+    strategy : str
+        A key of :data:`flipgame.backends.strategies.STRATEGIES`.
+    why : str
+        One sentence: the rule, size and nullity that decided it.
+    nullity : int or None
+        Nullity of the press matrix, when the algebra takes the rules.
+    impossible_first : bool
+        True when gauss should first decide solvability (nullity over ``max_nullity``): an
+        Impossible board is then answered by gauss, a solvable one by ``strategy``.
+    """
+
+    strategy: str
+    why: str
+    nullity: int | None = None
+    impossible_first: bool = False
+
+
+def _search(game: Game, options: dict, why: str) -> tuple[str, str]:
+    """The first search strategy in :data:`SEARCH_ORDER` that takes ``game``; raises RefusedError if none."""
+    reasons = []
+    for name in SEARCH_ORDER:
+        refused = STRATEGIES[name].refusal(game, memory_limit=options.get("memory_limit", MEMORY_LIMIT.default))
+        if refused is None:
+            skipped = "".join(f"; {r}" for r in reasons)
+            return name, f"{why}{skipped}: {name} (search, time limit {_limit(game, options)})"
+        reasons.append(refused)
+    raise BoardTooLargeError(f"auto: no strategy takes {game.size}: {why}; " + "; ".join(reasons))
+
+
+def _limit(game: Game, options: dict) -> str:
+    t = options.get("time_limit")
+    return f"{t:g} s" if t is not None else f"{default_time_limit(game):g} s by default"
+
+
+def plan(game: Game, options: dict | None = None) -> Plan:
+    """The strategy ``auto`` uses for ``game`` (goal normalised), with the reason.
+
+    Raises
+    ------
+    RefusedError
+        No strategy takes the rules.
+
+    >>> plan(Game(39, 39, "white")).strategy
+    'gauss'
+    >>> p = plan(Game(39, 39, "white"), {"max_nullity": 20})
+    >>> (p.strategy, p.impossible_first)
+    ('sat-xor', True)
+    >>> plan(Game(60, 60, "white", neighbourhood="king")).strategy
+    'sat-xor'
+    """
+    options = options or {}
+    max_k = options.get("max_nullity", DEFAULT_MAX_NULLITY)
+    refused = STRATEGIES["gauss"].refusal(game)
+    if refused is None:
+        k = algebra.nullity(game)
+        method = algebra.method_for(game)
+        how = "light chasing" if method == "chase" else "dense elimination"
+        if k <= max_k:
+            return Plan("gauss", f"the algebra takes {game.size} ({how}) and nullity {k} <= max_nullity {max_k}: "
+                                 f"gauss enumerates 2**{k} null-space combinations", k)
+        name, why = _search(game, options, f"nullity {k} > max_nullity {max_k} (2**{k} combinations; "
+                                           f"--max-nullity {k} would force gauss); gauss decides Impossible boards, "
+                                           f"a solvable one goes to")
+        return Plan(name, why, k, impossible_first=True)
+    name, why = _search(game, options, f"the algebra does not take {game.size} ({refused})")
+    return Plan(name, why)
+
+
+class Auto(Backend):
+    """The portfolio backend; see the module docstring.
+
+    >>> from flipgame import solve
+    >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "auto").stats["strategy"]
+    'gauss'
+    """
+
+    name = "auto"
+    summary = ("portfolio: gauss where the algebra takes the rules and the nullity is at most max_nullity "
+               "(or the board is Impossible), else sat-xor, else ilp-scip; stats say which and why")
+    options = (
+        TIME_LIMIT,
+        Option("max_nullity", int, DEFAULT_MAX_NULLITY,
+               f"gauss enumerates at most 2**N solutions of a solvable board (32: about {NULLITY_32_SECONDS:.0f} s "
+               f"at 39x39); above, auto hands a solvable board to sat", minimum=0),
+        MEMORY_LIMIT,
+    )
+
+    def refusal(self, game: Game, options: dict) -> str | None:
+        try:
+            plan(game, options)
+        except RefusedError as exc:
+            return str(exc)
+        return None
+
+    def _run(self, name: str, game: Game, board: int, options: dict) -> Solution:
+        """Board ``board`` by strategy ``name``, passing on those of auto's options its backend declares."""
+        s = STRATEGIES[name]
+        return s.run(game, board, **s.declared(options))
+
+    def solve(self, game: Game, board: int, *, time_limit: float | None = None,
+              max_nullity: int = DEFAULT_MAX_NULLITY, memory_limit: float = MEMORY_LIMIT.default,
+              canonical: bool = False) -> Solution:
+        """One board by the planned strategy; ``stats["strategy"]`` and ``stats["why"]`` say which and why.
+
+        Returns the strategy's Solution relabelled ``auto`` (OPTIMAL, INFEASIBLE, or UNKNOWN at the time limit).
+
+        Raises
+        ------
+        RefusedError
+            No strategy takes the board.
+        """
+        start = time.perf_counter()
+        options = {"time_limit": time_limit, "max_nullity": max_nullity, "memory_limit": memory_limit,
+                   "canonical": canonical}
+        p = plan(game, options)
+        name, why = p.strategy, p.why
+        if p.impossible_first and not algebra.solution_cosets(game, board)[0]:
+            name = "gauss"
+            why = (f"nullity {p.nullity} > max_nullity {max_nullity}, but the elimination shows the board is "
+                   f"Impossible (no enumeration needed): gauss")
+        s = self._run(name, game, board, options)
+        stats = {**s.stats, "strategy": name, "why": why}
+        if p.nullity is not None:
+            stats.setdefault("nullity", p.nullity)
+        return dataclasses.replace(s, backend=self.name, seconds=time.perf_counter() - start, stats=stats)
+
+    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+        """Many boards (uint64, shape (k,)): one vectorised gauss batch when the plan is gauss, else per board."""
+        opts = {"time_limit": None, "max_nullity": DEFAULT_MAX_NULLITY, "memory_limit": MEMORY_LIMIT.default,
+                "canonical": False, **options}
+        p = plan(game, opts)
+        if p.strategy != "gauss":
+            out = super().solve_batch(game, boards, **opts)
+            return out.with_time(out.seconds, why=p.why)
+        gauss = STRATEGIES["gauss"]
+        gopts = gauss.method.accept(game, gauss.call_options(**gauss.declared(opts)))
+        out = gauss.method.solve_batch(game, np.asarray(boards, dtype=np.uint64), **gopts)
+        return dataclasses.replace(out, backend=self.name).with_time(out.seconds, strategy="gauss", why=p.why)
+
+
+__all__ = ["SEARCH_ORDER", "Auto", "Plan", "plan"]

@@ -1,0 +1,201 @@
+"""``gauss``: GF(2) elimination, then the minimum-weight solution over the null space.
+
+Method.  The algebra (:mod:`flipgame.algebra.gf2`) turns a board into one coset
+``x ^ span(quiet patterns)`` per reachable goal board: by dense Gauss-Jordan
+elimination of the press matrix, or by light chasing for large plus boards
+without wrap.  Solvability is decided first, so an Impossible board is
+answered at any nullity; a solvable board then needs the lightest element of
+its coset(s), found by :func:`flipgame.algebra.gf2.min_weight` (a Gray-code walk
+for small nullity, a Walsh-Hadamard transform above).  For the goal "any
+colour" both targets are solved and the lighter solution kept (white first on
+a tie).
+
+Ties: among minimum-weight solutions the one with the smallest free-variable
+assignment, or with ``canonical`` the lexicographically smallest press
+pattern; :meth:`Gauss.solve` and :meth:`Gauss.solve_batch` return the same witness.
+
+Running time: the elimination O(n^3 / w) once per game (n = rows*cols, w =
+machine word; chasing O(side * n)); per board O(n^2 / w) for the particular
+solution and O(2**k k) for the minimum (k = nullity; 2**32 in
+:data:`NULLITY_32_SECONDS` on 2 cores once numba has compiled the kernel).
+4x4 has rank 12, nullity 4.
+
+Source: Anderson & Feil, "Turning Lights Out with Linear Algebra", Math.
+Magazine 71(4), 1998.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from flipgame.algebra import gf2 as algebra
+from flipgame.backends.base import Backend, Option, interruptible
+from flipgame.backends.result import BatchSolution, Solution, Status
+from flipgame.core.errors import NullityTooLargeError, RefusedError
+from flipgame.core.limits import BOARD_MAX_CELLS, DENSE_MAX_CELLS
+from flipgame.model.grid import Game
+
+DEFAULT_MAX_NULLITY = 32
+"""2**32 null-space combinations: :data:`NULLITY_32_SECONDS` on this 2-core machine."""
+NULLITY_32_SECONDS = 4.3
+"""Seconds to enumerate 2**32 null-space combinations, the one figure the help texts and docstrings give:
+``flipgame solve --size 39x39 --goal white --backend gauss`` on the all-lit board (nullity 32, 561
+presses), the ``seconds=`` of ``--stats``, median of 3 runs after numba's first compile (4.2, 4.3 and
+5.6 s; 4.7-6.0 s wall), shared 2-core machine with a load average of 1.3."""
+NULL_SPACE_RATE = 2.3e10
+"""Null-space combinations times nullity enumerated per second (2 cores), for the refusal's estimate above
+the default.  Measured: 2**33 (17x17 king) in 10-15 s (the break-it run), 22 s CPU on a loaded 2-core
+machine; the hint said "about 9 s" with 3e10.  (2**32 on 39x39 plus runs faster: :data:`NULLITY_32_SECONDS`.)"""
+BATCH_MAX_NULLITY = 20
+"""solve_batch holds every null-space combination in memory (8 MiB at 20); above, it solves per board."""
+
+
+def _better(x: int, best: tuple[int, int] | None, n: int, canonical: bool) -> bool:
+    return algebra.better(x, best and best[0], n, canonical)
+
+
+class Gauss(Backend):
+    """GF(2) elimination backend; see the module docstring.
+
+    Options: ``max_nullity`` (refuse to enumerate more than ``2**max_nullity``
+    solutions of a solvable board) and ``method`` (``auto``, ``dense``, ``chase``).
+
+    >>> from flipgame import solve
+    >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "gauss").moves
+    4
+    """
+
+    name = "gauss"
+    summary = "GF(2) Gauss-Jordan elimination + minimum over the null space"
+    max_cells = BOARD_MAX_CELLS
+    options = (
+        Option("max_nullity", int, DEFAULT_MAX_NULLITY,
+               f"enumerate at most 2**N solutions of a solvable board (32: about {NULLITY_32_SECONDS:.0f} s on "
+               f"2 cores, twice that per extra nullity; Impossible boards are answered at any nullity)",
+               minimum=0, maximum=40),
+        Option("method", str, "auto",
+               f"auto, dense (n x n elimination, any rules, <= {DENSE_MAX_CELLS} cells) or chase (light chasing: "
+               "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
+    )
+
+    def refusal(self, game: Game, options: dict) -> str | None:
+        why = super().refusal(game, options)
+        if why:
+            return why
+        try:
+            algebra.method_for(game, options.get("method", "auto"))
+        except RefusedError as exc:
+            return f"gauss: {exc}"
+        return None
+
+    def solve(self, game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
+              canonical: bool = False) -> Solution:
+        """Minimum presses taking ``board`` to a goal of ``game``.
+
+        Returns OPTIMAL with a minimum-weight witness, or INFEASIBLE; stats give
+        ``rank``, ``nullity`` and ``method``.
+
+        Raises
+        ------
+        NullityTooLargeError
+            A solvable board whose nullity exceeds ``max_nullity``; the message
+            gives the ``--max-nullity`` that takes it and its expected time.
+        """
+        start = time.perf_counter()
+        parts, quiet, method = algebra.solution_cosets(game, board, method)
+        k = len(quiet)
+        stats = {"rank": game.n - k, "nullity": k, "method": method}
+        if not parts:
+            return Solution(self.name, Status.INFEASIBLE, seconds=time.perf_counter() - start, stats=stats)
+        if k > max_nullity:
+            raise NullityTooLargeError(
+                f"nullity {k}: the minimum needs 2**{k} solutions enumerated, over max_nullity={max_nullity}; "
+                f"{nullity_hint(k)}")
+        def minimum() -> tuple[int, int]:
+            best = None
+            for x, t in parts:
+                x = algebra.min_weight(x, quiet, game.n, canonical)
+                if _better(x, best, game.n, canonical):
+                    best = (x, t)
+            return best
+
+        # The enumeration runs in a thread (numpy and the compiled kernel release the GIL) so that
+        # Ctrl-C stops the command at once instead of after 2**k steps.
+        x, t = minimum() if k <= algebra.GRAY_MAX_NULLITY else interruptible(minimum, lambda: None)
+        return Solution(self.name, Status.OPTIMAL, x.bit_count(), x, t, time.perf_counter() - start, stats)
+
+    def solve_batch(self, game: Game, boards: np.ndarray, *, max_nullity: int = DEFAULT_MAX_NULLITY,
+                    method: str = "auto", canonical: bool = False,
+                    chunk_elements: int = 1 << 22) -> BatchSolution:
+        """Vectorised :meth:`solve` for boards of at most 64 cells (uint64 array, shape (k,));
+        identical answers and witnesses.  ``chunk_elements`` bounds the temporary
+        (boards x null-space combinations) array, in 8-byte elements.
+
+        Running time O(k (n + checks + 2**nullity)) numpy element operations;
+        all 65536 4x4 boards take a few tens of milliseconds.
+        """
+        if game.n > 64 or algebra.method_for(game, method) != "dense" or \
+                algebra.eliminate(game).nullity > min(BATCH_MAX_NULLITY, max_nullity):
+            return super().solve_batch(game, boards, max_nullity=max_nullity, method=method, canonical=canonical)
+        return _dense_batch(self.name, game, np.asarray(boards, dtype=np.uint64), canonical, chunk_elements)
+
+
+def nullity_hint(k: int) -> str:
+    """What to do about a nullity too large to enumerate by default."""
+    seconds = 2.0 ** k * k / NULL_SPACE_RATE
+    if k <= 40:
+        when = "under a second" if seconds < 1 else f"about {seconds:.0f} s on 2 cores, twice that per extra nullity"
+        return f"--max-nullity {k} enumerates them ({when})"
+    return "the sat and ilp backends may find the minimum within their time limit"
+
+
+def _reading_key(x: np.ndarray, n: int) -> np.ndarray:
+    """uint64 keys ordering press sets as their cell-by-cell readings (cell 0 most significant)."""
+    key = np.zeros(x.shape, dtype=np.uint64)
+    for j in range(n):
+        key |= ((x >> np.uint64(j)) & np.uint64(1)) << np.uint64(n - 1 - j)
+    return key
+
+
+def _dense_batch(name: str, game: Game, boards: np.ndarray, canonical: bool, chunk_elements: int) -> BatchSolution:
+    start = time.perf_counter()
+    elim = algebra.eliminate(game)
+    out = BatchSolution.empty(name, boards)
+    cols = np.array(elim.particular_columns(), dtype=np.uint64)
+    span = np.zeros(1, dtype=np.uint64)  # span[a] = XOR of basis vectors selected by bits of a
+    for v in elim.null_basis:
+        span = np.concatenate([span, span ^ np.uint64(v)])
+    rows_per_chunk = max(1, chunk_elements // len(span))
+    best_w = np.full(len(boards), np.iinfo(np.int16).max, dtype=np.int16)
+    for t in game.targets:
+        d = boards ^ np.uint64(t)
+        ok = np.ones(len(boards), dtype=bool)
+        for c in elim.checks:
+            ok &= (np.bitwise_count(d & np.uint64(c)) & 1) == 0
+        xp = np.zeros(len(boards), dtype=np.uint64)
+        for j in range(game.n):
+            xp ^= ((d >> np.uint64(j)) & np.uint64(1)) * cols[j]
+        x = np.empty_like(xp)
+        for s in range(0, len(boards), rows_per_chunk):
+            cand = xp[s:s + rows_per_chunk, None] ^ span[None, :]
+            weight = np.bitwise_count(cand)
+            if canonical:  # lightest first, then the smallest cell-by-cell reading
+                light = weight == weight.min(axis=1, keepdims=True)
+                pick = np.argmin(np.where(light, _reading_key(cand, game.n), np.iinfo(np.uint64).max), axis=1)
+            else:
+                pick = np.argmin(weight, axis=1)
+            x[s:s + rows_per_chunk] = cand[np.arange(len(cand)), pick]
+        w = np.bitwise_count(x).astype(np.int16)
+        better = ok & (w < best_w)
+        if canonical:
+            better |= ok & (w == best_w) & (_reading_key(x, game.n) < _reading_key(out.presses, game.n))
+        best_w[better] = w[better]
+        out.presses[better] = x[better]
+        out.target[better] = t
+        out.status[better] = Status.OPTIMAL
+    out.status[out.status != Status.OPTIMAL] = Status.INFEASIBLE
+    solved = out.status == Status.OPTIMAL
+    out.moves[solved] = best_w[solved]
+    return out.with_time(time.perf_counter() - start, rank=elim.rank, nullity=elim.nullity)

@@ -1,0 +1,243 @@
+"""``ilp``: integer linear programming through OR-Tools (SCIP by default, HiGHS selectable).
+
+Encoding.  Binary ``press_j`` (n), binary ``t`` (goal colour black; fixed when
+the goal fixes it), and one integer slack ``k_i`` per cell.  Cell ``i`` ends at
+colour ``t`` iff the number of presses flipping it plus its board bit has the
+parity of ``t``::
+
+    sum(press_j : press j flips i) + b_i = 2 k_i + t,   0 <= k_i <= (|N(i)| + 1) // 2
+
+written as ``sum(press_j) - 2 k_i - t = -b_i``; minimise ``sum(press_j)``.
+n + 1 binaries, n integers, n equality rows.  The model is built once per
+game; between boards only the right-hand sides ``-b_i`` change.
+
+A number is returned only when the MIP solver proves it OPTIMAL; a time-out
+(FEASIBLE or NOT_SOLVED) gives ``UNKNOWN``.  OR-Tools is imported only here.
+
+Running time: NP-hard in general; about 0.9 ms per 4x4 board with SCIP (2.5-3 ms
+when solvable, 0.6 ms when not; CPU time), about 50 ms with HiGHS; the POJ 1681
+14x14 case (89 presses) in 2.4 s.
+Source: OR-Tools linear solver documentation (``pywraplp``: ``CreateSolver``,
+``Constraint.SetBounds``, ``SetTimeLimit``, ``InterruptSolve``); the
+parity-as-slack formulation is standard (e.g. Wolsey, "Integer Programming",
+1998, ch. 1).
+"""
+
+from __future__ import annotations
+
+import time
+
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
+from flipgame.backends.result import Status
+from flipgame.core.limits import MODEL_MAX_CELLS
+from flipgame.model.grid import Game
+
+SOLVERS = ("SCIP", "HIGHS")
+SMALL_MODEL_MAX_CELLS = 64
+"""Up to this many cells SCIP runs without primal heuristics, cutting planes or conflict analysis
+(:data:`SMALL_MODEL_SETTINGS`)."""
+# SCIP's primal heuristics that run by default (the others have frequency -1 in SCIP 10, which
+# OR-Tools 9.15 bundles): each line of the settings string is parsed again on every solve.
+_HEURISTICS = ("adaptivediving", "alns", "clique", "completesol", "conflictdiving", "crossover",
+               "distributiondiving", "farkasdiving", "feaspump", "fracdiving", "gins", "guideddiving",
+               "indicator", "indicatordiving", "intshifting", "linesearchdiving", "locks", "lpface", "mpec",
+               "multistart", "nlpdiving", "objpscostdiving", "ofins", "oneopt", "padm", "pscostdiving",
+               "randrounding", "rens", "reoptsols", "rins", "rootsoldiving", "rounding", "shiftandpropagate",
+               "shifting", "simplerounding", "subnlp", "trivial", "trivialnegation", "trysol", "undercover",
+               "vbounds", "veclendiving", "zirounding")
+SMALL_MODEL_SETTINGS = {**{f"heuristics/{h}/freq": -1 for h in _HEURISTICS},
+                        "separating/maxrounds": 0, "separating/maxroundsroot": 0, "conflict/enable": False}
+"""SCIP settings for small models.  Measured on 4x4 (shared 2-core machine, CPU time): a solvable
+board took 16-18 ms, nearly all of it in root cutting-plane rounds that close the gap in one node;
+without cuts, heuristics and conflict analysis it takes 7.5-8 ms over about 7 nodes (2.5-3 ms over
+16 nodes with the branching order of :class:`IlpModel`).  An Impossible
+board (1.0-1.3 ms, found by the xor constraint handler after presolve) is unchanged.  Checked
+against gauss on all 65536 4x4 boards and all 32768 boards of the 3x5 torus."""
+BYTES_PER_CELL = 12_000
+"""Peak memory of the SCIP model and one solve per cell (its row, slack and press variable), above
+:data:`BASE_BYTES`.  Measured peak RSS above the 4x4 run's (63 MB), random solvable NxN boards,
+goal white, 5 s limit: 67 MB at 50x50, 153 MB at 100x100, 314 MB at 150x150, 523 MB at 200x200
+(12-13 KB per cell with the 5 entries of ``plus``, plus about 35 MB)."""
+BYTES_PER_ENTRY = 340
+"""Peak memory per non-zero of the press matrix (:func:`~flipgame.backends.base.press_entries`): a 15x15
+stencil has up to 225 a row.  Measured peak RSS above an OR-Tools import, one build and a 5 s solve,
+k x k stencils (idle 2-core machine): 40x40 with 3/11: 64/130 MB, 60x60 with 15: 308-310 MB (300 bytes
+an entry gave estimates of 86/130/308 MB: no margin; with 340, 87/136/332 MB); with a 3 s solve the
+peaks were 65/107/227 MB, and the break-it run's 200x200 with 15 reached 2.29 GB (estimate 3.3 GiB,
+refused at ``--memory-limit 1`` before building).  The search grows with the time given."""
+BASE_BYTES = 64 << 20
+"""Fixed part of the estimate: SCIP's plugins and buffers."""
+
+SCIP_SETTINGS = {
+    # No probing rounds in presolve: probing finds nothing in these small models.
+    "propagating/probing/maxprerounds": 0,
+    # SCIP must not swallow Ctrl-C (it would stop one board's solve as a time-out and the run
+    # would go on); Python raises KeyboardInterrupt instead.
+    "misc/catchctrlc": False,
+    # One presolve round only: with SCIP's default presolve (SCIP 10) it proves a wrong optimum,
+    # 7 instead of 6, for board 22032 of the 3x5 torus (found by `flipgame verify --size 3x5
+    # --wrap`; a regression test keeps it).  No aggregation also fixes it but is 10x slower.
+    "presolving/maxrounds": 1,
+    # No statistics clocks: a clock per plugin call was 7-8 % of a 4x4 profile.
+    "timing/statistictiming": False,
+}
+"""SCIP parameters of every model of ``ilp`` and ``mip``."""
+
+
+def scip_parameters(cells: int) -> dict:
+    """The SCIP parameters of a model of ``cells`` cells: :data:`SCIP_SETTINGS`, and
+    :data:`SMALL_MODEL_SETTINGS` up to :data:`SMALL_MODEL_MAX_CELLS` cells."""
+    return {**SCIP_SETTINGS, **(SMALL_MODEL_SETTINGS if cells <= SMALL_MODEL_MAX_CELLS else {})}
+
+
+def scip_settings_text(cells: int) -> str:
+    """:func:`scip_parameters` in SCIP's settings-file syntax (what OR-Tools passes on)."""
+    def value(v):
+        return ("TRUE" if v else "FALSE") if isinstance(v, bool) else v
+    return "".join(f"{k} = {value(v)}\n" for k, v in scip_parameters(cells).items())
+
+
+def new_solver(solver: str, cells: int):
+    """An OR-Tools ``pywraplp`` MIP solver with its output off and, for SCIP,
+    :func:`scip_parameters` set.  OR-Tools is imported here.
+
+    Raises
+    ------
+    RuntimeError
+        OR-Tools was built without ``solver``, or SCIP rejects the parameters.
+    """
+    from ortools.linear_solver import pywraplp
+
+    s = pywraplp.Solver.CreateSolver(solver)
+    if s is None:
+        raise RuntimeError(f"OR-Tools has no {solver} solver in this build")
+    s.SuppressOutput()
+    if solver == "HIGHS":
+        s.SetSolverSpecificParametersAsString("output_flag=false\n")
+    elif not s.SetSolverSpecificParametersAsString(scip_settings_text(cells)):
+        raise RuntimeError("SCIP rejected the ilp parameter settings")
+    return s
+
+
+class IlpModel(Model):
+    """The MIP of one game, re-used across boards by changing right-hand sides.
+
+    Parameters
+    ----------
+    game : Game
+    solver : {"SCIP", "HIGHS"}
+    time_limit : float
+        Seconds per board; a time-out answers UNKNOWN.
+
+    Raises
+    ------
+    RuntimeError
+        If OR-Tools was built without the chosen solver.
+    """
+
+    backend = "ilp"
+
+    def __init__(self, game: Game, *, solver: str = "SCIP", time_limit: float = 10.0):
+        super().__init__(game)
+        from ortools.linear_solver import pywraplp
+
+        self._lp = pywraplp
+        s = self.mip = new_solver(solver, game.n)
+        self._limit_ms = max(1, round(time_limit * 1000))
+        self._deadline = 0.0
+        s.SetTimeLimit(self._limit_ms)
+        n = game.n
+        self.press = [s.BoolVar(f"press_{j}") for j in range(n)]
+        self.colour = s.BoolVar("target_black")
+        if game.goal != "any":
+            self.colour.SetBounds(*(2 * [float(game.goal == "black")]))
+        self.rows = []
+        for i in range(n):
+            flips_i = game.flippers[i]
+            k = s.IntVar(0, (len(flips_i) + 1) // 2, f"slack_{i}")
+            row = s.Constraint(0, 0, f"parity_{i}")
+            for j in flips_i:
+                row.SetCoefficient(self.press[j], 1)
+            row.SetCoefficient(k, -2)
+            row.SetCoefficient(self.colour, -1)
+            self.rows.append(row)
+        # Branch on the goal colour first, then on the presses in cell order: once the colour
+        # and the first row are fixed, the parity rows fix every other press (light chasing),
+        # so a branch closes after a few nodes.
+        self.colour.SetBranchingPriority(n + 1)
+        for j, v in enumerate(self.press):
+            v.SetBranchingPriority(n - j)
+        self._fixed = False  # presses fixed by _solve_fixed?
+        objective = s.Objective()
+        for v in self.press:
+            objective.SetCoefficient(v, 1)
+        objective.SetMinimization()
+
+    def _stop(self) -> None:
+        self.mip.InterruptSolve()
+
+    def _fix_presses(self, fixed: dict[int, int]) -> None:
+        if not fixed and not self._fixed:
+            return
+        for i, v in enumerate(self.press):
+            v.SetBounds(*((fixed[i], fixed[i]) if i in fixed else (0, 1)))
+        self._fixed = bool(fixed)
+
+    def _presses(self) -> int:
+        return sum(1 << j for j, v in enumerate(self.press) if v.solution_value() > 0.5)
+
+    def _minimise(self, board: int):
+        for i in self._changed_cells(board):
+            rhs = -float(board >> i & 1)
+            self.rows[i].SetBounds(rhs, rhs)
+        self._fix_presses({})
+        lp, s = self._lp, self.mip
+        s.SetTimeLimit(self._limit_ms)
+        self._deadline = time.perf_counter() + self._limit_ms / 1000  # the board's, for the canonical refinement
+        code = s.Solve()
+        stats = {"nodes": s.nodes(), "wall_time": s.wall_time() / 1000}
+        if code == lp.Solver.OPTIMAL:
+            return Status.OPTIMAL, self._presses(), stats
+        if code == lp.Solver.INFEASIBLE:
+            return Status.INFEASIBLE, None, stats
+        if code in (lp.Solver.ABNORMAL, lp.Solver.MODEL_INVALID, lp.Solver.UNBOUNDED):
+            raise RuntimeError(f"MIP solver returned status {code} (abnormal, invalid or unbounded)")
+        # FEASIBLE, NOT_SOLVED, and HiGHS's time-out code: no proof either way.
+        return Status.UNKNOWN, None, stats
+
+    def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
+        left = self._deadline - time.perf_counter()
+        if left <= 0.001:
+            raise TimeoutError("no proof within the time limit while choosing the canonical witness")
+        self.mip.SetTimeLimit(max(1, round(left * 1000)))
+        self._fix_presses(fixed)
+        code = self.mip.Solve()
+        if code == self._lp.Solver.OPTIMAL:
+            return self._presses() if round(self.mip.Objective().Value()) == weight else None
+        if code == self._lp.Solver.INFEASIBLE:
+            return None
+        raise TimeoutError("no proof within the time limit while choosing the canonical witness")
+
+
+class Ilp(ModelBackend):
+    """OR-Tools MIP backend; see the module docstring.
+
+    >>> from flipgame import solve
+    >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "ilp").moves
+    4
+    """
+
+    name = "ilp"
+    summary = "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t, minimise presses"
+    max_cells = MODEL_MAX_CELLS
+    model = IlpModel
+    options = (
+        TIME_LIMIT,
+        Option("solver", str, "SCIP", "MIP solver for ilp", choices=SOLVERS, flag="--mip-solver"),
+        MEMORY_LIMIT,
+    )
+
+    def estimate_bytes(self, game: Game, options: dict) -> int:
+        """:data:`BASE_BYTES` + :data:`BYTES_PER_CELL` per cell + :data:`BYTES_PER_ENTRY` per non-zero of the
+        press matrix (cells x neighbourhood, clipped at the edges); O(|offsets|), nothing built."""
+        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * press_entries(game)

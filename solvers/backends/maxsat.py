@@ -1,0 +1,77 @@
+"""``maxsat``: the minimum as a MaxSAT problem, solved in-process by pysat's RC2.
+
+Encoding (:func:`flipgame.encode.export.write_wcnf`, the same clauses as the ``wcnf``
+export): every cell's parity as hard clauses (XOR cut into pieces with
+auxiliary variables), one soft clause ``NOT press_j`` of weight 1 per press.
+The optimum cost is the minimum number of presses; an UNSAT hard part is
+Impossible.  RC2 is built afresh per board (its hard clauses hold the board).
+
+Running time: NP-hard in general; measured per board in ``docs/bench.md``.  RC2
+cannot be interrupted, so the backend takes at most :data:`MAX_CELLS` cells.
+Source: Ignatiev, Morgado & Marques-Silva, "RC2: an Efficient MaxSAT Solver",
+JSAT 11 (2019); winner of the MaxSAT Evaluations 2018 and 2019.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flipgame.backends.base import Backend, Option, no_canonical
+from flipgame.backends.result import Solution, Status
+from flipgame.core.limits import MAXSAT_MAX_CELLS
+from flipgame.encode.export import Instance, parity_clauses
+from flipgame.model.grid import Game
+
+SOLVERS = ("g3", "g4", "cd19", "mgh", "m22")
+"""SAT oracles of RC2 offered (pysat names): Glucose 3/4, CaDiCaL 1.9.5, MapleLCMDistChronoBT (mgh), MiniSat."""
+MAX_CELLS = MAXSAT_MAX_CELLS
+"""Largest board RC2 is given (:data:`flipgame.core.limits.MAXSAT_MAX_CELLS`)."""
+
+
+def rc2_minimise(game: Game, board: int, solver: str = "g3") -> tuple[Status, int | None, dict]:
+    """``(status, presses, stats)`` of one board by RC2 over the WCNF.  Raises nothing on Impossible."""
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF, IDPool
+
+    inst = Instance.of(game, board)
+    pool = IDPool(start_from=inst.nvars + 1)
+    w = WCNF()
+    for c in parity_clauses(inst, pool):
+        w.append(c)
+    for j in range(1, inst.n + 1):
+        w.append([-j], weight=1)
+    with RC2(w, solver=solver) as rc2:
+        model = rc2.compute()
+        stats = {"solver": solver, "cost": rc2.cost}
+    if model is None:
+        return Status.INFEASIBLE, None, stats
+    presses = sum(1 << (v - 1) for v in model if 0 < v <= inst.n)
+    return Status.OPTIMAL, presses, stats
+
+
+class MaxSat(Backend):
+    """RC2 over the WCNF; see the module docstring.
+
+    >>> from flipgame import solve
+    >>> solve(["bwwb", "bbwb", "bwwb", "bwww"], "maxsat").moves
+    4
+    """
+
+    name = "maxsat"
+    summary = "MaxSAT: hard parity clauses, a soft clause per press, pysat's RC2"
+    parallel = True
+    max_cells = MAX_CELLS
+    by_default = False
+    options = (Option("solver", str, "g3", "RC2's SAT oracle", choices=SOLVERS, flag="--rc2-solver"),)
+
+    def check_options(self, options: dict) -> dict:
+        return no_canonical(self.name, super().check_options(options))
+
+    def solve(self, game: Game, board: int, **options) -> Solution:
+        options = self.check_options(options)  # defaults filled when called without the gate
+        start = time.perf_counter()
+        status, presses, stats = rc2_minimise(game, board, options["solver"])
+        seconds = time.perf_counter() - start
+        if status is not Status.OPTIMAL:
+            return Solution(self.name, status, seconds=seconds, stats=stats)
+        return Solution(self.name, status, presses.bit_count(), presses, game.apply(board, presses), seconds, stats)

@@ -1,0 +1,233 @@
+"""Strategies: named backend variants (a backend and fixed options), registered once in :data:`STRATEGIES`.
+
+A strategy is what the study compares and what the ``auto`` backend picks
+from: ``sat-xor-binary`` is the ``sat`` backend with ``engine="xor"`` and
+``descent="binary"``.  Whether a strategy takes a rule set is the gate's own
+answer (:meth:`flipgame.backends.base.Backend.accept`), so a strategy never claims
+boards its backend would refuse.  Solving a board by a strategy from outside
+goes through the gate (:func:`flipgame.gate.session.solve_strategy`); the ``auto``
+backend, below the gate, runs its strategies with :meth:`Strategy.run`.
+
+>>> STRATEGIES["sat-xor-binary"].options["descent"]
+'binary'
+>>> from flipgame.model.grid import Game
+>>> STRATEGIES["gauss-chase"].applies(Game(5, 5, wrap=True))
+False
+>>> STRATEGIES["bfs"].refusal(Game(6, 6)) is not None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from flipgame.backends.base import Backend
+from flipgame.backends.result import BatchSolution, Solution
+from flipgame.core.errors import RefusedError, RulesError
+from flipgame.gate.registry import ALIASES, get_backend
+from flipgame.model.grid import Game
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A backend with fixed options.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``sat-xor-binary``.
+    backend : str
+        A key of :data:`flipgame.BACKENDS`.
+    options : Mapping
+        Keyword options for that backend (validated by the gate on each call).
+    summary : str
+        One line: the method and what the options change.
+    """
+
+    name: str
+    backend: str
+    options: Mapping[str, object] = field(default_factory=dict)
+    summary: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+    @property
+    def method(self) -> Backend:
+        """The registered backend this strategy runs (:data:`flipgame.gate.registry.BACKENDS`)."""
+        return get_backend(self.backend)
+
+    @property
+    def timed(self) -> bool:
+        """True if the backend declares a ``time_limit`` option (gauss and bfs do not: they are bounded
+        by their own refusals, nullity and table size)."""
+        return any(o.name == "time_limit" for o in self.method.options)
+
+    def call_options(self, time_limit: float | None = None, **extra) -> dict:
+        """The options for one call: the strategy's, ``time_limit`` if the backend takes one, and ``extra``."""
+        opts = {**self.options, **extra}
+        if time_limit is not None and self.timed:
+            opts["time_limit"] = time_limit
+        return opts
+
+    def declared(self, options: Mapping[str, object]) -> dict:
+        """The entries of ``options`` the backend declares: what a portfolio (``auto``) passes on of its own."""
+        names = {o.name for o in self.method.all_options}
+        return {k: v for k, v in options.items() if k in names}
+
+    def refusal(self, game: Game, **extra) -> str | None:
+        """Why the strategy does not take ``game`` (its backend's refusal or an option error), or None.
+
+        O(1) for the model backends and bfs; gauss may run the (cached) elimination's size checks.
+        """
+        try:
+            self.method.accept(game.normal, self.call_options(**extra))
+        except (RefusedError, RulesError) as exc:
+            return str(exc)
+        return None
+
+    def applies(self, game: Game) -> bool:
+        """True if the strategy takes the rules ``game`` (see :meth:`refusal`)."""
+        return self.refusal(game) is None
+
+    def run(self, game: Game, board: int, time_limit: float | None = None, **extra) -> Solution:
+        """One board by the backend itself, for a caller below the gate (``auto``): ``game``'s goal
+        must be ``any``, ``white`` or ``black``, and no certificates are attached.
+
+        Raises
+        ------
+        OptionError, RefusedError
+            As :meth:`flipgame.backends.base.Backend.accept`.
+        """
+        options = self.method.accept(game, self.call_options(time_limit, **extra))
+        return self.method.solve(game, board, **options)
+
+
+STRATEGIES: dict[str, Strategy] = {}
+"""Strategy name -> strategy, in the order the study lists them."""
+
+
+def register(strategy: Strategy) -> Strategy:
+    """Add ``strategy`` to :data:`STRATEGIES` (replacing one of that name)."""
+    STRATEGIES[strategy.name] = strategy
+    return strategy
+
+
+for _s in (
+    Strategy("gauss", "gauss", {}, "GF(2) elimination (dense, or light chasing above 1024 plus cells), then "
+             "the minimum over the null space"),
+    Strategy("gauss-chase", "gauss", {"method": "chase"}, "light chasing only (plus neighbourhood, no wrap)"),
+    Strategy("sat-xor", "sat", {"engine": "xor"}, "CryptoMiniSat, native XOR clauses, linear descent"),
+    Strategy("sat-xor-binary", "sat", {"engine": "xor", "descent": "binary"}, "CryptoMiniSat, binary search on "
+             "the bound"),
+    Strategy("sat-xor-kmtotalizer", "sat", {"engine": "xor", "cardinality": "kmtotalizer"},
+             "CryptoMiniSat, k-modulo totalizer bound"),
+    Strategy("sat-xor-seqcounter", "sat", {"engine": "xor", "cardinality": "seqcounter"},
+             "CryptoMiniSat, sequential-counter bound"),
+    Strategy("sat-cnf-minisat", "sat", {"engine": "cnf", "solver": "minisat22"}, "MiniSat 2.2, XOR cut into CNF"),
+    Strategy("sat-cnf-glucose", "sat", {"engine": "cnf", "solver": "glucose4"}, "Glucose 4, XOR cut into CNF"),
+    Strategy("cpsat", "cpsat", {}, "OR-Tools CP-SAT as the backend runs it (chase formulation on plus boards "
+             "without wrap above 64 cells, XOR constraints otherwise), 1 worker"),
+    Strategy("cpsat-xor", "cpsat", {"formulation": "xor"}, "CP-SAT, one XOR constraint per cell at every size"),
+    Strategy("cpsat-linear", "cpsat", {"formulation": "linear"}, "CP-SAT, linear rows with a slack"),
+    Strategy("cpsat-2workers", "cpsat", {"workers": 2}, "CP-SAT, XOR constraints, 2 workers"),
+    Strategy("ilp-scip", "ilp", {"solver": "SCIP"}, "MIP, SCIP"),
+    Strategy("ilp-highs", "ilp", {"solver": "HIGHS"}, "MIP, HiGHS"),
+    Strategy("bfs", "bfs", {}, "breadth-first distance table over all 2**n boards"),
+    Strategy("rc2", "maxsat", {"solver": "g3"}, "MaxSAT: pysat's RC2 (Glucose 3) over the WCNF"),
+    Strategy("exact", "pb", {}, "PB: Exact over the OPB model, board bits as assumptions"),
+    Strategy("scip-direct", "mip", {"solver": "scip"}, "MIP, SCIP through PySCIPOpt, a persistent model"),
+    Strategy("highs-direct", "mip", {"solver": "highs"}, "MIP, HiGHS through highspy, a persistent model"),
+    # External programs (Debian packages), each on an exported file; SAT ones descend over the bound.
+    Strategy("cadical", "external", {"command": "cadical -q {file}", "format": "cnf"},
+             "CaDiCaL (program) on DIMACS CNF, descent over the bound"),
+    Strategy("cryptominisat5", "external", {"command": "cryptominisat5 --verb 0 {file}", "format": "xcnf"},
+             "CryptoMiniSat 5 (program) on CNF-XOR, descent over the bound"),
+    Strategy("minisat", "external", {"command": "minisat -verb=0 {file} {out}", "format": "cnf"},
+             "MiniSat (program) on DIMACS CNF, result file, descent over the bound"),
+    Strategy("picosat", "external", {"command": "picosat {file}", "format": "cnf"},
+             "PicoSAT (program) on DIMACS CNF, descent over the bound"),
+    Strategy("cbc", "external", {"command": "cbc {file} -cuts off solve solu {out}", "format": "mps"},
+             "COIN-OR CBC (program) on the MPS, no cuts (4x4: 0.07 s a call, 0.8 s with), its solution file"),
+):
+    register(_s)
+
+EXTERNAL = ("cadical", "cryptominisat5", "minisat", "picosat", "cbc")
+"""The strategies that run a Debian package's program."""
+
+
+def solver_cmd_strategy(command: str, fmt: str) -> Strategy:
+    """The strategy for ``--solver-cmd COMMAND --solver-format FMT``, registered as ``solver-cmd``."""
+    return register(Strategy("solver-cmd", "external", {"command": command, "format": fmt},
+                             f"external program: {command} ({fmt})"))
+
+
+class StrategyBackend(Backend):
+    """A strategy seen as a backend named after it: its backend with its options fixed underneath the
+    caller's (``verify --strategies``, ``solve --strategy``).  Answers carry the underlying backend's name."""
+
+    by_default = False
+
+    def __init__(self, strategy: Strategy):
+        self.strategy = strategy
+        self.base = get_backend(strategy.backend)
+        self.name = strategy.name
+        self.summary = strategy.summary
+        self.parallel = self.base.parallel
+        self.max_cells = self.base.max_cells
+        self.options = self.base.options
+
+    def check_options(self, options: dict) -> dict:
+        return self.base.check_options({**self.strategy.options, **options})
+
+    def refusal(self, game: Game, options: dict) -> str | None:
+        return self.base.refusal(game, options)
+
+    def refusal_error(self, game: Game, options: dict) -> type[Exception]:
+        return self.base.refusal_error(game, options)
+
+    def solve(self, game: Game, board: int, **options) -> Solution:
+        return self.base.solve(game, board, **options)
+
+    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+        return self.base.solve_batch(game, boards, **options)
+
+
+_AS_BACKEND: dict[str, StrategyBackend] = {}
+
+
+def strategy_backend(name: str) -> StrategyBackend:
+    """The strategy ``name`` as a backend (cached).  Raises KeyError for an unknown name."""
+    if name not in _AS_BACKEND:
+        _AS_BACKEND[name] = StrategyBackend(STRATEGIES[name])
+    return _AS_BACKEND[name]
+
+
+ALIASES.append(strategy_backend)
+
+
+def strategy_list(text: str) -> list[str]:
+    """``all`` or comma-separated strategy names, checked.
+
+    Raises
+    ------
+    ValueError
+        An unknown or repeated name; the message lists the valid ones.
+
+    >>> strategy_list("gauss, sat-xor")
+    ['gauss', 'sat-xor']
+    """
+    if text.strip() == "all":
+        return list(STRATEGIES)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if len(set(names)) != len(names):
+        raise ValueError(f"a strategy is named twice in {text!r}")
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown or not names:
+        raise ValueError(f"unknown strategy {', '.join(map(repr, unknown)) or '(none given)'}; valid: all or "
+                         f"{', '.join(STRATEGIES)}")
+    return names

@@ -1,0 +1,3 @@
+"""Encodings shared by the backends and the exporters: parity as CNF/XOR, cardinality bounds, the
+exchange formats and the parity proofs.
+"""

@@ -1,0 +1,323 @@
+"""Exchange formats: one board and its rules written as a SAT, MaxSAT, PB, MIP or CP-SAT instance.
+
+Every format states the same problem, *the fewest presses that take* ``board``
+*to the goal*, in the conventions of the community that reads it:
+
+``cnf``
+    DIMACS CNF (SAT competitions): each cell's parity cut into clauses (pieces
+    of at most :data:`flipgame.backends.sat.XOR_PIECE` literals, linked by auxiliary
+    variables), plus "at most K presses" as a sequential counter
+    (``pysat.card.CardEnc``) when a bound is given.  SAT iff some press set of
+    at most K presses reaches the goal.
+``xcnf``
+    CNF-XOR as CryptoMiniSat reads it: one ``x`` line per cell, plus the same bound.
+``wcnf``
+    WCNF in the MaxSAT Evaluation 2022 format (``h`` hard clauses: the parity;
+    one soft clause ``-x_j`` of weight 1 per press): the optimum cost is the minimum.
+``opb`` / ``opb-xor``
+    OPB (PB competitions): parity as ``sum(presses) - 2 * slack = b`` with the
+    integer slack written in binary, ``min: sum(presses)``.  ``opb-xor`` writes
+    each parity instead as a ``xor`` line of the PB'24 LinPB extension.
+``mps`` / ``lp``
+    The MIP ``sum(presses) - 2 k_i - t = -b_i`` (as the ``ilp`` backend), written by
+    OR-Tools' ``model_builder``.
+``cpsat``
+    The CP-SAT model (one ``BoolXor`` per cell, minimise presses) as a text protobuf.
+
+Variables.  Press ``j`` (cell ``r*cols + c``) is variable ``j + 1`` in every format
+(``x{j+1}`` in OPB, ``press_{j}`` in MPS/LP/CP-SAT); for the goal ``any`` the goal
+colour (1 = black) is variable ``n + 1``.  An explicit goal board is normalised to
+white on ``board ^ target`` as the gate does.  Each file opens with comment lines
+naming the board, the rules, the variables and, when the caller knows it, the
+optimum and how it was proved.
+
+Nothing here imports a solver at module level; pysat and OR-Tools are imported
+inside the writers that need them.
+
+Source: DIMACS CNF and the SAT competition output rules; CryptoMiniSat's XOR
+clause syntax; MaxSAT Evaluation 2022 rules (WCNF without the ``p`` line); OPB
+format of the PB competitions (Roussel & Manquinho, "Input/Output Format and
+Solver Requirements for the Competitions of Pseudo-Boolean Solvers", 2016);
+OR-Tools ``model_builder`` and ``CpModel`` documentation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from collections.abc import Sequence
+
+from flipgame.backends.sat import XOR_PIECE, xor_chain, xor_clauses
+from flipgame.model.grid import Board, Game, format_cells
+
+FORMATS = ("cnf", "xcnf", "wcnf", "opb", "opb-xor", "mps", "lp", "cpsat")
+"""Every format :func:`export` writes."""
+SUFFIXES = {"cnf": ".cnf", "xcnf": ".xcnf", "wcnf": ".wcnf", "opb": ".opb", "opb-xor": ".opb", "mps": ".mps",
+            "lp": ".lp", "cpsat": ".pbtxt"}
+"""File suffix per format."""
+BOUNDED = ("cnf", "xcnf")
+"""Formats that state a decision problem and take ``bound`` (the others minimise)."""
+COMMENT = {"cnf": "c", "xcnf": "c", "wcnf": "c", "opb": "*", "opb-xor": "*", "mps": "*", "lp": "\\",
+           "cpsat": "#"}
+"""The comment mark of each format."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Instance:
+    """One board under normalised rules (goal any, white or black), ready to write.
+
+    Attributes
+    ----------
+    game : Game
+        The rules; goal ``any``, ``white`` or ``black``.
+    board : int
+        Bitmask of black cells (``board ^ target`` for an explicit goal board).
+    notes : tuple of str
+        Extra header lines, e.g. ``"optimum 176 (proved by gauss: ...)"``.
+    """
+
+    game: Game
+    board: int
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, game: Game, board: int, notes: Sequence[str] = ()) -> Instance:
+        """The instance of ``board`` under ``game``, an explicit goal board normalised to white."""
+        if game.goal == "board":
+            return cls(dataclasses.replace(game, goal="white", target=None), board ^ game.target, tuple(notes))
+        return cls(game, board, tuple(notes))
+
+    @property
+    def n(self) -> int:
+        return self.game.n
+
+    @property
+    def colour_var(self) -> int | None:
+        """The goal-colour variable (1 = black) for the goal ``any``, else None."""
+        return self.n + 1 if self.game.goal == "any" else None
+
+    @property
+    def nvars(self) -> int:
+        """Presses plus the colour variable."""
+        return self.n + (self.colour_var is not None)
+
+    def parity_rows(self) -> list[tuple[list[int], int]]:
+        """Per cell ``i``: ``(variables, rhs)`` meaning ``XOR(variables) = rhs``.
+
+        The presses flipping ``i`` (and the colour variable for goal ``any``)
+        must have the parity of ``b_i XOR goal colour``.  O(n * stencil size).
+        """
+        fixed = int(self.game.goal == "black")
+        t = self.colour_var
+        rows = []
+        for i, flips in enumerate(self.game.flippers):
+            lits = [j + 1 for j in flips]
+            bit = self.board >> i & 1
+            rows.append(([*lits, t], bit) if t else (lits, bit ^ fixed))
+        return rows
+
+    def header(self, bound: int | None = None) -> list[str]:
+        """The comment lines (without the comment mark): board, rules, variables, bound, notes."""
+        g = self.game
+        lines = [f"flipgame instance: {g.rules}", "board (b = black = 1, row-major, cell (r, c) = press r*cols+c+1):"]
+        lines += ["  " + row for row in format_cells(self.board, g.rows, g.cols).splitlines()]
+        lines.append(f"variables 1..{self.n}: presses"
+                     + (f"; variable {self.colour_var}: goal colour (1 = black)" if self.colour_var else ""))
+        if bound is not None:
+            lines.append(f"decision: some press set of at most {bound} presses reaches the goal")
+        return lines + list(self.notes)
+
+
+def commented(lines: Sequence[str], mark: str) -> str:
+    """``lines`` as comment lines of one format."""
+    return "".join(f"{mark} {line}".rstrip() + "\n" for line in lines)
+
+
+def parity_clauses(inst: Instance, pool) -> list[list[int]]:
+    """CNF of every parity row; long XORs cut by :func:`flipgame.backends.sat.xor_chain` (auxiliaries from ``pool``)."""
+    clauses = []
+    for lits, rhs in inst.parity_rows():
+        lits = [-lits[0], *lits[1:]] if rhs else list(lits)  # XOR(lits) = 1  <=>  XOR(-l0, rest) = 0
+        clauses += xor_clauses(lits) if len(lits) <= XOR_PIECE else xor_chain(lits, lambda: pool.id())
+    return clauses
+
+
+def _pool(inst: Instance):
+    from pysat.formula import IDPool
+
+    return IDPool(start_from=inst.nvars + 1)
+
+
+def _bound_clauses(inst: Instance, bound: int | None, pool) -> list[list[int]]:
+    if bound is None or bound >= inst.n:
+        return []
+    from pysat.card import CardEnc, EncType
+
+    if bound < 0:
+        return [[1], [-1]]
+    enc = CardEnc.atmost(lits=list(range(1, inst.n + 1)), bound=bound, vpool=pool, encoding=EncType.seqcounter)
+    return [list(c) for c in enc.clauses]
+
+
+def write_cnf(inst: Instance, bound: int | None = None) -> str:
+    """DIMACS CNF: the parity as clauses and "at most ``bound`` presses" (none if None).
+
+    >>> text = write_cnf(Instance(Game(1, 1, "white"), 1))
+    >>> text.splitlines()[-2:]
+    ['p cnf 1 1', '1 0']
+    """
+    pool = _pool(inst)
+    clauses = parity_clauses(inst, pool) + _bound_clauses(inst, bound, pool)
+    return _dimacs(inst.header(bound), clauses, [], max(pool.top, inst.nvars))
+
+
+def _dimacs(header: list[str], clauses, xors, nvars: int) -> str:
+    out = io.StringIO()
+    out.write(commented(header, "c"))
+    out.write(f"p cnf {nvars} {len(clauses) + len(xors)}\n")
+    for x in xors:
+        out.write("x" + " ".join(map(str, x)) + " 0\n")
+    for c in clauses:
+        out.write(" ".join(map(str, c)) + " 0\n")
+    return out.getvalue()
+
+
+def write_xcnf(inst: Instance, bound: int | None = None) -> str:
+    """CNF-XOR for CryptoMiniSat: ``x1 2 -3 0`` means ``x1 XOR x2 XOR NOT x3 = true``; plus the bound.
+
+    >>> write_xcnf(Instance(Game(1, 2, "white"), 1)).splitlines()[-2:]
+    ['x1 2 0', 'x-1 2 0']
+    """
+    pool = _pool(inst)
+    xors = [lits if rhs else [-lits[0], *lits[1:]] for lits, rhs in inst.parity_rows()]
+    clauses = _bound_clauses(inst, bound, pool)
+    return _dimacs(inst.header(bound), clauses, xors, max(pool.top, inst.nvars))
+
+
+def write_wcnf(inst: Instance) -> str:
+    """WCNF, MaxSAT Evaluation 2022 format: hard parity clauses, soft ``-x_j`` of weight 1 per press."""
+    from pysat.formula import WCNF
+
+    pool = _pool(inst)
+    w = WCNF()
+    for c in parity_clauses(inst, pool):
+        w.append(c)
+    for j in range(1, inst.n + 1):
+        w.append([-j], weight=1)
+    out = io.StringIO()
+    w.to_fp(out, comments=[f"c {line}".rstrip() for line in inst.header()], format="mse22")
+    return out.getvalue()
+
+
+def _slack_bits(degree: int) -> list[int]:
+    """Weights 2, 4, 8, ... of the binary slack ``2k`` with ``0 <= k <= degree // 2``."""
+    bits, k = [], degree // 2
+    while k:
+        bits.append(2 << len(bits))
+        k >>= 1
+    return bits
+
+
+def write_opb(inst: Instance, xor: bool = False) -> str:
+    """OPB: ``min: sum x_j``; per cell ``sum(vars) - sum(2^(i+1) s_i) = rhs``, or with ``xor`` a LinPB
+    ``xor`` line (``xor x1 x2 ... = rhs``); no bound.
+
+    >>> write_opb(Instance(Game(1, 1, "white"), 1)).splitlines()[-2:]
+    ['min: +1 x1 ;', '+1 x1 = 1 ;']
+    """
+    top = inst.nvars
+    lines = []
+    for lits, rhs in inst.parity_rows():
+        terms = " ".join(f"+1 x{v}" for v in lits)
+        if xor:
+            lines.append(f"xor {' '.join(f'x{v}' for v in lits)} = {rhs} ;")
+            continue
+        slack = []
+        for weight in _slack_bits(len(lits) - rhs):
+            top += 1
+            slack.append(f"-{weight} x{top}")
+        lines.append(" ".join([terms, *slack]) + f" = {rhs} ;")
+    head = commented(inst.header(), "*")
+    objective = "min: " + " ".join(f"+1 x{j}" for j in range(1, inst.n + 1)) + " ;"
+    count = f"* #variable= {top} #constraint= {len(lines)}\n"
+    return count + head + objective + "\n" + "\n".join(lines) + "\n"
+
+
+def _mip(inst: Instance):
+    """The ``ilp`` backend's MIP as an OR-Tools ``model_builder.Model``."""
+    from ortools.linear_solver.python import model_builder as mb
+
+    m = mb.Model()
+    press = [m.new_bool_var(f"press_{j}") for j in range(inst.n)]
+    colour = m.new_bool_var("target_black") if inst.colour_var else None
+    fixed = float(inst.game.goal == "black")
+    for i, flips in enumerate(inst.game.flippers):
+        k = m.new_int_var(0, (len(flips) + 1) // 2, f"slack_{i}")
+        lhs = sum(press[j] for j in flips) - 2 * k - (colour if colour is not None else fixed)
+        m.add(lhs == -float(inst.board >> i & 1), name=f"parity_{i}")
+    m.minimize(sum(press))
+    return m
+
+
+def write_mps(inst: Instance) -> str:
+    """Free MPS of the MIP, written by OR-Tools ``model_builder``; the header as ``*`` comments."""
+    return commented(inst.header(), "*") + _mip(inst).export_to_mps_string()
+
+
+def write_lp(inst: Instance) -> str:
+    """CPLEX LP of the MIP, written by OR-Tools ``model_builder``; the header as ``\\`` comments."""
+    return commented(inst.header(), "\\") + _mip(inst).export_to_lp_string()
+
+
+def cpsat_model(inst: Instance):
+    """The CP-SAT model: one ``BoolXor`` per cell, minimise presses (as the ``cpsat`` backend's ``xor``)."""
+    from ortools.sat.python import cp_model
+
+    m = cp_model.CpModel()
+    press = [m.new_bool_var(f"press_{j}") for j in range(inst.n)]
+    colour = m.new_bool_var("target_black") if inst.colour_var else None
+    for lits, rhs in inst.parity_rows():
+        vs = [press[v - 1] if v <= inst.n else colour for v in lits]
+        m.add_bool_xor(vs if rhs else [~vs[0], *vs[1:]])
+    m.minimize(sum(press))
+    return m
+
+
+def write_cpsat(inst: Instance) -> str:
+    """The CP-SAT model as a text protobuf (``CpModelProto``) after ``#`` comments."""
+    return commented(inst.header(), "#") + str(cpsat_model(inst).proto) + "\n"
+
+
+def export(fmt: str, game: Game, board: int | Board, bound: int | None = None, notes: Sequence[str] = ()) -> str:
+    """The text of ``board`` under ``game`` in format ``fmt`` (one of :data:`FORMATS`).
+
+    Parameters
+    ----------
+    fmt : str
+    game : Game
+    board : int or Board
+    bound : int, optional
+        "At most ``bound`` presses" for ``cnf`` and ``xcnf``; refused for the others.
+    notes : sequence of str
+        Extra header lines (the known optimum and its proof).
+
+    Raises
+    ------
+    ValueError
+        An unknown format, or a bound for a format that minimises.
+
+    Running time: O(n) lines plus the bound's O(n * bound) clauses.
+
+    >>> export("cnf", Game(1, 1, "black"), 0).splitlines()[-2:]
+    ['p cnf 1 1', '1 0']
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
+    if bound is not None and fmt not in BOUNDED:
+        raise ValueError(f"--bound applies to {' and '.join(BOUNDED)}; {fmt} states the minimisation itself")
+    inst = Instance.of(game, board.cells if isinstance(board, Board) else board, notes)
+    if fmt in BOUNDED:
+        return (write_cnf if fmt == "cnf" else write_xcnf)(inst, bound)
+    writers = {"wcnf": write_wcnf, "opb": write_opb, "opb-xor": lambda i: write_opb(i, xor=True),
+               "mps": write_mps, "lp": write_lp, "cpsat": write_cpsat}
+    return writers[fmt](inst)

@@ -1,0 +1,322 @@
+"""The gate: :func:`solve`, :func:`solve_batch` and :class:`Session` are the one way into a backend.
+
+They read the board (a :class:`~flipgame.model.grid.Board`, rows of text, or a
+bitmask with its :class:`~flipgame.model.grid.Game`), validate the rules and the
+backend's options once, ask the backend whether it takes the board
+(:class:`~flipgame.core.errors.RefusedError` if not, before anything is built,
+naming the registered backends that do take it), normalise an explicit goal
+board to all white on ``board ^ target`` so that backends only ever see the
+goals ``any``, ``white`` and ``black``, and attach an Impossible board's
+certificates.
+
+This module also registers the built-in backends in
+:data:`flipgame.gate.registry.BACKENDS`.  Heavy solver libraries (OR-Tools,
+python-sat, pycryptosat) are imported inside their backend's model only.
+
+>>> s = solve(["bwwb", "bbwb", "bwwb", "bwww"])
+>>> s
+Solution(backend='gauss', status=OPTIMAL, moves=4, presses=417, target=0, ...)
+>>> solve(["wbbb", "wwww", "wwww", "wwww"], "bfs").answer()
+'Impossible'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from flipgame.algebra.gf2 import certificates
+from flipgame.backends import auto, bfs, cpsat, external, gauss, ilp, maxsat, mip, pb, sat
+from flipgame.backends.base import Backend, ModelBackend
+from flipgame.backends.result import BatchSolution, Solution, Status
+from flipgame.backends.strategies import STRATEGIES, Strategy
+from flipgame.core.errors import BoardTooLargeError, RulesError
+from flipgame.gate.registry import get_backend, register, taken_by
+from flipgame.model.grid import Board, Game
+
+for _b in (gauss.Gauss(), bfs.Bfs(), cpsat.CpSat(), sat.Sat(), ilp.Ilp(), auto.Auto(), external.External(),
+           maxsat.MaxSat(), pb.Pb(), mip.Mip()):
+    register(_b)
+
+
+def _board_and_game(board, game: Game | None) -> tuple[int, Game]:
+    if isinstance(board, str):
+        board = board.split()
+    if isinstance(board, (list, tuple)):
+        board = Board.from_rows(board)
+    if isinstance(board, Board):
+        game = game or Game(board.rows, board.cols)
+        if (game.rows, game.cols) != (board.rows, board.cols):
+            raise RulesError(f"board is {board.rows}x{board.cols} but the game is {game.size}")
+        return board.cells, game
+    if isinstance(board, (int, np.integer)) and not isinstance(board, bool):
+        if game is None:
+            raise RulesError("a board given as a bitmask needs game=Game(rows, cols, ...) for its shape")
+        board = int(board)
+        if not 0 <= board <= game.full:
+            raise RulesError(f"board {board} is not a {game.size} bitmask (0..{game.full})")
+        return board, game
+    raise RulesError(f"expected a Board, rows of 'b'/'w' text or an int bitmask, got {type(board).__name__}")
+
+
+def prepare(game: Game, backend: str | Backend, options: dict) -> tuple[Backend, Game, dict]:
+    """Validate once: the backend, its options and whether it takes ``game``.
+
+    Returns ``(backend, normalised game, options with defaults)``; the
+    normalised game has goal ``any``, ``white`` or ``black`` (an explicit goal
+    board becomes ``white``, to be solved from ``board ^ target``).
+
+    Raises
+    ------
+    UnknownBackendError, OptionError, RefusedError
+    """
+    b = backend if isinstance(backend, Backend) else get_backend(backend)
+    options = b.check_options(options)
+    return b, _normal_taken(b, game, options), options
+
+
+def _normal_taken(b: Backend, game: Game, options: dict) -> Game:
+    """The normalised ``game``, once ``b`` takes it with ``options`` (already checked); else the
+    RefusedError subclass of ``b``, whose message names the registered backends that take it."""
+    normal = game.normal
+    why = b.refusal(normal, options)
+    if why:
+        error = b.refusal_error(normal, options)
+        others = taken_by(normal, skip=b.name) if error.about_the_board else None
+        hint = "" if others is None else f"; taken by: {', '.join(others)}" if others else \
+            "; no registered backend takes it"
+        raise error(why + hint)
+    return normal
+
+
+def solve(board, backend: str = "gauss", *, game: Game | None = None, **options) -> Solution:
+    """Minimum presses for one board, by the named backend, through the gate.
+
+    Parameters
+    ----------
+    board : Board, sequence of str, str or int
+        A :class:`Board`; its rows (``["bwwb", ...]`` or ``"bwwb\\nbbwb..."``);
+        or an int bitmask (cell (r, c) = bit ``r*cols + c``) with ``game``.
+    backend : str
+        A key of :data:`BACKENDS`.
+    game : Game, optional
+        The rules; default: the board's shape, goal "any colour".
+    **options
+        The backend's declared options (``BACKENDS[name].options``), e.g.
+        ``time_limit=5.0``, and ``canonical=True`` for every backend.
+
+    Returns
+    -------
+    Solution
+        An INFEASIBLE answer carries ``certificates`` (goal board -> cells)
+        when the dense elimination takes the board (at most :data:`~flipgame.core.limits.DENSE_MAX_CELLS` cells).
+        when the dense elimination or light chasing takes the board (quiet patterns above 2500 cells).
+    Raises
+    ------
+    RulesError
+        A board that does not fit the rules, or bad rules.
+    UnknownBackendError, OptionError
+        Naming the valid backends or options.
+    RefusedError
+        The backend declines the board (size, nullity, memory); the message
+        names what does take it.
+
+    >>> solve("bbw bww www", "sat", game=Game(3, 3, "white")).moves
+    1
+    """
+    cells, game = _board_and_game(board, game)
+    b, normal, options = prepare(game, backend, options)
+    return _solve_one(b, game, normal, cells, options)
+
+
+def solve_strategy(strategy: str | Strategy, board, game: Game, time_limit: float | None = None,
+                   **extra) -> Solution:
+    """One board by a named strategy (:data:`flipgame.backends.strategies.STRATEGIES`), through the gate:
+    :func:`solve` with the strategy's backend and options, ``time_limit`` if that backend takes one.
+
+    >>> solve_strategy("sat-xor-binary", 11, Game(3, 3, "white")).moves
+    1
+    """
+    s = strategy if isinstance(strategy, Strategy) else STRATEGIES[strategy]
+    return solve(board, s.backend, game=game, **s.call_options(time_limit, **extra))
+
+
+def _solve_one(b: Backend, game: Game, normal: Game, cells: int, options: dict, model=None) -> Solution:
+    """The gate's one-board path after validation: goal-board normalisation, the backend
+    (on ``model`` when a session holds one open), the goal restored, certificates attached."""
+    target = game.target if game.goal == "board" else 0
+    if model is None:
+        s = b.solve(normal, cells ^ target, **options)
+    else:
+        s = b.solve_on(model, cells ^ target, canonical=options["canonical"])
+    if s.success and game.goal == "board":
+        s = dataclasses.replace(s, target=game.target)
+    return _with_certificates(game, cells, s)
+
+
+def _with_certificates(game: Game, cells: int, s: Solution) -> Solution:
+    """``s`` with an Impossible board's certificates attached (any size the algebra takes:
+    the dense elimination, or light chasing's quiet patterns on larger plus boards)."""
+    if s.status is Status.INFEASIBLE:
+        with contextlib.suppress(BoardTooLargeError):
+            s = dataclasses.replace(s, certificates=certificates(game, cells))
+    return s
+
+
+def solve_batch(boards: Sequence[int] | np.ndarray, game: Game, backend: str = "gauss",
+                **options) -> BatchSolution:
+    """Many boards of one game (at most 64 cells) through the gate; see :func:`solve`.
+
+    Parameters
+    ----------
+    boards : array_like of uint64, shape (k,)
+        Bitmasks, each at most ``game.full``.
+
+    Returns
+    -------
+    BatchSolution
+        Targets are the goal boards of ``game`` (an explicit goal board included).
+
+    >>> solve_batch([0, 1, 14], Game(4, 4), "gauss").moves.tolist()
+    [0, -1, -1]
+    """
+    boards = _batch_boards(boards, game)
+    b, normal, options = prepare(game, backend, options)
+    return _solve_many(b, game, normal, boards, options)
+
+
+def _batch_boards(boards, game: Game) -> np.ndarray:
+    """``boards`` as uint64 bitmasks of ``game`` (at most 64 cells); raises RulesError."""
+    if game.n > 64:
+        raise RulesError(f"batches hold boards of at most 64 cells in uint64; {game.size} has {game.n}: "
+                         f"use solve() per board")
+    boards = np.asarray(boards, dtype=np.uint64)
+    if boards.ndim != 1:
+        raise RulesError(f"boards must be a one-dimensional array of bitmasks, got shape {boards.shape}")
+    if len(boards) and int(boards.max()) > game.full:
+        raise RulesError(f"board {int(boards.max())} is not a {game.size} bitmask (0..{game.full})")
+    return boards
+
+
+def _solve_many(b: Backend, game: Game, normal: Game, boards: np.ndarray, options: dict,
+                model=None) -> BatchSolution:
+    """The gate's batch path after validation; see :func:`_solve_one`."""
+    def run(boards: np.ndarray) -> BatchSolution:
+        if model is None:
+            return b.solve_batch(normal, boards, **options)
+        return b.solve_batch_on(model, boards, canonical=options["canonical"])
+
+    if game.goal != "board":
+        return run(boards)
+    out = run(boards ^ np.uint64(game.target))
+    solved = out.status == Status.OPTIMAL
+    return dataclasses.replace(out, boards=boards,
+                               target=np.where(solved, np.uint64(game.target), np.uint64(0)))
+
+
+class Session:
+    """Many solves by one backend with one set of options, through the gate.
+
+    The options are validated once, when the session starts; whether the
+    backend takes a rule set is asked once per distinct :class:`Game`; a model
+    backend (cpsat, sat, ilp) keeps one open :class:`~flipgame.backends.base.Model`
+    per distinct normalised game, so a stream of same-size boards builds one
+    model instead of one per board.  Validation, goal-board normalisation and
+    certificates are those of :func:`solve` and :func:`solve_batch` (the same
+    code), and so are the answers.  Models are closed by :meth:`close`, at the
+    end of a ``with`` block.
+
+    Parameters
+    ----------
+    backend : str or Backend
+        A key of :data:`BACKENDS`.
+    max_models : int
+        Open models kept at most; past it the least recently used is closed
+        (each may hold up to ``memory_limit`` GiB).
+    **options
+        The backend's declared options, as for :func:`solve`.
+
+    Raises
+    ------
+    UnknownBackendError, OptionError
+        At construction, naming the valid backends or options.
+
+    >>> with Session("sat") as session:
+    ...     [session.solve(b, game=Game(3, 3, "white")).moves for b in (0, 3, 11)]
+    ...     session.models_built
+    [0, 5, 1]
+    1
+    """
+
+    def __init__(self, backend: str | Backend = "gauss", *, max_models: int = 8, **options):
+        self.backend = backend if isinstance(backend, Backend) else get_backend(backend)
+        self.options = self.backend.check_options(options)
+        self.max_models = max(1, int(max_models))
+        self._taken: dict[Game, Game] = {}
+        self._models: OrderedDict[Game, object] = OrderedDict()
+        self.models_built = 0
+        """Models built so far (at most one per distinct normalised game while it stays open)."""
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Session {self.backend.name}: {len(self._models)} open model(s)>"
+
+    def close(self) -> None:
+        """Close every open model (frees the solvers' native memory); the session stays usable."""
+        while self._models:
+            _, model = self._models.popitem(last=False)
+            model.close()
+
+    def prepare(self, game: Game) -> Game:
+        """The normalised ``game``, once the backend takes it; cached per game.  O(1) after the first call.
+
+        Raises
+        ------
+        RefusedError
+            The backend declines ``game``; the message names what takes it.
+        """
+        normal = self._taken.get(game)
+        if normal is None:
+            normal = self._taken[game] = _normal_taken(self.backend, game, self.options)
+        return normal
+
+    def _model(self, normal: Game):
+        """The open model of ``normal`` for a model backend, else None."""
+        if not isinstance(self.backend, ModelBackend):
+            return None
+        model = self._models.get(normal)
+        if model is None:
+            model = self._models[normal] = self.backend.open(normal, **self.options)
+            self.models_built += 1
+            if len(self._models) > self.max_models:
+                self._models.popitem(last=False)[1].close()
+        else:
+            self._models.move_to_end(normal)
+        return model
+
+    def solve(self, board, *, game: Game | None = None) -> Solution:
+        """One board, as :func:`solve` with this session's backend and options (same arguments, errors)."""
+        cells, game = _board_and_game(board, game)
+        normal = self.prepare(game)
+        return _solve_one(self.backend, game, normal, cells, self.options, self._model(normal))
+
+    def solve_batch(self, boards: Sequence[int] | np.ndarray, game: Game) -> BatchSolution:
+        """Many boards of one game (at most 64 cells), as :func:`solve_batch`."""
+        boards = _batch_boards(boards, game)
+        normal = self.prepare(game)
+        return _solve_many(self.backend, game, normal, boards, self.options, self._model(normal))
+
+    def solution(self, batch: BatchSolution, i: int, game: Game) -> Solution:
+        """Board ``i`` of ``batch`` (from :meth:`solve_batch` on ``game``) as :func:`solve` returns it:
+        an Impossible board carries its certificates.  Per-board ``seconds`` and ``stats`` are not
+        kept by a batch (0 and empty).  O(n^2 / w) for an Impossible board, O(1) otherwise."""
+        return _with_certificates(game, int(batch.boards[i]), batch[i])

@@ -1,0 +1,255 @@
+"""A benchmark suite on disk: instance families x sizes in the exchange formats, with a manifest.
+
+Each instance is one board under one rule set, written once per format by
+:mod:`flipgame.encode.export`, beside its board as text.  The manifest (``manifest.csv``
+and ``manifest.json``) lists each instance's family, size, rules, files, known
+answer and how that answer is certified:
+
+``witness + gauss``
+    gauss's minimum (GF(2) elimination, minimum over the null space), its press set
+    re-applied by the board model.
+``parity certificate``
+    Impossible: a vector c with c^T A = 0 and odd overlap with board XOR goal, re-checked.
+``unknown``
+    gauss refuses the board (nullity over its limit); no answer is claimed.
+
+The decision formats (``cnf``, ``xcnf``) are written at the bound ``optimum - 1``, so
+their expected answer is UNSAT (the hard direction: a proof that no fewer presses do);
+an Impossible board's CNF carries no bound and is UNSAT as well.  The other formats
+minimise, and their expected optimum is the manifest's.
+
+Running time: gauss per board plus O(n * bound) clauses per CNF.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from flipgame import solve
+from flipgame.backends.result import Status
+from flipgame.core.errors import RefusedError
+from flipgame.encode.export import BOUNDED, SUFFIXES, export
+from flipgame.encode.system_export import SYSTEM_FORMATS, export_system
+from flipgame.formats.press import read_aoc2025_10
+from flipgame.gate.general import solve_system
+from flipgame.model.grid import Board, Game, format_cells
+from flipgame.model.system import PressSystem, from_game, from_json
+from flipgame.study.structure import FAMILIES
+from flipgame.verify.checks.witness import check_solution, check_system_certificate, check_system_solution
+
+SUITE_FORMATS = ("cnf", "xcnf", "wcnf", "opb", "mps", "lp")
+"""Formats written by default."""
+MANIFEST_FIELDS = ("instance", "family", "n", "rules", "optimum", "certificate", "bound", "expected_sat", "files")
+"""Columns of ``manifest.csv``."""
+B18 = ("bwbwbwbwbbbbbwwwbb wwbwwbbbbbbwwwwwbb wbbwbwbwbbbwwbwbbw bwwbwwwwwbwbwbwbbb wwwbbwbwwwwbwbbbbw "
+       "wbwbbbbwbwwwwbbwbb bwwbwwbwwwwbwbbwbw wwwbbwbbbbwbbbwwbb bwbwwbbbwwwwbbwbbb bwwwbwwwbbbwwwwbbw "
+       "wbbwbwbwwbwwbwwwww bbbwbbbwbwwwbbbbwb wwbbwwwwwwbwwwbwwb wwbbbbwbwbbwwbwwbb bbbwwwwbwwwwwbbbww "
+       "bwbbwbbwwwbbwbbwww bbwbbbwwbwwwwwbwwb wwwwwwwbbbbwbwwbbw")
+"""The 18x18 unique-solution board of the backend-scaling issue (goal black, optimum 176)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One instance of the manifest."""
+
+    instance: str
+    family: str
+    n: int
+    rules: str
+    optimum: str  # a number, "Impossible" or "unknown"
+    certificate: str
+    bound: int | None
+    expected_sat: str  # for the decision formats: "UNSAT" or "unknown"
+    files: dict[str, str]
+    game: dict | None = None  # the grid rules (rows, cols, goal, wrap, neighbourhood, stencil), to rebuild them
+    system: dict | None = None  # a press system: its JSON (docs/general-game.md), goal, target and board
+
+
+def known_answer(game: Game, board: int) -> tuple[str, str]:
+    """``(optimum, certificate)`` from gauss with its witness or parity certificate re-checked."""
+    try:
+        s = solve(board, "gauss", game=game)
+    except RefusedError:
+        return "unknown", "unknown"
+    if check_solution(game, board, s) is not None:  # pragma: no cover - gauss is checked elsewhere
+        return "unknown", "unknown"
+    if s.status is Status.INFEASIBLE:
+        return "Impossible", "parity certificate"
+    return str(s.moves), "witness + gauss"
+
+
+def system_known_answer(system: PressSystem, board: Sequence[int]) -> tuple[str, str]:
+    """``(optimum, certificate)`` of a press-system board: gauss over Z_k (its witness or, for
+    Impossible, its certificate re-checked by the model), bfs for counters; ``unknown`` when
+    neither takes it."""
+    name = "gauss" if system.states is not None else "bfs"
+    try:
+        s = solve_system(system, board, name)
+    except RefusedError:
+        return "unknown", "unknown"
+    if s.status is Status.INFEASIBLE:
+        ok = s.certificates and all(check_system_certificate(system, board, t, c) is None
+                                    for t, c in s.certificates.items())
+        return ("Impossible", "certificate mod k") if ok else ("unknown", "unknown")
+    if s.status is not Status.OPTIMAL or check_system_solution(system, board, s) is not None:
+        return "unknown", "unknown"
+    return str(s.moves), f"witness + {name}"
+
+
+def instances(families: Sequence[str], sizes: Sequence[int] | None, boards: int, seed: int,
+              judge: bool = True) -> list[tuple[str, str, int, Game, int]]:
+    """``(name, family, n, game, board)`` for every family x size x board, plus the judge case."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for f in families:
+        fam = FAMILIES[f]
+        for n in sizes or fam.sizes:
+            game = fam.game(n)
+            for i, b in enumerate(fam.boards(game, rng, boards)):
+                out.append((f"{f}-{n}x{n}-{i}", f, n, game, b))
+    if judge:
+        out.append(("judge-18x18-unique", "judge", 18, Game(18, 18, "black"), Board.from_rows(B18.split()).cells))
+    return out
+
+
+def _write_files(root: str, name: str, board_text: str, formats: Sequence[str], known: tuple[str, str],
+                 write) -> tuple[int | None, str, dict[str, str]]:
+    """Write ``name``'s board text and one file per format (``write(fmt, bound, notes)`` gives its
+    text); the decision formats at the bound ``optimum - 1``.  Returns (bound, expected answer, files)."""
+    optimum, certificate = known
+    bound = int(optimum) - 1 if optimum.isdigit() and int(optimum) > 0 else None
+    expected = "UNSAT" if bound is not None or optimum == "Impossible" else "unknown"
+    notes = [f"known answer: {optimum} ({certificate})"]
+    with open(os.path.join(root, name + ".txt"), "w") as f:
+        f.write(board_text + "\n")
+    files = {}
+    for fmt in formats:
+        path = name + ("-" + fmt if fmt == "opb-xor" else "") + SUFFIXES[fmt]
+        extra = [f"expected: {expected} (bound = optimum - 1)"] if fmt in BOUNDED else []
+        with open(os.path.join(root, path), "w") as f:
+            f.write(write(fmt, bound if fmt in BOUNDED else None, notes + extra))
+        files[fmt] = path
+    return bound, expected, files
+
+
+def write_instance(root: str, name: str, family: str, n: int, game: Game, board: int,
+                   formats: Sequence[str]) -> Entry:
+    """Write one instance's files under ``root``; its manifest entry."""
+    known = known_answer(game, board)
+    bound, expected, files = _write_files(root, name, format_cells(board, game.rows, game.cols), formats, known,
+                                          lambda fmt, b, notes: export(fmt, game, board, bound=b, notes=notes))
+    rules = {k: getattr(game, k) for k in ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil")}
+    return Entry(name, family, n, game.rules, *known, bound, expected, files, game=rules)
+
+
+GENERAL_FAMILY = "general"
+"""The suite's family of press systems (three states, Merlin's square, counters, Z_4 and Z_5)."""
+_AOC_EXAMPLE = ("[.##.] (3) (1,3) (2) (2,3) (0,2) (0,1) {3,5,4,7}",
+                "[...#.] (0,2,3,4) (2,3) (0,4) (0,1,2) (1,2,3,4) {7,5,12,7,2}",
+                "[.###.#] (0,1,2,3,4) (0,3,4) (0,1,2,4,5) (1,2) {10,11,11,5,10,5}")
+"""The Advent of Code 2025 day 10 example machines (part 2 optima 10, 12, 11)."""
+MERLIN = {"grid": "3x3", "states": 2, "buttons": [[0, 1, 3, 4], [0, 1, 2], [1, 2, 4, 5], [0, 3, 6], [1, 3, 4, 5, 7],
+                                                  [2, 5, 8], [3, 4, 6, 7], [6, 7, 8], [4, 5, 7, 8]]}
+"""Merlin's Magic Square (examples/merlin.json)."""
+
+
+def system_instances(seed: int) -> list[tuple[str, PressSystem, tuple[int, ...]]]:
+    """``(name, system with its goal, board)`` of the general family: Lights Out 2000 (5x5 mod 3, all 1s
+    and all 2s to all 0s: 18 and 21), Merlin's square (to the ring: 8 from all off, 4 from
+    ``bww/www/www``), the Advent of Code 2025 day 10 example as counters (10, 12, 11), and random
+    boards mod 4 (3x3) and mod 5 (4x4) to all 0s."""
+    rng = np.random.default_rng(seed)
+    lo = from_game(Game(5, 5), states=3, goal="0")
+    ring = from_json(MERLIN, goal="board", target=(1, 1, 1, 1, 0, 1, 1, 1, 1))
+    out = [("lo2000-5x5-all1", lo, (1,) * 25), ("lo2000-5x5-all2", lo, (2,) * 25),
+           ("merlin-off-to-ring", ring, (0,) * 9), ("merlin-bww-to-ring", ring, (1,) + (0,) * 8)]
+    out += [(f"aoc2025-10-machine{k}", system, board)
+            for k, system, board in read_aoc2025_10(_AOC_EXAMPLE, part=2)]
+    for k, (r, c) in ((4, (3, 3)), (5, (4, 4))):
+        system = from_game(Game(r, c), states=k, goal="0")
+        out.append((f"z{k}-{r}x{c}-0", system, tuple(int(v) for v in rng.integers(0, k, r * c))))
+    return out
+
+
+def write_system_instance(root: str, name: str, system: PressSystem, board: tuple[int, ...],
+                          formats: Sequence[str]) -> Entry:
+    """Write one press-system instance (the formats that take it) and its board; its manifest entry."""
+    known = system_known_answer(system, board)
+    taken = [f for f in formats if system.states == 2 or f in SYSTEM_FORMATS]
+    bound, expected, files = _write_files(root, name, system.format_board(board), taken, known,
+                                          lambda fmt, b, notes: export_system(fmt, system, board, b, notes))
+    described = {**system.to_json(), "goal": system.goal, "target": system.target, "board": list(board)}
+    return Entry(name, GENERAL_FAMILY, system.cells, system.rules, *known, bound, expected, files, system=described)
+
+
+def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequence[int] | None = None,
+                 boards: int = 1, seed: int = 0, formats: Sequence[str] = SUITE_FORMATS,
+                 judge: bool = True) -> list[Entry]:
+    """Write the suite under ``root`` (created) and its manifest; the entries.
+
+    Raises
+    ------
+    OSError
+        ``root`` cannot be written.
+    KeyError
+        An unknown family.
+    """
+    os.makedirs(root, exist_ok=True)
+    families = list(families or [*FAMILIES, GENERAL_FAMILY])
+    entries = [write_instance(root, *inst, formats)
+               for inst in instances([f for f in families if f in FAMILIES], sizes, boards, seed, judge)]
+    if GENERAL_FAMILY in families:
+        entries += [write_system_instance(root, *inst, formats) for inst in system_instances(seed)]
+    with open(os.path.join(root, "manifest.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(MANIFEST_FIELDS)
+        for e in entries:
+            row = dataclasses.asdict(e)
+            row["files"] = " ".join(e.files.values())
+            w.writerow(["" if row[k] is None else row[k] for k in MANIFEST_FIELDS])
+    with open(os.path.join(root, "manifest.json"), "w") as f:
+        json.dump({"seed": seed, "boards_per_size": boards, "formats": list(formats),
+                   "instances": [dataclasses.asdict(e) for e in entries]}, f, indent=1)
+    return entries
+
+
+def suite_plan(root: str) -> tuple[list[tuple], list[str]]:
+    """The grid instances of the suite written under ``root``, as a plan of
+    :func:`flipgame.study.structure.compare_strategies` (family, n, Game, index, board), read from the files
+    alone (``manifest.json`` and each instance's board text); and the names of the instances it
+    leaves out (press systems: the strategies run grid games).
+
+    Raises
+    ------
+    OSError
+        ``root`` has no readable manifest or board file.
+    ValueError
+        A damaged manifest, or a board whose answer (gauss, re-checked) is not the manifest's.
+    """
+    with open(os.path.join(root, "manifest.json")) as f:
+        manifest = json.load(f)
+    plan, left_out, index = [], [], {}
+    try:
+        for e in manifest["instances"]:
+            if e.get("game") is None:
+                left_out.append(e["instance"])
+                continue
+            rules = dict(e["game"])
+            rules["stencil"] = tuple(map(tuple, rules["stencil"])) if rules.get("stencil") else None
+            game = Game(**rules)
+            with open(os.path.join(root, e["instance"] + ".txt")) as f:
+                board = Board.from_rows(f.read().split()).cells
+            answer = known_answer(game, board)[0]
+            if answer != e["optimum"]:
+                raise ValueError(f"{e['instance']}: the manifest says {e['optimum']}, gauss {answer}")
+            i = index[(e["family"], e["n"])] = index.get((e["family"], e["n"]), -1) + 1
+            plan.append((e["family"], e["n"], game, i, board))
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{root}/manifest.json is not a flipgame suite manifest ({exc})") from None
+    return plan, left_out

@@ -1,0 +1,1 @@
+"""Checks that use the model only, never a backend: witnesses and certificates."""

@@ -1,0 +1,1 @@
+"""Minimality proofs: the checked CNF, DRAT files, the independent checker and the proving runs."""

@@ -1,0 +1,137 @@
+"""DRAT proofs as flat arrays, and their text and binary files.
+
+A proof is what a generator writes (:mod:`flipgame.encode.parity_proofs`, or CaDiCaL's DRUP
+log) and what :mod:`flipgame.verify.proofs.proof_check` checks: one clause per step,
+each an addition (RUP or RAT) or a deletion (``d``).  Text DRAT has a step per
+line; binary DRAT is drat-trim's (``a``/``d``, literals as variable-length
+``2 v + sign``, 0).
+
+Source: Wetzler, Heule and Hunt, "DRAT-trim: Efficient checking and trimming
+using expressive clausal proofs", SAT 2014 (both formats).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass
+class Proof:
+    """A DRAT proof as flat arrays (what the generators write and the checker reads).
+
+    Attributes
+    ----------
+    lits : ndarray of int32, shape (total,)
+        DIMACS literals, each step's clause ended by 0.
+    deletions : ndarray of bool, shape (steps,)
+        True for a deletion step (``d``).
+    """
+
+    lits: np.ndarray
+    deletions: np.ndarray
+
+    @classmethod
+    def from_lines(cls, lines) -> Proof:
+        """From text DRAT lines (``"1 -2 0"``, ``"d 1 3 0"``); see :func:`proof_from_text`."""
+        return proof_from_text("\n".join(lines))
+
+    def __len__(self) -> int:
+        return len(self.deletions)
+
+    def text_lines(self):
+        """The proof as text DRAT lines, one step per line (a generator)."""
+        ends = np.flatnonzero(self.lits == 0)
+        start = 0
+        flat = self.lits.tolist()
+        for k, end in enumerate(ends.tolist()):
+            body = " ".join(map(str, flat[start:end]))
+            head = "d " if self.deletions[k] else ""
+            yield f"{head}{body} 0" if body else f"{head}0"
+            start = end + 1
+
+    def binary(self) -> bytes:
+        """Binary DRAT (drat-trim's format): ``a``/``d``, literals as variable-length 2*v+sign, 0."""
+        out = bytearray()
+        flat = self.lits.tolist()
+        ends = np.flatnonzero(self.lits == 0).tolist()
+        start = 0
+        for k, end in enumerate(ends):
+            out.append(0x64 if self.deletions[k] else 0x61)
+            for d in flat[start:end]:
+                u = 2 * abs(d) + (d < 0)
+                while u > 127:
+                    out.append(u & 127 | 128)
+                    u >>= 7
+                out.append(u)
+            out.append(0)
+            start = end + 1
+        return bytes(out)
+
+
+def proof_from_text(text: str) -> Proof:
+    """Parse text DRAT (clauses ended by 0, ``d`` for deletions, ``c`` comment lines).
+
+    Raises ValueError on a malformed proof (dratify's parser, so the same rules as its checker).
+    """
+    from dratify import parse_proof
+    from dratify.lits import to_dimacs
+
+    lits: list[int] = []
+    dels = []
+    for kind, step in parse_proof(text):
+        lits += [to_dimacs(x) for x in step]
+        lits.append(0)
+        dels.append(kind == "d")
+    return Proof(np.array(lits, dtype=np.int32), np.array(dels, dtype=bool))
+
+
+def proof_from_binary(data: bytes) -> Proof:
+    """Parse binary DRAT.  Raises ValueError on a malformed stream."""
+    lits: list[int] = []
+    dels: list[bool] = []
+    i, size = 0, len(data)
+    while i < size:
+        tag = data[i]
+        if tag not in (0x61, 0x64):
+            raise ValueError(f"binary DRAT: byte {i} is {tag:#x}, expected 'a' or 'd'")
+        dels.append(tag == 0x64)
+        i += 1
+        while True:
+            u, shift = 0, 0
+            while True:
+                if i >= size:
+                    raise ValueError("binary DRAT: truncated clause")
+                byte = data[i]
+                i += 1
+                u |= (byte & 127) << shift
+                shift += 7
+                if byte < 128:
+                    break
+            if u == 0:
+                lits.append(0)
+                break
+            lits.append(-(u >> 1) if u & 1 else u >> 1)
+    return Proof(np.array(lits, dtype=np.int32), np.array(dels, dtype=bool))
+
+
+def write_proof(path: str | os.PathLike, proof: Proof, binary: bool = False) -> None:
+    """Text DRAT (one step per line) or, with ``binary``, binary DRAT."""
+    if binary:
+        Path(path).write_bytes(proof.binary())
+        return
+    with open(path, "w", encoding="ascii") as fh:
+        for line in proof.text_lines():
+            fh.write(line + "\n")
+
+
+def read_proof(path: str | os.PathLike) -> Proof:
+    """A text or binary DRAT file (binary when its first byte is ``a`` (0x61) followed by a byte
+    that is no digit, space or minus, or when the file is not ASCII)."""
+    data = Path(path).read_bytes()
+    if data[:1] in (b"a", b"d") and len(data) > 1 and data[1:2] not in b" -0123456789":
+        return proof_from_binary(data)
+    return proof_from_text(data.decode("ascii"))

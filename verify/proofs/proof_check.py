@@ -1,0 +1,543 @@
+"""The proof checker of a minimality certificate: dratify, fed a piece at a time.
+
+:func:`check_refutation` replays a DRAT proof (:mod:`flipgame.verify.proofs.drat`)
+of the lower-bound formula (:mod:`flipgame.verify.proofs.lower_bound`) in dratify:
+its compiled checker when ``cdclkit[native]`` registered one, else its
+pure-Python checker (the engine is reported).  Nothing here imports a solver
+or a proof generator.
+
+Long proofs are checked in consecutive pieces.  A piece that does not end
+the proof ends with extra additions: the clauses alive at its end (worked out
+here from the steps, or named by the generator as a hint).  The checker must
+accept each of them, and they are the formula of the next piece.  Accepted
+additions preserve satisfiability and the next formula is a subset of the
+clauses present, so a refutation of it refutes the formula: a wrong guess or
+hint can only make a piece fail, and then the proof is checked again with the
+exact alive sets, worked out step by step.  As each piece's formula is known
+before it is checked, pieces run in parallel processes
+(:func:`check_refutation` with ``jobs``), even while the proof is still being
+written (:class:`PieceCheck`).
+
+Source: Wetzler, Heule and Hunt, "DRAT-trim: Efficient checking and trimming
+using expressive clausal proofs", SAT 2014 (forward checking of RUP and RAT).
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import contextlib
+import gc
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from flipgame.core.processes import die_with_parent
+from flipgame.verify.proofs.drat import Proof, read_proof
+from flipgame.verify.proofs.lower_bound import Formula
+
+CHECK_ENGINE = "auto"
+"""``dratify.check_proof`` engine: the compiled one when registered (``cdclkit[native]``), else Python."""
+
+CHECK_PIECE_STEPS = 8_000_000
+"""Proof steps per checked piece: bounds the checker's memory (about 180 bytes a step in dratify's
+native store: 1.5 GB a piece)."""
+
+PARALLEL_MIN_STEPS = 400_000
+"""Proofs shorter than this are checked in one piece in this process (a fork costs more)."""
+
+STREAM_PIECE_STEPS = 1_000_000
+"""Steps of a piece checked while the proof is still being written (:class:`PieceCheck`)."""
+
+SPLIT_STEP_COST = 100
+"""Estimated cost of a case-split step relative to an ordinary one (balances pieces only): a split
+line is a full propagation, about 0.2 ms against 2 microseconds (19x19 all-lit, nullity 16)."""
+
+
+@dataclass
+class Verdict:
+    """What the checker said.
+
+    ``ok`` (the empty clause was derived and every step checked), ``reason``,
+    ``failed_step`` (1-based over the whole proof, 0 if none), ``steps``,
+    ``engine`` (``native`` or ``python``) and ``seconds``.
+    """
+
+    ok: bool
+    reason: str
+    failed_step: int
+    steps: int
+    engine: str
+    seconds: float
+    reached_empty: bool = False
+
+
+def engine_name() -> str:
+    """``native`` when dratify has a compiled checker registered (``import cdclkit`` registers it), else ``python``."""
+    with contextlib.suppress(ImportError):
+        import cdclkit  # noqa: F401  (registers its native checker with dratify)
+    import dratify
+
+    return "native" if dratify.native_available() and CHECK_ENGINE != "python" else "python"
+
+
+def _internal(lits: np.ndarray) -> np.ndarray:
+    """DIMACS literals -> dratify's internal literals ``2 (v - 1) + sign`` (a 0 stays a 0 marker: -1)."""
+    lits = lits.astype(np.int64)
+    return np.where(lits != 0, 2 * (np.abs(lits) - 1) + (lits < 0), -1)
+
+
+def _clause_list(clauses) -> list[list[int]]:
+    """DIMACS clauses -> internal-literal lists, duplicates merged and tautologies dropped (as
+    dratify's ``CNF.add`` does; dropping a clause that is always true changes nothing)."""
+    out = []
+    for c in clauses:
+        lits = sorted({2 * (abs(d) - 1) + (d < 0) for d in c})
+        if not any(b == a + 1 and not a & 1 for a, b in zip(lits, lits[1:], strict=False)):
+            out.append(lits)
+    return out
+
+
+class _Steps(collections.abc.Sequence):
+    """Proof steps ``first .. last - 1``, then ``extra`` additions, as the native checker's
+    ``(deletion, internal literals)`` pairs.
+
+    The pairs are made a chunk at a time while the checker reads them (it iterates the
+    sequence once), so Python holds one chunk's objects, not the proof's: about 180 bytes a step
+    in the checker's own store instead of 400 more in Python lists."""
+
+    CHUNK = 1 << 18
+
+    def __init__(self, proof: Proof, ends: np.ndarray, first: int, last: int, extra: list | None = None):
+        self.proof, self.ends, self.first, self.last = proof, ends, first, last
+        self.extra = extra or []
+
+    def __len__(self) -> int:
+        return self.last - self.first + len(self.extra)
+
+    def __getitem__(self, k: int):
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return next(self._chunk(self.first + k, self.first + k + 1)) if k < self.last - self.first \
+            else (False, self.extra[k - self.last + self.first])
+
+    def _chunk(self, a: int, b: int):
+        ends = self.ends
+        lo = int(ends[a - 1]) + 1 if a else 0
+        flat = _internal(self.proof.lits[lo:int(ends[b - 1]) + 1]).tolist()
+        stops = ends[a:b] - lo
+        starts = np.concatenate(([0], stops[:-1] + 1)).tolist()
+        # C-level loops only: one slice object and one list per step
+        pieces = map(flat.__getitem__, map(slice, starts, stops.tolist()))
+        return zip(self.proof.deletions[a:b].tolist(), pieces, strict=True)
+
+    def __iter__(self):
+        for a in range(self.first, self.last, self.CHUNK):
+            yield from self._chunk(a, min(self.last, a + self.CHUNK))
+        for c in self.extra:
+            yield False, c
+
+
+def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proof,
+                     piece: int = CHECK_PIECE_STEPS, jobs: int = 1, heavy_from: int | None = None) -> Verdict:
+    """Check that ``proof`` refutes ``formula`` (RUP and RAT, deletions honoured), in pieces.
+
+    Parameters
+    ----------
+    formula : Formula or (clauses, nvars)
+    proof : Proof
+    piece : int
+        Most steps per dratify call.  A piece that does not end the proof ends with extra
+        additions: the clauses that stay alive (the formula's and the lemmas not deleted, worked
+        out here from the steps); the checker must accept each of them, and they are the formula
+        of the next piece.  Accepted additions preserve satisfiability and the next formula is a
+        subset of the clauses present, so a refutation of it refutes the formula.  The carried
+        set is only a guess that the checker verifies: when it fails, or a later piece fails, the
+        check is done again with the exact sets worked out step by step, so a verdict never
+        depends on the guess.
+    jobs : int
+        Processes checking pieces at once (forked: they share the proof's arrays).  With more
+        than one, a proof of at least :data:`PARALLEL_MIN_STEPS` steps is cut into at least
+        ``jobs`` pieces of equal estimated cost; each piece's formula is known before any is
+        checked, so the pieces are independent.
+    heavy_from : int, optional
+        Steps from this index on are a case split (each a full propagation, about
+        :data:`SPLIT_STEP_COST` times an ordinary step): a hint that balances the pieces, never
+        used for the verdict.
+
+    Returns
+    -------
+    Verdict
+
+    Running time: one unit propagation per step (forward checking), about 2 microseconds a step
+    of a parity proof, divided by ``jobs``; memory about 180 bytes a step of a piece in the checker.
+    """
+    clauses, nvars = (formula.clauses, formula.nvars) if isinstance(formula, Formula) else formula
+    engine = engine_name()
+    start = time.perf_counter()
+    ends = np.flatnonzero(proof.lits == 0)
+    if len(ends) != len(proof.deletions):
+        return Verdict(False, "malformed proof: steps and terminators differ", 0, 0, engine, 0.0)
+    jobs = jobs if engine == "native" else 1
+    enabled = gc.isenabled()
+    gc.disable()  # millions of small lists, none cyclic: the collector's passes would dominate
+    try:
+        cuts = _cuts(len(ends), piece, jobs, heavy_from)
+        bases = [_clause_list(clauses)]
+        for first, last in cuts[:-1]:
+            bases.append(_alive_guess(bases[-1], proof, ends, first, last))
+        tasks = [(_top(nvars, bases[k]), bases[k], first, last, bases[k + 1] if k + 1 < len(cuts) else [])
+                 for k, (first, last) in enumerate(cuts)]
+        results = _run_pieces(proof, ends, tasks, engine, jobs)
+        verdict = _verdict(cuts, results, engine, exact=len(cuts) == 1)
+        if verdict is None:  # a guess failed, or a later piece did: the exact sets decide
+            verdict = _check_exact(clauses, nvars, proof, ends, cuts, engine)
+        verdict.seconds = time.perf_counter() - start
+        return verdict
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _cuts(total: int, piece: int, jobs: int, heavy_from: int | None) -> list[tuple[int, int]]:
+    """``(first, last)`` step ranges: at most ``piece`` steps each, and with ``jobs`` > 1 a multiple
+    of ``jobs`` pieces of about equal estimated cost."""
+    count = max(1, -(-total // piece))
+    if jobs > 1 and total >= PARALLEL_MIN_STEPS:
+        count = -(-max(count, jobs) // jobs) * jobs
+    if count == 1:
+        return [(0, total)]
+    light = total if heavy_from is None else min(max(heavy_from, 0), total)
+    cost = light + SPLIT_STEP_COST * (total - light)
+    marks = [0]
+    for k in range(1, count):
+        c = cost * k / count
+        at = int(c) if c <= light else light + int((c - light) / SPLIT_STEP_COST)
+        marks.append(min(max(at, marks[-1] + 1), total - (count - k)))
+    marks.append(total)
+    out, first = [], 0
+    for mark in marks[1:]:  # no piece over ``piece`` steps
+        while mark - first > piece:
+            out.append((first, first + piece))
+            first += piece
+        out.append((first, mark))
+        first = mark
+    return out
+
+
+def _top(nvars: int, clauses: list[list[int]]) -> int:
+    """The highest variable of ``nvars`` and the (sorted, internal-literal) ``clauses``."""
+    return max([nvars, *(c[-1] // 2 + 1 for c in clauses if c)])
+
+
+def _verdict(cuts, results, engine: str, exact: bool) -> Verdict | None:
+    """The verdict of the pieces' results, in order; None when it depends on a guessed carry."""
+    for k, ((first, last), r) in enumerate(zip(cuts, results, strict=True)):
+        if r.ok:
+            return Verdict(True, r.reason, 0, first + r.steps, engine, 0.0, True)
+        if r.failed_step:
+            if not exact and (k > 0 or r.failed_step > last - first):
+                return None
+            return Verdict(False, r.reason, first + r.failed_step, last, engine, 0.0, bool(r.reached_empty))
+    r = results[-1]
+    return Verdict(False, r.reason, 0, cuts[-1][1], engine, 0.0, bool(r.reached_empty))
+
+
+def _check_exact(clauses, nvars: int, proof: Proof, ends, cuts, engine: str) -> Verdict:
+    """The pieces in order, each carrying the exact clauses alive (worked out step by step)."""
+    base = _clause_list(clauses)
+    for k, (first, last) in enumerate(cuts):
+        carry = _alive_exact(base, proof, ends, first, last) if k + 1 < len(cuts) else []
+        r = _check_piece(_top(nvars, base), base, _Steps(proof, ends, first, last, carry), engine)
+        v = _verdict([(first, last)], [r], engine, exact=True)
+        if r.ok or r.failed_step or k + 1 == len(cuts):
+            return v
+        base = carry
+    raise AssertionError("unreachable")
+
+
+def _run_pieces(proof: Proof, ends, tasks: list, engine: str, jobs: int) -> list:
+    """Check every piece: in this process, or spread over ``jobs`` processes (this one and
+    ``jobs - 1`` forked children that die with it); results in the order of ``tasks``."""
+    def run(k: int):
+        top, base, first, last, carry = tasks[k]
+        return _check_piece(top, base, _Steps(proof, ends, first, last, carry), engine)
+
+    if jobs <= 1 or len(tasks) == 1:
+        return [run(k) for k in range(len(tasks))]
+    children = [_fork(lambda w=w: [(k, run(k)) for k in range(w, len(tasks), jobs)])
+                for w in range(1, min(jobs, len(tasks)))]
+    results: dict[int, object] = {}
+    try:
+        results.update((k, run(k)) for k in range(0, len(tasks), jobs))
+        for child in children:
+            results.update(_collect(*child))
+    finally:
+        _kill(children)
+    return [results[k] for k in range(len(tasks))]
+
+
+def _fork(work) -> tuple[int, int]:
+    """Fork a child that runs ``work()`` (a list of ``(piece, CheckResult)``) and writes it, pickled,
+    to a pipe; the child ignores Ctrl-C and dies with this process.  Returns (pid, read end)."""
+    import pickle
+
+    parent = os.getpid()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 0
+        try:
+            os.close(read)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and kills us)
+            die_with_parent(parent)
+            data = pickle.dumps([(k, (r.ok, r.reason, r.steps, r.failed_step, r.reached_empty)) for k, r in work()])
+        except BaseException as e:  # noqa: BLE001  (reported to the parent, which raises it)
+            data, code = pickle.dumps(f"{type(e).__name__}: {e}"), 1
+        with os.fdopen(write, "wb") as fh:
+            fh.write(data)
+        os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _collect(pid: int, fd: int) -> list:
+    """A forked child's results, as ``(piece, CheckResult)`` pairs (waits for it)."""
+    import pickle
+
+    from dratify import CheckResult
+
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read()
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    out = pickle.loads(data) if data else "the checking process died"
+    if isinstance(out, str):
+        raise RuntimeError(f"proof check worker failed: {out}")
+    results = []
+    for k, (ok, reason, steps, failed_step, reached_empty) in out:
+        r = CheckResult()
+        r.ok, r.reason, r.steps, r.failed_step, r.reached_empty = ok, reason, steps, failed_step, reached_empty
+        results.append((k, r))
+    return results
+
+
+def _kill(children) -> None:
+    """SIGKILL and reap forked checkers that may still run (after their results, or on an error)."""
+    for pid, _ in children:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def _cost(dels: bytearray, first: int, last: int, heavy_from: int | None) -> int:
+    """Estimated cost of steps ``first .. last - 1`` (deletion flags ``dels``) when the case split
+    starts at ``heavy_from``: its additions cost :data:`SPLIT_STEP_COST` each, its deletions 1."""
+    light = last if heavy_from is None else max(first, min(last, heavy_from))
+    return light - first + (SPLIT_STEP_COST - 1) * dels.count(0, light, last) + (last - light)
+
+
+def _split_steps(flat: list[int]):
+    """The clauses of flat 0-terminated literals."""
+    start = 0
+    for k, lit in enumerate(flat):
+        if lit == 0:
+            yield flat[start:k]
+            start = k + 1
+
+
+class PieceCheck:
+    """Check a proof while it is being written, each finished piece in a forked process.
+
+    The writer calls :meth:`cut` where it can name the lemmas alive.  Once the piece since the
+    last cut has at least ``piece`` steps it ends there, with the formula's clauses and the
+    named lemmas as its extra additions (see the module notes), and a forked process (that dies
+    with this one) checks it while the writer goes on.  :meth:`finish` checks the rest here and
+    gives the whole proof's verdict.  With ``jobs`` 1, or without the native engine, nothing is
+    cut, and :meth:`finish` is :func:`check_refutation`.  Use it as a context manager: leaving
+    it kills any checker still running.
+
+    Parameters
+    ----------
+    formula : Formula
+    jobs : int
+        At most ``jobs`` forked checkers run at once (beside the writer); :meth:`cut` waits for
+        the oldest before starting one more.
+    piece : int
+        Fewest steps of a piece cut while the proof is written.
+    """
+
+    def __init__(self, formula: Formula, jobs: int = 1, piece: int = STREAM_PIECE_STEPS):
+        self.formula, self.piece = formula, piece
+        self.engine = engine_name()
+        self.jobs = jobs if self.engine == "native" else 1
+        self.cuts, self.offsets = [0], [0]  # each piece's first step and first literal
+        self.bases: list[list[list[int]]] = []
+        self.running: list[tuple[int, int]] = []
+        self.results: dict[int, object] = {}
+        self.started: float | None = None
+
+    def __enter__(self) -> PieceCheck:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _kill(self.running)
+        self.running = []
+
+    def cut(self, log, alive) -> None:
+        """Maybe end a piece here.  ``log`` is the proof so far: ``log.lits`` (flat DIMACS literals,
+        a 0 after each step), ``log.dels`` (a deletion flag per step) and ``log.split_from`` (where a
+        case split starts, or None: a hint of cost, see :data:`SPLIT_STEP_COST`); ``alive()`` names
+        lemmas alive (flat, 0-terminated) and is called only when a piece ends."""
+        lits, dels = log.lits, log.dels
+        steps = len(dels)
+        if self.jobs <= 1 or _cost(dels, self.cuts[-1], steps, log.split_from) < self.piece:
+            return
+        if self.started is None:
+            self.started = time.perf_counter()
+            self.bases.append(_clause_list(self.formula.clauses))
+        carry = self.bases[0] + _clause_list(_split_steps(alive()))
+        first, lo = self.cuts[-1], self.offsets[-1]
+        piece = Proof(np.frombuffer(lits[lo:], dtype=np.int32), np.frombuffer(bytes(dels[first:]), dtype=bool))
+        base, k, top = self.bases[-1], len(self.cuts) - 1, _top(self.formula.nvars, self.bases[-1])
+        while len(self.running) >= self.jobs:
+            self.results.update(_collect(*self.running.pop(0)))
+        ends = np.flatnonzero(piece.lits == 0)
+        self.running.append(_fork(lambda: [(k, _check_piece(top, base, _Steps(piece, ends, 0, len(ends), carry),
+                                                            self.engine))]))
+        self.bases.append(carry)
+        self.cuts.append(steps)
+        self.offsets.append(len(lits))
+
+    def finish(self, proof: Proof, heavy_from: int | None = None) -> Verdict:
+        """The verdict on the whole written ``proof`` (the rest is checked in this process;
+        ``heavy_from`` as in :func:`check_refutation`, when nothing was cut)."""
+        if len(self.cuts) == 1:
+            return check_refutation(self.formula, proof, jobs=self.jobs, heavy_from=heavy_from)
+        ends = np.flatnonzero(proof.lits == 0)
+        last = len(proof.deletions)
+        ranges = list(zip(self.cuts, [*self.cuts[1:], last], strict=True))
+        first = self.cuts[-1]
+        tail = _check_piece(_top(self.formula.nvars, self.bases[-1]), self.bases[-1],
+                            _Steps(proof, ends, first, last), self.engine)
+        self.results[len(ranges) - 1] = tail
+        while self.running:
+            self.results.update(_collect(*self.running.pop(0)))
+        verdict = _verdict(ranges, [self.results[k] for k in range(len(ranges))], self.engine, exact=False)
+        if verdict is None:  # a named lemma was not there, or a later piece failed: the exact sets decide
+            verdict = check_refutation(self.formula, proof)
+        verdict.seconds = time.perf_counter() - self.started
+        return verdict
+
+
+def _check_piece(nvars: int, clauses: list[list[int]], steps: _Steps, engine: str):
+    """dratify's verdict on one piece.  The native engine is called through dratify's registered
+    handle directly: the literals are internal ones made here (never negative), so dratify's
+    per-literal input validation, a Python loop as slow as the native check itself, is skipped;
+    its result is unpacked with dratify's own consistency rule (ok implies the empty clause)."""
+    import dratify
+    from dratify import CNF, CheckResult, check_proof
+
+    if engine != "native":
+        cnf = CNF(nvars)
+        for c in clauses:
+            cnf.add(c)
+        return check_proof(cnf, [("d" if d else "a", lits) for d, lits in steps], check_rat=True,
+                           apply_deletions=True, engine="python")
+    native = dratify.native_implementation()
+    raw = native.check_proof(nvars, clauses, steps, True, True)
+    ok, reason, nsteps, _, _, _, _, _, failed_step, reached_empty = tuple(raw)
+    if ok and not reached_empty:
+        raise RuntimeError("the native checker reported a refutation without the empty clause")
+    r = CheckResult()
+    r.ok, r.reason, r.steps, r.failed_step, r.reached_empty = ok, reason, nsteps, max(failed_step, 0), reached_empty
+    return r
+
+
+def _alive_guess(base: list[list[int]], proof: Proof, ends: np.ndarray, first: int, last: int) -> list[list[int]]:
+    """The clauses alive after steps ``first .. last - 1`` (``base`` alive before them), matched by a
+    64-bit hash of each sorted clause: vectorised, and only a guess (the checker must accept each
+    clause of it)."""
+    import itertools
+
+    lo = int(ends[first - 1]) + 1 if first else 0
+    step_flat = _internal(proof.lits[lo:int(ends[last - 1]) + 1])
+    base_len = np.fromiter(map(len, base), dtype=np.int64, count=len(base))
+    base_flat = np.fromiter(itertools.chain.from_iterable(base), dtype=np.int64, count=int(base_len.sum()))
+    flat = np.concatenate((base_flat, step_flat))
+    step_starts = np.concatenate(([0], ends[first:last - 1] - lo + 1))
+    starts = np.concatenate((np.cumsum(base_len) - base_len, step_starts + len(base_flat)))
+    lengths = np.concatenate((base_len, ends[first:last] - lo - step_starts))
+    weights = np.concatenate((np.ones(len(base), np.int64), np.where(proof.deletions[first:last], -1, 1)))
+    hashes = np.empty(len(lengths), dtype=np.uint64)
+    group = np.empty(len(lengths), dtype=np.int64)
+    row = np.empty(len(lengths), dtype=np.int64)
+    mats = []
+    for g, length in enumerate(np.unique(lengths).tolist()):
+        idx = np.flatnonzero(lengths == length)
+        mat = np.sort(flat[starts[idx, None] + np.arange(length)], axis=1)
+        if length > 1:  # a clause with a repeated literal or a tautology is left out of the guess
+            odd = np.any((mat[:, 1:] == mat[:, :-1]) | ((mat[:, 1:] == mat[:, :-1] + 1) & (mat[:, :-1] % 2 == 0)), 1)
+            weights[idx[odd]] = 0
+        hashes[idx], group[idx], row[idx] = _row_hash(mat), g, np.arange(len(idx))
+        mats.append(mat)
+    uniq, inverse = np.unique(hashes, return_inverse=True)
+    net = np.bincount(inverse, weights=weights, minlength=len(uniq)).astype(np.int64)
+    witness = np.full(len(uniq), -1, dtype=np.int64)  # per hash, an addition of a clause with it
+    added = np.flatnonzero(weights > 0)
+    witness[inverse[added]] = added
+    alive = np.flatnonzero((net > 0) & (witness >= 0))
+    items, copies = witness[alive], net[alive]
+    out: list[list[int]] = []
+    for g, mat in enumerate(mats):
+        mine = group[items] == g
+        for clause, k in zip(mat[row[items[mine]]].tolist(), copies[mine].tolist(), strict=True):
+            out.extend([clause] * k)
+    return out
+
+
+def _row_hash(mat: np.ndarray) -> np.ndarray:
+    """A 64-bit hash per row of ``mat`` (FNV-1a over the literals, seeded with the length)."""
+    with np.errstate(over="ignore"):
+        h = np.full(len(mat), 14695981039346656037 ^ mat.shape[1], dtype=np.uint64)
+        for col in mat.T:
+            h = (h ^ col.astype(np.uint64)) * np.uint64(1099511628211)
+    return h
+
+
+def _alive_exact(base: list[list[int]], proof: Proof, ends: np.ndarray, first: int, last: int) -> list[list[int]]:
+    """The clauses alive after steps ``first .. last - 1``, step by step (additions counted,
+    deletions removing one present copy each)."""
+    counts: dict[tuple[int, ...], int] = {}
+    for c in base:
+        key = tuple(c)
+        counts[key] = counts.get(key, 0) + 1
+    for deletion, lits in _Steps(proof, ends, first, last):
+        key = tuple(sorted(set(lits)))
+        if not deletion:
+            counts[key] = counts.get(key, 0) + 1
+        elif counts.get(key):
+            counts[key] -= 1
+    return [list(c) for c, k in counts.items() for _ in range(k)]
+
+
+def check_proof_files(cnf_path: str | os.PathLike, proof_path: str | os.PathLike) -> bool:
+    """Re-check a written ``.cnf`` / ``.drat`` pair (text or binary DRAT) with dratify.
+
+    True iff the proof derives the empty clause and every addition is RUP or
+    RAT.  The same pair can be checked with ``drat-trim file.cnf file.drat``.
+
+    Raises
+    ------
+    OSError
+        If a file cannot be read.
+    ValueError
+        If either file is malformed.
+    """
+    from dratify import parse_dimacs_file
+
+    cnf = parse_dimacs_file(os.fspath(cnf_path))
+    clauses = [[(lit >> 1) + 1 if not lit & 1 else -((lit >> 1) + 1) for lit in c] for c in cnf.clauses]
+    return check_refutation((clauses, cnf.nvars), read_proof(proof_path)).ok

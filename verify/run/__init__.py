@@ -1,0 +1,1 @@
+"""The agreement run: executors (local pool or Dask), comparison, checkpoints and reports."""
