@@ -145,6 +145,11 @@ class Game:
         return self.rows * self.cols
 
     @property
+    def m(self) -> int:
+        """Number of buttons (one per cell on a grid): the bits of a press set."""
+        return self.rows * self.cols
+
+    @property
     def full(self) -> int:
         """The all-black board, ``2**n - 1``."""
         return (1 << self.n) - 1
