@@ -35,11 +35,13 @@ from flipgame.formats.judge import read_cases
 from flipgame.gate.registry import BACKENDS, get_backend, register
 from flipgame.gate.session import Session, prepare, solve, solve_batch, solve_strategy
 from flipgame.model.grid import GOALS, Board, Game, format_cells
+from flipgame.model.rules import from_edges, from_json, read_edge_list
+from flipgame.model.system import PressSystem
 
 __all__ = [
     "BACKENDS", "GOALS", "Backend", "BatchSolution", "Board", "BoardFormatError", "BoardTooLargeError",
     "FlipgameError", "Game", "MemoryBudgetError", "ModelBackend", "NullityTooLargeError", "Option",
-    "OptionError", "RefusedError", "RulesError", "Session", "Solution", "Status", "UnknownBackendError",
-    "format_cells", "get_backend", "prepare", "read_cases", "register", "solve", "solve_batch",
-    "solve_strategy",
+    "OptionError", "PressSystem", "RefusedError", "RulesError", "Session", "Solution", "Status",
+    "UnknownBackendError", "format_cells", "from_edges", "from_json", "get_backend", "prepare", "read_cases",
+    "read_edge_list", "register", "solve", "solve_batch", "solve_strategy",
 ]

@@ -37,7 +37,7 @@ def _relabel(name: str, s: Solution) -> Solution:
 
 def one_colour(game: Game, board: int) -> Solution:
     """Checks only the all-white target, even when the goal is either colour."""
-    return _relabel("one_colour", solve_gate("gauss", dataclasses.replace(game, goal="white"), board))
+    return _relabel("one_colour", solve_gate("gauss", game.with_goal("white"), board))
 
 
 def _brute_force_table(masks: list[int], n: int) -> dict[int, int]:

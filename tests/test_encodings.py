@@ -10,7 +10,8 @@ from conftest import POJ_SAMPLE, board, solve_gate
 
 from flipgame import Game, OptionError, Status, solve, solve_batch
 from flipgame.backends import sat
-from flipgame.backends.sat import SatModel, xor_chain, xor_clauses
+from flipgame.backends.sat import SatModel
+from flipgame.encode.parity import xor_chain, xor_clauses
 
 
 def models_of(clauses, primary):

@@ -6,8 +6,9 @@ from conftest import missing_program, solve_gate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flipgame import BACKENDS, Game
-from flipgame.verify.checks.witness import check_certificate, check_solution
+from flipgame import BACKENDS, Game, PressSystem, RefusedError, solve
+from flipgame.model.rules import from_edges
+from flipgame.verify.checks.witness import check_certificate, check_impossible, check_solution
 
 
 @st.composite
@@ -84,3 +85,44 @@ def test_answer_invariant_under_colour_swap(gb):
     swapped = Game(game.rows, game.cols, swapped_goal, game.wrap)
     a = solve_gate("gauss", game, board).answer()
     assert BACKENDS["bfs" if game.n <= 24 else "cpsat"].solve(swapped, board ^ game.full).answer() == a
+
+
+@st.composite
+def press_system_and_board(draw):
+    """A random press system (a graph game over two states, a grid or button list over Z_k for k in
+    {3, 4, 6}, or counters) with a board and a goal every backend can be asked about."""
+    kind = draw(st.sampled_from(["graph", "zk", "counters"]))
+    cells = draw(st.integers(1, 6))
+    if kind == "graph":
+        pairs = draw(st.lists(st.tuples(st.integers(0, cells - 1), st.integers(0, cells - 1)), max_size=8))
+        system = from_edges(cells, [p for p in pairs if p[0] != p[1]], goal=draw(st.sampled_from(["any", "white"])))
+        return system, draw(st.integers(0, system.full))
+    buttons = draw(st.lists(st.lists(st.integers(0, cells - 1), min_size=1, max_size=cells), min_size=1, max_size=5))
+    if kind == "zk":
+        k = draw(st.sampled_from([3, 4, 6]))
+        amounts = [[draw(st.integers(1, k - 1)) for _ in b] for b in buttons]
+        system = PressSystem(cells, [list(zip(b, a, strict=True)) for b, a in zip(buttons, amounts, strict=True)],
+                             k, draw(st.sampled_from(["any", "0"])))
+        return system, tuple(draw(st.integers(0, k - 1)) for _ in range(cells))
+    system = PressSystem(cells, [[(c, 1) for c in b] for b in buttons], None, "board",
+                         tuple(draw(st.integers(0, 6)) for _ in range(cells)))
+    return system, tuple(draw(st.integers(0, 2)) for _ in range(cells))
+
+
+SYSTEM_BACKENDS = ("gauss", "bfs", "cpsat", "sat", "ilp", "mip", "pb", "auto")
+"""The backends asked about every drawn press system; each one that takes it must agree."""
+
+
+@SETTINGS
+@given(press_system_and_board())
+def test_every_backend_that_takes_a_press_system_agrees(sb):
+    system, board = sb
+    got = {}
+    for name in SYSTEM_BACKENDS:
+        try:
+            s = solve(board, name, game=system, **({"time_limit": 30.0} if name != "gauss" and name != "bfs" else {}))
+        except RefusedError:
+            continue
+        assert check_solution(system, board, s) is None and check_impossible(system, board, s) is None, (name, s)
+        got[name] = s.answer()
+    assert len(got) >= 2 and len(set(got.values())) == 1, got

@@ -8,7 +8,7 @@ import pytest
 
 from flipgame.cli import main
 from flipgame.study import metrics as m
-from flipgame.study.structure import Run
+from flipgame.study.compare import Run
 
 
 def runs():

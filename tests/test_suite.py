@@ -123,20 +123,23 @@ def test_export_cli_writes_a_press_system_and_refuses_cnf_for_three_states(tmp_p
 
 
 def test_study_runs_on_a_suite_from_its_files(tmp_path, capsys):
-    """The grid instances of a suite, every answer checked against the manifest and gauss; the press
-    systems are named as left out."""
+    """Every instance of a suite, grids and press systems alike, every answer checked against the manifest
+    and gauss (press systems beyond two states: refused by sat, answered by ilp)."""
     root = tmp_path / "suite"
     assert main(["export-suite", str(root), "--families", "random,king,general", "--sizes", "4"]) == 0
     capsys.readouterr()
     table = tmp_path / "runs.csv"
     assert main(["study", "--strategies", "gauss,ilp-scip,sat-xor", "--suite", str(root), "--csv", str(table)]) == 0
     out, err = capsys.readouterr()
-    assert "Disagreements: 0" in out and "9 press-system instances left out" in err
+    assert "Disagreements: 0" in out and "left out" not in err
     with open(table) as f:
         runs = list(csv.DictReader(f))
-    assert len(runs) == 3 * 3  # gauss, ilp-scip, sat-xor on random-4x4, king-4x4 and the judge case
-    assert {r["family"] for r in runs} == {"random", "king", "judge"}
-    assert all(r["status"] == "OPTIMAL" for r in runs)
+    assert len(runs) == 3 * 12  # gauss, ilp-scip, sat-xor on random-4x4, king-4x4, the judge case, 9 press systems
+    assert {r["family"] for r in runs} == {"random", "king", "judge", "general"}
+    general = [r for r in runs if r["family"] == "general"]
+    assert [r["status"] for r in general if r["strategy"] == "ilp-scip"] == ["OPTIMAL"] * 8 + ["INFEASIBLE"]  # z5
+    assert sum(r["status"] == "refused" for r in general if r["strategy"] == "sat-xor") == 7  # beyond two states
+    assert all(r["status"] == "OPTIMAL" for r in runs if r["family"] != "general")
     (root / "random-4x4-0.txt").write_text("wwww\nwwww\nwwww\nwwwb\n")  # a board the manifest does not describe
     assert main(["study", "--strategies", "gauss", "--suite", str(root)]) == 2
     assert "random-4x4-0: the manifest says" in capsys.readouterr().err

@@ -46,6 +46,7 @@ from flipgame.algebra import minweight
 from flipgame.core.errors import BoardTooLargeError, RulesError
 from flipgame.core.limits import DENSE_MAX_CELLS
 from flipgame.model.grid import Game, from_rows, to_bits, to_rows
+from flipgame.model.system import PressSystem
 
 CHASE_MAX_SIDE = 2048
 """Light chasing solves a min(rows, cols) square system; at most this side."""
@@ -63,18 +64,20 @@ class Elimination:
     Attributes
     ----------
     n : int
-        Number of cells / press variables.
+        Number of press variables (buttons; columns).
     pivots : tuple of int, length rank
         Pivot column (press variable) of each nonzero reduced row.
     combos : tuple of int, length rank
         For pivot row k, the bitmask of original equations (cells) summed
         into it: ``x[pivots[k]] = parity(combos[k] & d)`` when free vars are 0.
-    checks : tuple of int, length n - rank
-        Consistency conditions: ``parity(c & d)`` must be 0 for each ``c``.
+    checks : tuple of int, length equations - rank
+        Consistency conditions: ``parity(c & d)`` must be 0 for each ``c`` (bitmasks of cells).
     null_basis : tuple of int, length nullity
         Quiet patterns: press sets that change no cell; one per free variable.
     free : tuple of int
         Free variables (columns without a pivot), in increasing order.
+    equations : int
+        Number of equations (cells; rows); ``n`` when the system is square.
     """
 
     n: int
@@ -83,6 +86,7 @@ class Elimination:
     checks: tuple[int, ...]
     null_basis: tuple[int, ...]
     free: tuple[int, ...]
+    equations: int | None = None
 
     @property
     def rank(self) -> int:
@@ -116,33 +120,36 @@ class Elimination:
         return x
 
     def particular_columns(self) -> tuple[int, ...]:
-        """``cols[j]`` = particular solution for ``d = 1 << j`` (the map is linear in d)."""
-        cols = [0] * self.n
+        """``cols[i]`` = particular solution for ``d = 1 << i``, one per equation (the map is linear in d)."""
+        cols = [0] * (self.n if self.equations is None else self.equations)
         for p, comb in zip(self.pivots, self.combos, strict=True):
-            for j in range(self.n):
+            for j in range(len(cols)):
                 if comb >> j & 1:
                     cols[j] |= 1 << p
         return tuple(cols)
 
 
 def gauss_jordan(rows: list[int], n: int) -> Elimination:
-    """Gauss-Jordan elimination over GF(2) of the square system whose row ``i`` is ``rows[i]``
-    (bit j = coefficient of variable j), tracking which equations make up each row.
+    """Gauss-Jordan elimination over GF(2) of the system whose equation ``i`` is ``rows[i]``
+    (bit j = coefficient of variable j, ``n`` variables; any number of equations), tracking which
+    equations make up each row.
 
-    Rows are Python ints, so a row operation is one XOR.  Running time O(n^3 / w).
+    Rows are Python ints, so a row operation is one XOR.  Running time O(e n min(e, n) / w) for e
+    equations.
     """
     rows = list(rows)
-    comb = [1 << i for i in range(n)]
+    e = len(rows)
+    comb = [1 << i for i in range(e)]
     pivots, free = [], []
     r = 0
     for col in range(n):
-        p = next((i for i in range(r, n) if rows[i] >> col & 1), None)
+        p = next((i for i in range(r, e) if rows[i] >> col & 1), None)
         if p is None:
             free.append(col)
             continue
         rows[r], rows[p] = rows[p], rows[r]
         comb[r], comb[p] = comb[p], comb[r]
-        for i in range(n):
+        for i in range(e):
             if i != r and rows[i] >> col & 1:
                 rows[i] ^= rows[r]
                 comb[i] ^= comb[r]
@@ -156,26 +163,31 @@ def gauss_jordan(rows: list[int], n: int) -> Elimination:
             if rows[k] >> f & 1:
                 v |= 1 << p
         null_basis.append(v)
-    return Elimination(n, tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null_basis), tuple(free))
+    return Elimination(n, tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null_basis), tuple(free),
+                       None if e == n else e)
+
+
+def _count(game: PressSystem) -> str:
+    """``9x9 has 81 cells`` (or its buttons, when there are more buttons than cells)."""
+    return f"{game.size} has {game.n} cells" if game.n >= game.m else f"{game.size} has {game.m} buttons"
 
 
 @lru_cache(maxsize=64)
-def eliminate(game: Game) -> Elimination:
-    """Gauss-Jordan elimination of the press matrix of ``game`` over GF(2).  Cached per game.
+def eliminate(game: PressSystem) -> Elimination:
+    """Gauss-Jordan elimination of the press matrix of a two-state system over GF(2) (n cells, m
+    buttons).  Cached per system.
 
     Raises
     ------
     BoardTooLargeError
-        Above :data:`DENSE_MAX_CELLS` cells (light chasing covers large plus boards).
+        Above :data:`DENSE_MAX_CELLS` cells or buttons (light chasing covers large plus boards).
     """
-    n = game.n
-    if n > DENSE_MAX_CELLS:
-        raise BoardTooLargeError(
-            f"{game.size} has {n} cells; dense elimination allows at most {DENSE_MAX_CELLS} "
-            f"(light chasing covers larger plus boards without wrap)")
+    if max(game.n, game.m) > DENSE_MAX_CELLS:
+        raise BoardTooLargeError(f"{_count(game)}; dense elimination allows at most {DENSE_MAX_CELLS} "
+                                 f"(light chasing covers larger plus boards without wrap)")
     # Row i of A: the presses that flip cell i.  (Symmetric for the plus
     # neighbourhood, but nothing relies on it: stencils may be lopsided.)
-    return gauss_jordan([sum(1 << j for j in game.flippers[i]) for i in range(n)], n)
+    return gauss_jordan([sum(1 << j for j in game.flippers[i]) for i in range(game.n)], game.m)
 
 
 def consistency_rows(game: Game) -> tuple[int, ...]:
@@ -192,7 +204,7 @@ def consistency_rows(game: Game) -> tuple[int, ...]:
     BoardTooLargeError
         Above :data:`DENSE_MAX_CELLS` cells on rules light chasing does not fit.
     """
-    if game.n <= DENSE_MAX_CELLS:
+    if max(game.n, game.m) <= DENSE_MAX_CELLS:
         return eliminate(game).checks
     if not chaseable(game):
         method_for(game, "dense")  # raises the error naming the limit
@@ -254,9 +266,9 @@ def transpose(cells: int, rows: int, cols: int) -> int:
     return int("".join(bits[c::cols] for c in range(cols))[::-1] or "0", 2)
 
 
-def chaseable(game: Game) -> bool:
-    """True if light chasing applies: the plus neighbourhood without wrap-around."""
-    return game.neighbourhood == "plus" and not game.wrap
+def chaseable(game: PressSystem) -> bool:
+    """True if light chasing applies: a two-state plus grid without wrap-around (:attr:`PressSystem.chaseable`)."""
+    return game.chaseable
 
 
 def chase(game: Game, first_row: int, need: list[int]) -> tuple[list[int], int]:
@@ -351,11 +363,10 @@ def method_for(game: Game, method: str = "auto") -> str:
         if min(game.rows, game.cols) > CHASE_MAX_SIDE:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")
-    elif game.n > DENSE_MAX_CELLS:
+    elif max(game.n, game.m) > DENSE_MAX_CELLS:
         hint = "" if chaseable(game) else " (light chasing, for larger boards, needs the plus neighbourhood " \
                                           "without wrap)"
-        raise BoardTooLargeError(f"{game.size} has {game.n} cells; dense elimination allows at most "
-                                 f"{DENSE_MAX_CELLS}{hint}")
+        raise BoardTooLargeError(f"{_count(game)}; dense elimination allows at most {DENSE_MAX_CELLS}{hint}")
     return method
 
 
@@ -372,7 +383,7 @@ def structure(game: Game, method: str = "auto") -> tuple[int, int, list[int]]:
         e = eliminate(game)
         return e.rank, e.nullity, list(e.null_basis)
     _, quiet, k = chase_solutions(game, 0)
-    return game.n - k, k, quiet
+    return game.m - k, k, quiet
 
 
 def solution_cosets(game: Game, board: int, method: str = "auto") -> tuple[list[tuple[int, int]], list[int], str]:

@@ -256,3 +256,22 @@ def min_cost_batch(x0: np.ndarray, kernel: np.ndarray, k: int) -> np.ndarray:
         pick = np.argmin(cand.sum(axis=2), axis=1)
         out[s:s + step] = cand[np.arange(len(cand)), pick]
     return out
+
+
+def certificates(system, board) -> dict | None:
+    """Certificates that ``board`` of a k-state press system is Impossible: goal board -> vector ``c``
+    (a tuple of n ints) with ``c^T A = 0`` and ``c . (goal - board) != 0 (mod k)``; None if some goal
+    board is reachable.  O(n m min(n, m) log k) once per system (cached), O(n^2) per goal.
+
+    >>> from flipgame.model.grid import Game
+    >>> certificates(Game(1, 2, "0", states=3), (1, 0))  # both cells always change together
+    {(0, 0): (2, 1)}
+    """
+    diag = diagonal_of(system.matrix, system.states)
+    found = {}
+    for t in system.targets:
+        _, cert = diag.particular((np.array(t, dtype=np.int64) - np.array(board, dtype=np.int64)) % system.states)
+        if cert is None:
+            return None
+        found[t] = tuple(int(v) for v in cert)
+    return found

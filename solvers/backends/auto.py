@@ -17,6 +17,10 @@ Policy (from the measured crossover, ``flipgame study --strategies``; docs/resul
    found nothing in 20 s), within ``time_limit``.
 4. **ilp-scip** when sat refuses the board (its model over ``memory_limit``).
 
+Beyond two states: **gauss** over Z_k when its coset enumeration fits its budget
+(:data:`flipgame.algebra.zk.MAX_ENUMERATED`), else **cpsat**, then **ilp-scip**;
+counters (integer programs) go to **cpsat**, then **ilp-scip**.
+
 A time-out is Unknown, never a number.  ``Solution.stats`` names the
 strategy that answered (``strategy``) and why it was chosen (``why``), besides
 that strategy's own statistics (``flipgame solve --stats`` prints them).
@@ -25,7 +29,7 @@ Running time: the plan costs the elimination (cached per rule set: O(n^3/w),
 or O(side * n) by light chasing), then the chosen strategy's time.
 
 >>> from flipgame import solve
->>> from flipgame.model.grid import Game
+>>> from flipgame import Game
 >>> s = solve(Game(19, 19).full, "auto", game=Game(19, 19, "white"))
 >>> (s.moves, s.stats["strategy"])
 (141, 'gauss')
@@ -40,15 +44,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from flipgame.algebra import gf2 as algebra
+from flipgame.algebra import zk
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
 from flipgame.backends.gauss import DEFAULT_MAX_NULLITY, NULLITY_32_SECONDS
 from flipgame.backends.result import BatchSolution, Solution
 from flipgame.backends.strategies import STRATEGIES
 from flipgame.core.errors import BoardTooLargeError, RefusedError
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 SEARCH_ORDER = ("sat-xor", "ilp-scip")
 """Search strategies tried, in order, when gauss does not answer: the first one that takes the board runs."""
+COUNTS_SEARCH_ORDER = ("cpsat", "ilp-scip")
+"""The same beyond two states and for counters (sat models two states only)."""
 
 
 @dataclass(frozen=True)
@@ -74,10 +81,11 @@ class Plan:
     impossible_first: bool = False
 
 
-def _search(game: Game, options: dict, why: str) -> tuple[str, str]:
-    """The first search strategy in :data:`SEARCH_ORDER` that takes ``game``; raises RefusedError if none."""
+def _search(game: PressSystem, options: dict, why: str) -> tuple[str, str]:
+    """The first search strategy (:data:`SEARCH_ORDER`, or :data:`COUNTS_SEARCH_ORDER` beyond two states)
+    that takes ``game``; raises RefusedError if none."""
     reasons = []
-    for name in SEARCH_ORDER:
+    for name in SEARCH_ORDER if game.binary else COUNTS_SEARCH_ORDER:
         refused = STRATEGIES[name].refusal(game, memory_limit=options.get("memory_limit", MEMORY_LIMIT.default))
         if refused is None:
             skipped = "".join(f"; {r}" for r in reasons)
@@ -86,12 +94,12 @@ def _search(game: Game, options: dict, why: str) -> tuple[str, str]:
     raise BoardTooLargeError(f"auto: no strategy takes {game.size}: {why}; " + "; ".join(reasons))
 
 
-def _limit(game: Game, options: dict) -> str:
+def _limit(game: PressSystem, options: dict) -> str:
     t = options.get("time_limit")
     return f"{t:g} s" if t is not None else f"{default_time_limit(game):g} s by default"
 
 
-def plan(game: Game, options: dict | None = None) -> Plan:
+def plan(game: PressSystem, options: dict | None = None) -> Plan:
     """The strategy ``auto`` uses for ``game`` (goal normalised), with the reason.
 
     Raises
@@ -99,6 +107,7 @@ def plan(game: Game, options: dict | None = None) -> Plan:
     RefusedError
         No strategy takes the rules.
 
+    >>> from flipgame import Game
     >>> plan(Game(39, 39, "white")).strategy
     'gauss'
     >>> p = plan(Game(39, 39, "white"), {"max_nullity": 20})
@@ -108,6 +117,8 @@ def plan(game: Game, options: dict | None = None) -> Plan:
     'sat-xor'
     """
     options = options or {}
+    if not game.binary:
+        return _plan_counts(game, options)
     max_k = options.get("max_nullity", DEFAULT_MAX_NULLITY)
     refused = STRATEGIES["gauss"].refusal(game)
     if refused is None:
@@ -125,6 +136,20 @@ def plan(game: Game, options: dict | None = None) -> Plan:
     return Plan(name, why)
 
 
+def _plan_counts(game: PressSystem, options: dict) -> Plan:
+    """The plan beyond two states: gauss over Z_k when its coset fits the enumeration budget, else search."""
+    if game.states is not None and STRATEGIES["gauss"].refusal(game) is None:
+        diag = zk.diagonal_of(game.matrix, game.states)
+        if diag.kernel_size * game.m <= zk.MAX_ENUMERATED:
+            return Plan("gauss", f"Z_{game.states}: the diagonal form takes {game.size} and the coset has "
+                                 f"{diag.kernel_size:,} press vectors: gauss enumerates them", diag.nullity)
+        why = f"the Z_{game.states} coset has {diag.kernel_size:,} press vectors, over gauss's budget"
+    else:
+        why = f"{game.kind} are integer programs"
+    name, why = _search(game, options, why)
+    return Plan(name, why)
+
+
 class Auto(Backend):
     """The portfolio backend; see the module docstring.
 
@@ -134,6 +159,7 @@ class Auto(Backend):
     """
 
     name = "auto"
+    takes = frozenset({"two", "mod k", "counters"})
     summary = ("portfolio: gauss where the algebra takes the rules and the nullity is at most max_nullity "
                "(or the board is Impossible), else sat-xor, else ilp-scip; stats say which and why")
     options = (
@@ -144,19 +170,19 @@ class Auto(Backend):
         MEMORY_LIMIT,
     )
 
-    def refusal(self, game: Game, options: dict) -> str | None:
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
         try:
             plan(game, options)
         except RefusedError as exc:
             return str(exc)
         return None
 
-    def _run(self, name: str, game: Game, board: int, options: dict) -> Solution:
+    def _run(self, name: str, game: PressSystem, board: int, options: dict) -> Solution:
         """Board ``board`` by strategy ``name``, passing on those of auto's options its backend declares."""
         s = STRATEGIES[name]
         return s.run(game, board, **s.declared(options))
 
-    def solve(self, game: Game, board: int, *, time_limit: float | None = None,
+    def solve(self, game: PressSystem, board: int, *, time_limit: float | None = None,
               max_nullity: int = DEFAULT_MAX_NULLITY, memory_limit: float = MEMORY_LIMIT.default,
               canonical: bool = False) -> Solution:
         """One board by the planned strategy; ``stats["strategy"]`` and ``stats["why"]`` say which and why.
@@ -173,7 +199,7 @@ class Auto(Backend):
                    "canonical": canonical}
         p = plan(game, options)
         name, why = p.strategy, p.why
-        if p.impossible_first and not algebra.solution_cosets(game, board)[0]:
+        if p.impossible_first and game.binary and not algebra.solution_cosets(game, board)[0]:
             name = "gauss"
             why = (f"nullity {p.nullity} > max_nullity {max_nullity}, but the elimination shows the board is "
                    f"Impossible (no enumeration needed): gauss")
@@ -183,7 +209,7 @@ class Auto(Backend):
             stats.setdefault("nullity", p.nullity)
         return dataclasses.replace(s, backend=self.name, seconds=time.perf_counter() - start, stats=stats)
 
-    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+    def solve_batch(self, game: PressSystem, boards: np.ndarray, **options) -> BatchSolution:
         """Many boards (uint64, shape (k,)): one vectorised gauss batch when the plan is gauss, else per board."""
         opts = {"time_limit": None, "max_nullity": DEFAULT_MAX_NULLITY, "memory_limit": MEMORY_LIMIT.default,
                 "canonical": False, **options}
@@ -193,7 +219,7 @@ class Auto(Backend):
             return out.with_time(out.seconds, why=p.why)
         gauss = STRATEGIES["gauss"]
         gopts = gauss.method.accept(game, gauss.call_options(**gauss.declared(opts)))
-        out = gauss.method.solve_batch(game, np.asarray(boards, dtype=np.uint64), **gopts)
+        out = gauss.method.solve_batch(game, np.asarray(boards, dtype=np.uint64 if game.binary else np.int64), **gopts)
         return dataclasses.replace(out, backend=self.name).with_time(out.seconds, strategy="gauss", why=p.why)
 
 

@@ -35,8 +35,8 @@ import numpy as np
 
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError, OptionError, RulesError
-from flipgame.core.limits import MEMORY_LIMIT_GIB, TIME_LIMIT_MAX_SECONDS
-from flipgame.model.grid import Game
+from flipgame.core.limits import MEMORY_LIMIT_GIB, TIME_LIMIT_DEFAULT_SECONDS, TIME_LIMIT_MAX_SECONDS
+from flipgame.model.system import PressSystem
 
 
 @dataclass(frozen=True)
@@ -109,18 +109,26 @@ class Option:
         return value
 
 
+KIND_WORDS = {"two": "two states", "mod k": "k states (Z_k)", "counters": "counters (integer programs)"}
+"""How a refusal names each kind of press system (:attr:`Backend.takes`)."""
+
+
+def kind_of(system: PressSystem) -> str:
+    """``two``, ``mod k`` or ``counters``: the kind of press system, as :attr:`Backend.takes` names it."""
+    return "two" if system.binary else "counters" if system.states is None else "mod k"
+
+
 CANONICAL = Option("canonical", bool, False, "among minimum press sets, the lexicographically smallest "
                    "read row by row (POJ 3279)", flag="")
-TIME_LIMIT = Option("time_limit", float, None, "seconds per board for the solver's search (default 10 s plus "
-                    "0.05 s per cell: 19.8 s at 14x14); a time-out answers Unknown, never a number",
+TIME_LIMIT = Option("time_limit", float, TIME_LIMIT_DEFAULT_SECONDS,
+                    f"seconds per board, model building included (default {TIME_LIMIT_DEFAULT_SECONDS:g}); a "
+                    f"time-out answers Unknown, never a number",
                     minimum=0, positive=True, maximum=TIME_LIMIT_MAX_SECONDS)
 
 
-def default_time_limit(game: Game) -> float:
-    """Seconds per board when none is given: 10 plus 0.05 per cell.  Measured: SCIP needed 11 s
-    to prove the 89-press POJ 1681 14x14 case, which a flat 10 s missed (1.6-2.4 s now that it
-    branches colour-first in cell order; the scaled limit stays for the boards beyond it)."""
-    return 10.0 + 0.05 * game.n
+def default_time_limit(game: PressSystem) -> float:
+    """Seconds per board when none is given: :data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS`."""
+    return TIME_LIMIT_DEFAULT_SECONDS
 MEMORY_LIMIT = Option("memory_limit", float, MEMORY_LIMIT_GIB, "GiB a model may take; a larger one is refused before "
                       "it is built", minimum=0, positive=True, maximum=1e6)
 
@@ -155,6 +163,9 @@ class Backend:
     by_default : bool
         Run by ``verify`` and ``bench`` when no list is given (False for the
         external programs, MaxSAT and PB: opt-in, named with ``--backends`` or a strategy).
+    takes : frozenset of str
+        The kinds of press system the backend models: ``two`` (two states, bitmasks), ``mod k``
+        (k >= 3 states) and ``counters``; another kind is refused before anything is built.
     """
 
     name: ClassVar[str]
@@ -163,6 +174,7 @@ class Backend:
     parallel: ClassVar[bool] = False
     max_cells: ClassVar[int | None] = None
     options: ClassVar[tuple[Option, ...]] = ()
+    takes: ClassVar[frozenset[str]] = frozenset({"two"})
 
     def __repr__(self) -> str:
         return f"<backend {self.name}>"
@@ -171,7 +183,7 @@ class Backend:
     def all_options(self) -> tuple[Option, ...]:
         return (*self.options, CANONICAL)
 
-    def supports(self, game: Game) -> bool:
+    def supports(self, game: PressSystem) -> bool:
         """False if the game is larger than :attr:`max_cells`."""
         return self.max_cells is None or game.n <= self.max_cells
 
@@ -191,17 +203,23 @@ class Backend:
         return {name: o.validate(self.name, options[name]) if name in options else o.default
                 for name, o in declared.items()}
 
-    def refusal(self, game: Game, options: dict) -> str | None:
-        """Why the backend declines ``game`` before building anything, or None.  O(1) here."""
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
+        """Why the backend declines ``game`` before building anything, or None: a kind of system it
+        does not model (:attr:`takes`), or more cells than :attr:`max_cells`.  O(1) here."""
+        kind = kind_of(game)
+        if kind not in self.takes:
+            what = " and ".join(KIND_WORDS[k] for k in ("two", "mod k", "counters") if k in self.takes)
+            have = f"{game.states} states (Z_{game.states})" if kind == "mod k" else KIND_WORDS[kind]
+            return f"{self.name} models {what} only, not {have}"
         if not self.supports(game):
             return f"{self.name} allows at most {self.max_cells} cells; {game.size} has {game.n}"
         return None
 
-    def refusal_error(self, game: Game, options: dict) -> type[Exception]:
+    def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:
         """The :class:`~flipgame.core.errors.RefusedError` subclass matching :meth:`refusal`."""
         return BoardTooLargeError
 
-    def accept(self, game: Game, options: dict) -> dict:
+    def accept(self, game: PressSystem, options: dict) -> dict:
         """``options`` checked (defaults filled in) once the backend takes ``game``, whose goal is
         ``any``, ``white`` or ``black``.  O(1) plus :meth:`refusal`.
 
@@ -218,15 +236,17 @@ class Backend:
             raise self.refusal_error(game, options)(why)
         return options
 
-    def solve(self, game: Game, board: int, **options) -> Solution:
+    def solve(self, game: PressSystem, board: int, **options) -> Solution:
         """One board; ``game`` normalised and ``options`` validated by the gate."""
         raise NotImplementedError
 
-    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+    def solve_batch(self, game: PressSystem, boards: np.ndarray, **options) -> BatchSolution:
         """Many boards of one game: :meth:`solve` per board unless the backend does better."""
         start = time.perf_counter()
-        solutions = [self.solve(game, int(b), **options) for b in boards]
-        return BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start)
+        boards = np.asarray(boards)
+        board_of = int if boards.ndim == 1 else lambda row: tuple(int(v) for v in row)
+        solutions = [self.solve(game, board_of(b), **options) for b in boards]
+        return BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start, game.m)
 
 
 def interruptible(call: Callable[[], Any], stop: Callable[[], None], *, seconds: float | None = None,
@@ -314,7 +334,7 @@ def refine_lexicographic(n: int, presses: int, solve_fixed) -> int:
     return presses
 
 
-def canonical_solution(backend: str, game: Game, board: int, presses: int, solve_fixed, start: float,
+def canonical_solution(backend: str, game: PressSystem, board: int, presses: int, solve_fixed, start: float,
                        stats: Mapping[str, object] | None = None) -> Solution:
     """OPTIMAL with the lexicographically smallest minimum press set, found from the
     minimum ``presses`` by :func:`refine_lexicographic`; UNKNOWN if
@@ -322,7 +342,7 @@ def canonical_solution(backend: str, game: Game, board: int, presses: int, solve
     board model.  ``start``: ``time.perf_counter()`` when the solve began.
     """
     try:
-        presses = refine_lexicographic(game.n, presses, solve_fixed)
+        presses = refine_lexicographic(game.m, presses, solve_fixed)
     except TimeoutError:
         return Solution(backend, Status.UNKNOWN, seconds=time.perf_counter() - start, stats=stats or {})
     return Solution(backend, Status.OPTIMAL, presses.bit_count(), presses, game.apply(board, presses),
@@ -354,7 +374,7 @@ class Model:
     backend: ClassVar[str]
     THREAD_MIN_CELLS: ClassVar[int] = 64
 
-    def __init__(self, game: Game, **options):
+    def __init__(self, game: PressSystem, **options):
         if game.goal not in ("any", "white", "black"):
             raise RulesError(f"a model takes the goals any, white and black; goal {game.goal!r} is normalised "
                              f"by the gate: call flipgame.solve or flipgame.solve_batch")
@@ -412,37 +432,50 @@ class Model:
                         self.game.apply(board, presses), time.perf_counter() - start, stats)
 
 
-def press_entries(game: Game) -> int:
-    """Non-zero entries of the press matrix (pairs press j, cell it flips): a model's size.
+class CountsModel(Model):
+    """The model of a press system beyond two states (k >= 3 states, or counters), re-used across boards.
 
-    Without wrap-around, offset (dr, dc) lands on a cell for ``(rows - |dr|) * (cols - |dc|)``
-    presses; with it, for every press (an upper bound: on a small torus two offsets may meet).
-    O(|offsets|), the press matrix is not built.
-
-    >>> press_entries(Game(4, 4))  # 16 centres, 2 * 12 vertical and 2 * 12 horizontal neighbours
-    64
+    Subclasses build it in ``__init__(system, **options)`` and implement ``_minimise(board) ->
+    (status, counts or None, stats)`` for a board given as a tuple of n states; the base times the
+    board, recomputes the goal board reached with the model's own :meth:`PressSystem.apply`, and
+    runs the solver where Ctrl-C and the wall-clock limit reach it (as :class:`Model`).  The goal
+    is the system's own (no normalisation), and there is no canonical refinement.
     """
-    if game.wrap:
-        return game.n * len(game.offsets)
-    return sum(max(game.rows - abs(dr), 0) * max(game.cols - abs(dc), 0) for dr, dc in game.offsets)
+
+    def __init__(self, system: PressSystem, **options):
+        self.game = self.system = system
+
+    def solve(self, board, canonical: bool = False) -> Solution:
+        start = time.perf_counter()
+        status, counts, stats = self._run(lambda: self._minimise(board))
+        seconds = time.perf_counter() - start
+        if status is not Status.OPTIMAL:
+            return Solution(self.backend, status, seconds=seconds, stats=stats)
+        return Solution(self.backend, status, sum(counts), counts, self.system.apply(board, counts), seconds, stats)
 
 
 class ModelBackend(Backend):
     """Base of the backends that build a :class:`Model` once per rule set.
 
-    Subclasses set :attr:`model` (the Model subclass) and may override
-    :meth:`estimate_bytes` (the model's memory, estimated before building it).
+    Subclasses set :attr:`model` (the Model subclass of two-state systems), optionally
+    :attr:`counts_model` (the :class:`CountsModel` of k-state systems and counters), and may
+    override :meth:`estimate_bytes` (the model's memory, estimated before building it).
     """
 
     parallel = True
     model: ClassVar[type[Model]]
+    counts_model: ClassVar[type[CountsModel] | None] = None
     SUMMED_STATS: ClassVar[tuple[str, ...]] = ("conflicts", "nodes", "branches")
 
-    def estimate_bytes(self, game: Game, options: dict) -> int:
+    def estimate_bytes(self, game: PressSystem, options: dict) -> int:
         """Estimated peak memory of the model for ``game``, in bytes; 0 = not estimated."""
         return 0
 
-    def refusal(self, game: Game, options: dict) -> str | None:
+    @property
+    def takes(self) -> frozenset[str]:  # type: ignore[override]
+        return frozenset({"two", "mod k", "counters"}) if self.counts_model else frozenset({"two"})
+
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
         why = super().refusal(game, options)
         if why:
             return why
@@ -452,21 +485,24 @@ class ModelBackend(Backend):
                     f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB)")
         return None
 
-    def refusal_error(self, game: Game, options: dict) -> type[Exception]:
+    def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:
         return BoardTooLargeError if not self.supports(game) else MemoryBudgetError
 
     def model_class(self, options: dict) -> type[Model]:
         """The :class:`Model` subclass that builds the model for ``options`` (default :attr:`model`)."""
         return self.model
 
-    def open(self, game: Game, **options) -> Model:
+    def open(self, game: PressSystem, **options) -> Model:
         """The model of ``game`` (use as a context manager); ``options`` as validated by the gate."""
         options = {k: v for k, v in options.items() if k not in ("canonical", "memory_limit")}
         if "time_limit" in options and options["time_limit"] is None:
             options["time_limit"] = default_time_limit(game)
+        if not game.binary:
+            options = {k: v for k, v in options.items() if k in ("time_limit", "solver", "workers")}
+            return self.counts_model(game, **options)
         return self.model_class(options)(game, **options)
 
-    def solve(self, game: Game, board: int, **options) -> Solution:
+    def solve(self, game: PressSystem, board: int, **options) -> Solution:
         with self.open(game, **options) as m:
             return self.solve_on(m, board, canonical=options.get("canonical", False))
 
@@ -474,7 +510,7 @@ class ModelBackend(Backend):
         """One board on an open model (e.g. a :class:`flipgame.Session`'s), as :meth:`solve` answers it."""
         return model.solve(board, canonical)
 
-    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+    def solve_batch(self, game: PressSystem, boards: np.ndarray, **options) -> BatchSolution:
         start = time.perf_counter()
         with self.open(game, **options) as m:
             return self.solve_batch_on(m, boards, canonical=options.get("canonical", False), start=start)
@@ -483,15 +519,16 @@ class ModelBackend(Backend):
                        start: float | None = None) -> BatchSolution:
         """Many boards on an open model, as :meth:`solve_batch` answers them; ``start``: when timing began."""
         start = time.perf_counter() if start is None else start
-        boards = np.asarray(boards, dtype=np.uint64)
+        boards = np.asarray(boards, dtype=np.uint64 if model.game.binary else np.int64)
+        board_of = int if boards.ndim == 1 else lambda row: tuple(int(v) for v in row)
         collecting = gc.isenabled()
         gc.disable()  # each board's objects die by reference count; a profile put 2.6% in the collector
         try:
-            solutions = [model.solve(int(b), canonical) for b in boards]
+            solutions = [model.solve(board_of(b), canonical) for b in boards]
         finally:
             if collecting:
                 gc.enable()
-        out = BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start)
+        out = BatchSolution.from_solutions(self.name, boards, solutions, time.perf_counter() - start, model.game.m)
         summed = {k: sum(s.stats.get(k, 0) for s in solutions) for k in self.SUMMED_STATS
                   if any(k in s.stats for s in solutions)}
         return out.with_time(out.seconds, **summed)

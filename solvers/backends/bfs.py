@@ -34,11 +34,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from flipgame.backends import bfs_zk
 from flipgame.backends.base import Backend
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError
 from flipgame.core.limits import BFS_MAX_CELLS
-from flipgame.model.grid import Game, to_bits
+from flipgame.model.grid import to_bits
+from flipgame.model.system import PressSystem
 
 MAX_CELLS = BFS_MAX_CELLS
 """2**30 states, one byte each: a 1 GiB table."""
@@ -47,7 +49,7 @@ BLOCK_BITS = 22
 """The table is swept in blocks of 2**22 states (4 MiB)."""
 
 
-def _check_size(game: Game) -> None:
+def _check_size(game: PressSystem) -> None:
     if game.n > MAX_CELLS:
         raise BoardTooLargeError(
             f"bfs keeps a table of all 2**n states (one byte each) and allows at most {MAX_CELLS} cells "
@@ -57,7 +59,7 @@ def _check_size(game: Game) -> None:
 
 
 @lru_cache(maxsize=2)
-def distance_table(game: Game) -> np.ndarray:
+def distance_table(game: PressSystem) -> np.ndarray:
     """Minimum presses from every state to the nearest goal board of ``game``.
 
     Returns
@@ -119,7 +121,7 @@ def _plus_one(d: np.ndarray, out: np.ndarray) -> None:
     out += 1
 
 
-def _level_bfs(game: Game) -> np.ndarray:
+def _level_bfs(game: PressSystem) -> np.ndarray:
     """The table by a plain level-by-level multi-source BFS (the reference for tests; 24 cells: about 5 s)."""
     table = np.full(1 << game.n, UNREACHABLE, dtype=np.uint8)
     frontier = np.array(sorted(set(game.targets)), dtype=np.uint32)
@@ -135,7 +137,7 @@ def _level_bfs(game: Game) -> np.ndarray:
     return table
 
 
-def _walk(game: Game, table: np.ndarray, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _walk(game: PressSystem, table: np.ndarray, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Witnesses by walking down the table: (presses, goal board reached), uint64 arrays.
 
     ``boards`` must all be reachable.  Each step takes, for every board, the
@@ -157,22 +159,22 @@ def _walk(game: Game, table: np.ndarray, boards: np.ndarray) -> tuple[np.ndarray
     return presses, cur.astype(np.uint64)
 
 
-def _canonical(game: Game, table: np.ndarray, board: int) -> tuple[int, int]:
+def _canonical(game: PressSystem, table: np.ndarray, board: int) -> tuple[int, int]:
     """Lexicographically smallest minimum press set and the goal it reaches.
 
     Every ordering of a minimum press set walks down the table one level per
     press, so a depth-first search over presses in increasing order finds
     every minimum set; the smallest cell-by-cell reading is kept.
     """
-    masks, n = game.press_masks, game.n
+    masks, m = game.press_masks, game.m
     best: list[tuple[str, int, int]] = []
 
     def walk(state: int, start: int, chosen: int) -> None:
         d = int(table[state])
         if d == 0:
-            best.append((to_bits(chosen, n), chosen, state))
+            best.append((to_bits(chosen, m), chosen, state))
             return
-        for j in range(start, n):
+        for j in range(start, m):
             if int(table[state ^ masks[j]]) == d - 1:
                 walk(state ^ masks[j], j + 1, chosen | 1 << j)
 
@@ -192,14 +194,22 @@ class Bfs(Backend):
     name = "bfs"
     summary = "breadth-first distance table over all 2^n states"
     max_cells = MAX_CELLS
+    takes = frozenset({"two", "mod k", "counters"})
 
-    def solve(self, game: Game, board: int, *, canonical: bool = False) -> Solution:
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
+        if game.binary:
+            return super().refusal(game, options)
+        return bfs_zk.declines(game)
+
+    def solve(self, game: PressSystem, board, *, canonical: bool = False) -> Solution:
         """Minimum presses for one board, read from the cached distance table.
 
         The first call for a game builds the table (about 0.02 s for 4x4, 3 s
         for 25 cells); later calls cost O(d * n).  With ``canonical`` the
         witness is the lexicographically smallest minimum press set.
         """
+        if not game.binary:
+            return bfs_zk.solve(game, board)
         start = time.perf_counter()
         s = self.solve_batch(game, np.array([board], dtype=np.uint64))[0]
         presses, target = s.presses, s.target
@@ -207,12 +217,15 @@ class Bfs(Backend):
             presses, target = _canonical(game, distance_table(game), board)
         return Solution(self.name, s.status, s.moves, presses, target, time.perf_counter() - start)
 
-    def solve_batch(self, game: Game, boards: np.ndarray, *, canonical: bool = False) -> BatchSolution:
+    def solve_batch(self, game: PressSystem, boards: np.ndarray, *, canonical: bool = False,
+                    witnesses: bool = True) -> BatchSolution:
         """Answers and witnesses for many boards (uint64 array, shape (k,)) from one distance table.
 
         With ``canonical``, a depth-first search per board, in Python.
         Running time: the table once, then O(k * d_max * n) numpy element operations.
         """
+        if not game.binary:
+            return bfs_zk.solve_batch(game, boards, witnesses=witnesses)
         start = time.perf_counter()
         boards = np.asarray(boards, dtype=np.uint64)
         table = distance_table(game)

@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import time
 
-from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, CountsModel, Model, ModelBackend, Option
 from flipgame.backends.result import Status
 from flipgame.core.errors import RulesError
 from flipgame.core.limits import MODEL_MAX_CELLS
-from flipgame.model.grid import Game
+from flipgame.encode.congruence import CongruenceRows
+from flipgame.model.system import PressSystem
 
 FIXED_SEARCH_MAX_CELLS = 64
 """Up to this many cells, search the presses in order without presolve (measured faster to 8x8)."""
@@ -63,12 +64,7 @@ FORMULATIONS = ("auto", "chase", "xor", "linear")
 """The ``formulation`` option's values."""
 
 
-def chase_applies(game: Game) -> bool:
-    """True if light chasing decides every press from the first row: plus neighbourhood, no wrap."""
-    return game.neighbourhood == "plus" and not game.wrap
-
-
-def chase_forms(game: Game, board: int) -> tuple[list[int], list[int]]:
+def chase_forms(game: PressSystem, board: int) -> tuple[list[int], list[int]]:
     """Light chasing over affine forms: ``(press forms, last-row forms)``.
 
     A form is an int: bit ``c < cols`` = first-row press ``c``; bit ``cols`` = the goal colour
@@ -95,7 +91,7 @@ def chase_forms(game: Game, board: int) -> tuple[list[int], list[int]]:
     return form, [cell(rows - 1, c) for c in range(cols)]
 
 
-def build_chase(cp_model, game: Game, board: int):
+def build_chase(cp_model, game: PressSystem, board: int):
     """The chase model of one board: ``(model, press literals)``; minimise presses.
 
     First-row presses and the colour are the decisions; press ``j`` below the first row is a
@@ -146,26 +142,26 @@ class CpSatModel(Model):
 
     backend = "cpsat"
 
-    def __init__(self, game: Game, *, time_limit: float = 10.0, workers: int = 1, formulation: str = "auto"):
+    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, workers: int = 1, formulation: str = "auto"):
         super().__init__(game)
         from ortools.sat.python import cp_model
 
         self._cp = cp_model
         if formulation == "auto":
-            formulation = "chase" if chase_applies(game) and game.n > FIXED_SEARCH_MAX_CELLS else "xor"
-        if formulation == "chase" and not chase_applies(game):
+            formulation = "chase" if game.chaseable and game.n > FIXED_SEARCH_MAX_CELLS else "xor"
+        if formulation == "chase" and not game.chaseable:
             raise RulesError("cpsat formulation chase needs the plus neighbourhood without wrap")
         self.formulation = formulation
         self._chase = None  # (model, presses) of the last board, for the chase formulation
         formulation = "xor" if formulation == "chase" else formulation  # the base model is built either way
         m = self.model = cp_model.CpModel()
-        n = game.n
+        n = game.m
         self.press = [m.new_bool_var(f"press_{j}") for j in range(n)]
         self.colour = m.new_bool_var("target_black")
         if game.goal != "any":
             m.add(self.colour == (game.goal == "black"))
         rows = []
-        for i in range(n):
+        for i in range(game.n):
             flips_i = [self.press[j] for j in game.flippers[i]]
             if formulation == "xor":  # the board of all-white cells until _set_board
                 rows.append(m.add_bool_xor([*flips_i, ~self.colour]).index)
@@ -313,6 +309,57 @@ class CpSatModel(Model):
         raise TimeoutError("time limit reached while choosing the canonical witness")
 
 
+class CountsCpSatModel(CountsModel):
+    """The CP-SAT model of a press system beyond two states (:class:`~flipgame.encode.congruence.CongruenceRows`);
+    only right-hand sides and, for counters, press bounds change between boards."""
+
+    backend = "cpsat"
+
+    def __init__(self, system: PressSystem, *, time_limit: float = 60.0, workers: int = 1, formulation: str = "auto"):
+        super().__init__(system)
+        from ortools.sat.python import cp_model
+
+        self._cp, self.rows = cp_model, CongruenceRows(system)
+        m = self.model = cp_model.CpModel()
+        self.x = [m.new_int_var(0, u, f"x{j}") for j, u in enumerate(self.rows.top)]
+        g = m.new_int_var(0, system.states - 1, "goal") if self.rows.goal is None else 0
+        rows = []
+        for i, terms in enumerate(self.rows.terms):
+            lhs = sum(c * self.x[j] for j, c in terms) - g
+            if self.rows.slack is not None:
+                lhs = lhs - system.states * m.new_int_var(*self.rows.slack[i], f"s{i}")
+            if isinstance(lhs, int):  # a cell no button changes: the constant row "0 = rhs", one variable
+                lhs = m.new_int_var(0, 0, f"none{i}")
+            rows.append(m.add(lhs == 0).index)
+        m.minimize(sum(self.x))
+        self.domains = [m.proto.constraints[c].linear.domain for c in rows]
+        self.press_domains = [m.proto.variables[v.index].domain for v in self.x]
+        self.solver = cp_model.CpSolver()
+        params = self.solver.parameters
+        params.max_time_in_seconds, params.num_workers = time_limit, workers
+        params.catch_sigint_signal = False  # Ctrl-C is ours: it stops the run, not one board's search
+        if system.cells <= FIXED_SEARCH_MAX_CELLS:
+            for name, value in SMALL_MODEL_PARAMETERS.items():
+                setattr(params, name, value)
+
+    def _minimise(self, board):
+        bounds = self.rows.bounds(board)
+        if bounds is None:
+            return Status.INFEASIBLE, None, {"reason": "a counter is above its target"}
+        for dom, r in zip(self.domains, self.rows.rhs(board), strict=True):
+            dom[0] = dom[1] = r
+        if self.system.states is None:
+            for dom, u in zip(self.press_domains, bounds, strict=True):
+                dom[1] = u
+        code = self.solver.solve(self.model)
+        stats = {"branches": self.solver.num_branches, "conflicts": self.solver.num_conflicts}
+        if code == self._cp.OPTIMAL:
+            return Status.OPTIMAL, tuple(int(self.solver.value(v)) for v in self.x), stats
+        if code == self._cp.INFEASIBLE:
+            return Status.INFEASIBLE, None, stats
+        return Status.UNKNOWN, None, stats
+
+
 class CpSat(ModelBackend):
     """OR-Tools CP-SAT backend; see the module docstring.
 
@@ -325,6 +372,7 @@ class CpSat(ModelBackend):
     summary = "OR-Tools CP-SAT: XOR or linear parity constraints, minimise presses"
     max_cells = MODEL_MAX_CELLS
     model = CpSatModel
+    counts_model = CountsCpSatModel
     options = (
         TIME_LIMIT,
         Option("workers", int, 1, "CP-SAT search workers per board", minimum=1, maximum=64,
@@ -336,8 +384,8 @@ class CpSat(ModelBackend):
         MEMORY_LIMIT,
     )
 
-    def estimate_bytes(self, game: Game, options: dict) -> int:
+    def estimate_bytes(self, game: PressSystem, options: dict) -> int:
         """:data:`BASE_BYTES` + :data:`BYTES_PER_CELL` per cell + :data:`BYTES_PER_ENTRY` per non-zero of the
         press matrix and search worker (each worker holds its own copy); O(|offsets|), nothing built."""
         workers = options.get("workers", 1)
-        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * press_entries(game) * workers
+        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * game.entries * workers

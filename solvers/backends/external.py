@@ -20,7 +20,7 @@ as the community it comes from prints it:
     one line per non-zero column) when the command names ``{out}``.
 
 Every press set read back must reach the goal under the board model
-(:meth:`flipgame.model.grid.Game.apply`) with the weight read; anything else is an
+(:meth:`flipgame.model.system.PressSystem.apply`) with the weight read; anything else is an
 error, never an answer.  A time-out is UNKNOWN.  A program that is not installed
 is refused before anything runs, in one line naming its Debian package.
 
@@ -45,7 +45,7 @@ from flipgame.backends.base import TIME_LIMIT, Backend, Option, default_time_lim
 from flipgame.backends.result import Solution, Status
 from flipgame.core.errors import OptionError, RefusedError
 from flipgame.encode.export import SUFFIXES, export
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 FORMATS = ("cnf", "xcnf", "wcnf", "opb", "mps")
 """Formats an external program can be given."""
@@ -185,7 +185,8 @@ class Program:
             return f"{self.program} is not installed ({package_hint(self.program)})"
         return None
 
-    def run(self, game: Game, board: int, seconds: float, bound: int | None = None) -> tuple[str, set[int]] | None:
+    def run(self, game: PressSystem, board: int, seconds: float,
+            bound: int | None = None) -> tuple[str, set[int]] | None:
         """Write the instance, run the program on it; ``(status, true variables)`` or None at the time limit."""
         with tempfile.TemporaryDirectory(prefix="flipgame-") as tmp:
             path = os.path.join(tmp, "instance" + SUFFIXES[self.fmt])
@@ -199,7 +200,7 @@ class Program:
             uses_out = any("{out}" in a for a in self.argv)
             text = _read(out) if uses_out else stdout
         if self.fmt == "mps":
-            return read_cbc(text, game.n)
+            return read_cbc(text, game.m)
         if uses_out and self.fmt in ("cnf", "xcnf"):
             return read_minisat(text)
         return read_competition(text)
@@ -217,14 +218,14 @@ def _presses(true: set[int], n: int) -> int:
     return sum(1 << (v - 1) for v in true if v <= n)
 
 
-def _wrong_model(game: Game, board: int, presses: int) -> str | None:
+def _wrong_model(game: PressSystem, board: int, presses: int) -> str | None:
     """Why the program's press set is no witness (it reaches no goal board), or None."""
     if game.apply(board, presses) in game.targets:
         return None
     return f"the program's press set {presses:#x} does not reach a goal board"
 
 
-def solve_external(prog: Program, game: Game, board: int, time_limit: float) -> tuple[Status, int | None, dict]:
+def solve_external(prog: Program, game: PressSystem, board: int, time_limit: float) -> tuple[Status, int | None, dict]:
     """``(status, presses, stats)``: one optimisation call, or the SAT descent over the bound."""
     deadline = time.perf_counter() + time_limit
     stats = {"program": prog.program, "format": prog.fmt, "calls": 0}
@@ -239,7 +240,7 @@ def solve_external(prog: Program, game: Game, board: int, time_limit: float) -> 
             return (Status.INFEASIBLE, None, stats) if best is None else (Status.OPTIMAL, best, stats)
         if status not in ("SATISFIABLE", "OPTIMUM FOUND"):
             return Status.UNKNOWN, None, stats
-        best = _presses(true, game.n)
+        best = _presses(true, game.m)
         if wrong := _wrong_model(game, board, best):
             return Status.ERROR, None, stats | {"error": wrong}
         if prog.fmt not in ("cnf", "xcnf"):
@@ -275,13 +276,13 @@ class External(Backend):
         Program(checked["command"], checked["format"])
         return checked
 
-    def refusal(self, game: Game, options: dict) -> str | None:
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
         return super().refusal(game, options) or Program(options["command"], options["format"]).missing()
 
-    def refusal_error(self, game: Game, options: dict) -> type[Exception]:
+    def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:
         return ExternalRefused if self.supports(game) else super().refusal_error(game, options)
 
-    def solve(self, game: Game, board: int, **options) -> Solution:
+    def solve(self, game: PressSystem, board: int, **options) -> Solution:
         options = self.check_options(options)  # defaults filled when called without the gate
         start = time.perf_counter()
         limit = options.get("time_limit") or default_time_limit(game)

@@ -31,11 +31,12 @@ import time
 import numpy as np
 
 from flipgame.algebra import gf2 as algebra
+from flipgame.algebra import zk
 from flipgame.backends.base import Backend, Option, interruptible
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import NullityTooLargeError, RefusedError
 from flipgame.core.limits import BOARD_MAX_CELLS, DENSE_MAX_CELLS
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 DEFAULT_MAX_NULLITY = 32
 """2**32 null-space combinations: :data:`NULLITY_32_SECONDS` on this 2-core machine."""
@@ -48,6 +49,8 @@ NULL_SPACE_RATE = 2.3e10
 """Null-space combinations times nullity enumerated per second (2 cores), for the refusal's estimate above
 the default.  Measured: 2**33 (17x17 king) in 10-15 s (the break-it run), 22 s CPU on a loaded 2-core
 machine; the hint said "about 9 s" with 3e10.  (2**32 on 39x39 plus runs faster: :data:`NULLITY_32_SECONDS`.)"""
+SOLUTIONS_MAX_NULLITY = 62
+"""Up to this nullity the ``solutions`` statistic counts the press sets reaching a goal (POJ 1830's answer)."""
 BATCH_MAX_NULLITY = 20
 """solve_batch holds every null-space combination in memory (8 MiB at 20); above, it solves per board."""
 
@@ -68,8 +71,9 @@ class Gauss(Backend):
     """
 
     name = "gauss"
-    summary = "GF(2) Gauss-Jordan elimination + minimum over the null space"
+    summary = "GF(2) Gauss-Jordan elimination + minimum over the null space (Z_k: a diagonal form)"
     max_cells = BOARD_MAX_CELLS
+    takes = frozenset({"two", "mod k"})
     options = (
         Option("max_nullity", int, DEFAULT_MAX_NULLITY,
                f"enumerate at most 2**N solutions of a solvable board (32: about {NULLITY_32_SECONDS:.0f} s on "
@@ -80,17 +84,19 @@ class Gauss(Backend):
                "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
     )
 
-    def refusal(self, game: Game, options: dict) -> str | None:
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
         why = super().refusal(game, options)
         if why:
             return why
+        if not game.binary:
+            return None
         try:
             algebra.method_for(game, options.get("method", "auto"))
         except RefusedError as exc:
             return f"gauss: {exc}"
         return None
 
-    def solve(self, game: Game, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
+    def solve(self, game: PressSystem, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
               canonical: bool = False) -> Solution:
         """Minimum presses taking ``board`` to a goal of ``game``.
 
@@ -103,10 +109,14 @@ class Gauss(Backend):
             A solvable board whose nullity exceeds ``max_nullity``; the message
             gives the ``--max-nullity`` that takes it and its expected time.
         """
+        if not game.binary:
+            return _solve_zk(self.name, game, board)
         start = time.perf_counter()
         parts, quiet, method = algebra.solution_cosets(game, board, method)
         k = len(quiet)
-        stats = {"rank": game.n - k, "nullity": k, "method": method}
+        stats = {"rank": game.m - k, "nullity": k, "method": method}
+        if k <= SOLUTIONS_MAX_NULLITY:
+            stats["solutions"] = len(parts) << k
         if not parts:
             return Solution(self.name, Status.INFEASIBLE, seconds=time.perf_counter() - start, stats=stats)
         if k > max_nullity:
@@ -116,8 +126,8 @@ class Gauss(Backend):
         def minimum() -> tuple[int, int]:
             best = None
             for x, t in parts:
-                x = algebra.min_weight(x, quiet, game.n, canonical)
-                if _better(x, best, game.n, canonical):
+                x = algebra.min_weight(x, quiet, game.m, canonical)
+                if _better(x, best, game.m, canonical):
                     best = (x, t)
             return best
 
@@ -126,7 +136,7 @@ class Gauss(Backend):
         x, t = minimum() if k <= algebra.GRAY_MAX_NULLITY else interruptible(minimum, lambda: None)
         return Solution(self.name, Status.OPTIMAL, x.bit_count(), x, t, time.perf_counter() - start, stats)
 
-    def solve_batch(self, game: Game, boards: np.ndarray, *, max_nullity: int = DEFAULT_MAX_NULLITY,
+    def solve_batch(self, game: PressSystem, boards: np.ndarray, *, max_nullity: int = DEFAULT_MAX_NULLITY,
                     method: str = "auto", canonical: bool = False,
                     chunk_elements: int = 1 << 22) -> BatchSolution:
         """Vectorised :meth:`solve` for boards of at most 64 cells (uint64 array, shape (k,));
@@ -136,7 +146,9 @@ class Gauss(Backend):
         Running time O(k (n + checks + 2**nullity)) numpy element operations;
         all 65536 4x4 boards take a few tens of milliseconds.
         """
-        if game.n > 64 or algebra.method_for(game, method) != "dense" or \
+        if not game.binary:
+            return _batch_zk(self.name, game, boards)
+        if game.n > 64 or game.m > 64 or algebra.method_for(game, method) != "dense" or \
                 algebra.eliminate(game).nullity > min(BATCH_MAX_NULLITY, max_nullity):
             return super().solve_batch(game, boards, max_nullity=max_nullity, method=method, canonical=canonical)
         return _dense_batch(self.name, game, np.asarray(boards, dtype=np.uint64), canonical, chunk_elements)
@@ -159,7 +171,8 @@ def _reading_key(x: np.ndarray, n: int) -> np.ndarray:
     return key
 
 
-def _dense_batch(name: str, game: Game, boards: np.ndarray, canonical: bool, chunk_elements: int) -> BatchSolution:
+def _dense_batch(name: str, game: PressSystem, boards: np.ndarray, canonical: bool,
+                 chunk_elements: int) -> BatchSolution:
     start = time.perf_counter()
     elim = algebra.eliminate(game)
     out = BatchSolution.empty(name, boards)
@@ -175,7 +188,7 @@ def _dense_batch(name: str, game: Game, boards: np.ndarray, canonical: bool, chu
         for c in elim.checks:
             ok &= (np.bitwise_count(d & np.uint64(c)) & 1) == 0
         xp = np.zeros(len(boards), dtype=np.uint64)
-        for j in range(game.n):
+        for j in range(game.n):  # d's cells, each with its particular press set
             xp ^= ((d >> np.uint64(j)) & np.uint64(1)) * cols[j]
         x = np.empty_like(xp)
         for s in range(0, len(boards), rows_per_chunk):
@@ -183,14 +196,14 @@ def _dense_batch(name: str, game: Game, boards: np.ndarray, canonical: bool, chu
             weight = np.bitwise_count(cand)
             if canonical:  # lightest first, then the smallest cell-by-cell reading
                 light = weight == weight.min(axis=1, keepdims=True)
-                pick = np.argmin(np.where(light, _reading_key(cand, game.n), np.iinfo(np.uint64).max), axis=1)
+                pick = np.argmin(np.where(light, _reading_key(cand, game.m), np.iinfo(np.uint64).max), axis=1)
             else:
                 pick = np.argmin(weight, axis=1)
             x[s:s + rows_per_chunk] = cand[np.arange(len(cand)), pick]
         w = np.bitwise_count(x).astype(np.int16)
         better = ok & (w < best_w)
         if canonical:
-            better |= ok & (w == best_w) & (_reading_key(x, game.n) < _reading_key(out.presses, game.n))
+            better |= ok & (w == best_w) & (_reading_key(x, game.m) < _reading_key(out.presses, game.m))
         best_w[better] = w[better]
         out.presses[better] = x[better]
         out.target[better] = t
@@ -199,3 +212,69 @@ def _dense_batch(name: str, game: Game, boards: np.ndarray, canonical: bool, chu
     solved = out.status == Status.OPTIMAL
     out.moves[solved] = best_w[solved]
     return out.with_time(time.perf_counter() - start, rank=elim.rank, nullity=elim.nullity)
+
+
+def _zk_kernel(diag: zk.Diagonal) -> np.ndarray:
+    """The kernel's elements (:func:`flipgame.algebra.zk.kernel_elements`); refused over its budget."""
+    try:
+        return zk.kernel_elements(diag, zk.MAX_ENUMERATED)
+    except NullityTooLargeError:
+        raise NullityTooLargeError(f"gauss: the solution coset has {diag.kernel_size:,} press vectors "
+                                   f"({diag.m} buttons), over the {zk.MAX_ENUMERATED:,}-entry enumeration budget") \
+            from None
+
+
+def _solve_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solution:
+    """Over Z_k (k >= 3): the diagonal form of :mod:`flipgame.algebra.zk`, one particular solution per
+    goal board, then the cheapest element of its coset.  INFEASIBLE carries a certificate per goal
+    board.  Running time: the diagonal form once per system, O(n m min(n, m) log k); per board
+    O(n^2 + m^2) plus O(kernel size * m).
+
+    Raises NullityTooLargeError for a solvable board whose coset is over the enumeration budget.
+    """
+    start = time.perf_counter()
+    k = system.states
+    diag = zk.diagonal_of(system.matrix, k)
+    stats = {"nullity": diag.nullity, "kernel_size": diag.kernel_size}
+    best, certs, reachable, kernel = None, {}, 0, None
+    for t in system.targets:
+        x0, cert = diag.particular((np.array(t, dtype=np.int64) - np.array(board, dtype=np.int64)) % k)
+        if x0 is None:
+            certs[t] = tuple(int(v) for v in cert)
+            continue
+        reachable += 1
+        kernel = _zk_kernel(diag) if kernel is None else kernel
+        x = tuple(int(v) for v in zk.min_cost(x0, kernel, k))
+        if best is None or sum(x) < sum(best[0]):
+            best = (x, t)
+    stats["solutions"] = reachable * diag.kernel_size
+    seconds = time.perf_counter() - start
+    if best is None:
+        return Solution(name, Status.INFEASIBLE, seconds=seconds, stats=stats, certificates=certs)
+    return Solution(name, Status.OPTIMAL, sum(best[0]), best[0], system.apply(board, best[0]), seconds, stats)
+
+
+def _batch_zk(name: str, system: PressSystem, boards: np.ndarray) -> BatchSolution:
+    """Vectorised :func:`_solve_zk` for boards as an int64 array shape (b, n); the coset is enumerated
+    once for every board (NullityTooLargeError over budget)."""
+    start = time.perf_counter()
+    k, boards = system.states, np.asarray(boards, dtype=np.int64)
+    diag = zk.diagonal_of(system.matrix, k)
+    kernel = _zk_kernel(diag)
+    out = BatchSolution.empty(name, boards, system.m)
+    best = np.full(len(boards), np.iinfo(np.int32).max, dtype=np.int64)
+    for t in system.targets:
+        tv = np.array(t, dtype=np.int64)
+        ok, x0 = diag.particular_batch(tv[None, :] - boards)
+        idx = np.flatnonzero(ok)
+        x = zk.min_cost_batch(x0[idx], kernel, k)
+        cost = x.sum(axis=1)
+        better = cost < best[idx]
+        sel = idx[better]
+        best[sel] = cost[better]
+        out.presses[sel] = x[better]
+        out.target[sel] = tv
+    solved = best != np.iinfo(np.int32).max
+    out.status[:] = np.where(solved, Status.OPTIMAL, Status.INFEASIBLE)
+    out.moves[solved] = best[solved]
+    return out.with_time(time.perf_counter() - start, nullity=diag.nullity)

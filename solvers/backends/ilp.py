@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import time
 
-from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, CountsModel, Model, ModelBackend, Option
 from flipgame.backends.result import Status
 from flipgame.core.limits import MODEL_MAX_CELLS
-from flipgame.model.grid import Game
+from flipgame.encode.congruence import CongruenceRows
+from flipgame.model.system import PressSystem
 
 SOLVERS = ("SCIP", "HIGHS")
 SMALL_MODEL_MAX_CELLS = 64
@@ -59,7 +60,7 @@ BYTES_PER_CELL = 12_000
 goal white, 5 s limit: 67 MB at 50x50, 153 MB at 100x100, 314 MB at 150x150, 523 MB at 200x200
 (12-13 KB per cell with the 5 entries of ``plus``, plus about 35 MB)."""
 BYTES_PER_ENTRY = 340
-"""Peak memory per non-zero of the press matrix (:func:`~flipgame.backends.base.press_entries`): a 15x15
+"""Peak memory per non-zero of the press matrix (:attr:`~flipgame.model.system.PressSystem.entries`): a 15x15
 stencil has up to 225 a row.  Measured peak RSS above an OR-Tools import, one build and a 5 s solve,
 k x k stencils (idle 2-core machine): 40x40 with 3/11: 64/130 MB, 60x60 with 15: 308-310 MB (300 bytes
 an entry gave estimates of 86/130/308 MB: no margin; with 340, 87/136/332 MB); with a 3 s solve the
@@ -137,7 +138,7 @@ class IlpModel(Model):
 
     backend = "ilp"
 
-    def __init__(self, game: Game, *, solver: str = "SCIP", time_limit: float = 10.0):
+    def __init__(self, game: PressSystem, *, solver: str = "SCIP", time_limit: float = 10.0):
         super().__init__(game)
         from ortools.linear_solver import pywraplp
 
@@ -146,13 +147,13 @@ class IlpModel(Model):
         self._limit_ms = max(1, round(time_limit * 1000))
         self._deadline = 0.0
         s.SetTimeLimit(self._limit_ms)
-        n = game.n
+        n = game.m
         self.press = [s.BoolVar(f"press_{j}") for j in range(n)]
         self.colour = s.BoolVar("target_black")
         if game.goal != "any":
             self.colour.SetBounds(*(2 * [float(game.goal == "black")]))
         self.rows = []
-        for i in range(n):
+        for i in range(game.n):
             flips_i = game.flippers[i]
             k = s.IntVar(0, (len(flips_i) + 1) // 2, f"slack_{i}")
             row = s.Constraint(0, 0, f"parity_{i}")
@@ -219,6 +220,51 @@ class IlpModel(Model):
         raise TimeoutError("no proof within the time limit while choosing the canonical witness")
 
 
+class CountsIlpModel(CountsModel):
+    """The MIP of a press system beyond two states (:class:`~flipgame.encode.congruence.CongruenceRows`),
+    with the grid model's solver settings (:func:`new_solver`); only right-hand sides and, for
+    counters, press bounds change between boards."""
+
+    backend = "ilp"
+
+    def __init__(self, system: PressSystem, *, solver: str = "SCIP", time_limit: float = 60.0):
+        super().__init__(system)
+        from ortools.linear_solver import pywraplp
+
+        self._lp, self.rows = pywraplp, CongruenceRows(system)
+        mip = self.mip = new_solver(solver, system.cells)
+        self.x = [mip.IntVar(0, u, f"x{j}") for j, u in enumerate(self.rows.top)]
+        g = mip.IntVar(0, system.states - 1, "goal") if self.rows.goal is None else 0
+        self.constraints = []
+        for i, terms in enumerate(self.rows.terms):
+            lhs = sum(c * self.x[j] for j, c in terms) - g
+            if self.rows.slack is not None:
+                lhs = lhs - system.states * mip.IntVar(*self.rows.slack[i], f"s{i}")
+            self.constraints.append(mip.Add(lhs == 0))
+        mip.Minimize(sum(self.x))
+        mip.SetTimeLimit(max(1, round(time_limit * 1000)))
+
+    def _stop(self) -> None:
+        self.mip.InterruptSolve()
+
+    def _minimise(self, board):
+        bounds = self.rows.bounds(board)
+        if bounds is None:
+            return Status.INFEASIBLE, None, {"reason": "a counter is above its target"}
+        for row, r in zip(self.constraints, self.rows.rhs(board), strict=True):
+            row.SetBounds(r, r)
+        if self.system.states is None:
+            for v, u in zip(self.x, bounds, strict=True):
+                v.SetUb(u)
+        code = self.mip.Solve()
+        stats = {"nodes": self.mip.nodes()}
+        if code == self._lp.Solver.OPTIMAL:
+            return Status.OPTIMAL, tuple(int(round(v.solution_value())) for v in self.x), stats
+        if code == self._lp.Solver.INFEASIBLE:
+            return Status.INFEASIBLE, None, stats
+        return Status.UNKNOWN, None, stats
+
+
 class Ilp(ModelBackend):
     """OR-Tools MIP backend; see the module docstring.
 
@@ -231,13 +277,14 @@ class Ilp(ModelBackend):
     summary = "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t, minimise presses"
     max_cells = MODEL_MAX_CELLS
     model = IlpModel
+    counts_model = CountsIlpModel
     options = (
         TIME_LIMIT,
         Option("solver", str, "SCIP", "MIP solver for ilp", choices=SOLVERS, flag="--mip-solver"),
         MEMORY_LIMIT,
     )
 
-    def estimate_bytes(self, game: Game, options: dict) -> int:
+    def estimate_bytes(self, game: PressSystem, options: dict) -> int:
         """:data:`BASE_BYTES` + :data:`BYTES_PER_CELL` per cell + :data:`BYTES_PER_ENTRY` per non-zero of the
         press matrix (cells x neighbourhood, clipped at the edges); O(|offsets|), nothing built."""
-        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * press_entries(game)
+        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * game.entries

@@ -20,7 +20,7 @@ from flipgame.backends.base import Backend, Option, no_canonical
 from flipgame.backends.result import Solution, Status
 from flipgame.core.limits import MAXSAT_MAX_CELLS
 from flipgame.encode.export import Instance, parity_clauses
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 SOLVERS = ("g3", "g4", "cd19", "mgh", "m22")
 """SAT oracles of RC2 offered (pysat names): Glucose 3/4, CaDiCaL 1.9.5, MapleLCMDistChronoBT (mgh), MiniSat."""
@@ -28,7 +28,7 @@ MAX_CELLS = MAXSAT_MAX_CELLS
 """Largest board RC2 is given (:data:`flipgame.core.limits.MAXSAT_MAX_CELLS`)."""
 
 
-def rc2_minimise(game: Game, board: int, solver: str = "g3") -> tuple[Status, int | None, dict]:
+def rc2_minimise(game: PressSystem, board: int, solver: str = "g3") -> tuple[Status, int | None, dict]:
     """``(status, presses, stats)`` of one board by RC2 over the WCNF.  Raises nothing on Impossible."""
     from pysat.examples.rc2 import RC2
     from pysat.formula import WCNF, IDPool
@@ -67,7 +67,7 @@ class MaxSat(Backend):
     def check_options(self, options: dict) -> dict:
         return no_canonical(self.name, super().check_options(options))
 
-    def solve(self, game: Game, board: int, **options) -> Solution:
+    def solve(self, game: PressSystem, board: int, **options) -> Solution:
         options = self.check_options(options)  # defaults filled when called without the gate
         start = time.perf_counter()
         status, presses, stats = rc2_minimise(game, board, options["solver"])

@@ -31,22 +31,22 @@ import time
 
 import numpy as np
 
-from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option, press_entries
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
 from flipgame.backends.ilp import BASE_BYTES, BYTES_PER_CELL, BYTES_PER_ENTRY, scip_parameters
 from flipgame.backends.result import Status
 from flipgame.core.limits import MODEL_MAX_CELLS
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 SOLVERS = ("scip", "highs")
 
 
 class _Mip(Model):
     """What both solvers share: the time limit, the deadline of the canonical refinement, and
-    the columns (presses ``0..n-1``, then the goal colour, then one slack per cell)."""
+    the columns (presses ``0..m-1``, then the goal colour, then one slack per cell)."""
 
     backend = "mip"
 
-    def __init__(self, game: Game, time_limit: float = 10.0):
+    def __init__(self, game: PressSystem, time_limit: float = 10.0):
         super().__init__(game)
         self.time_limit = time_limit
         self._deadline = 0.0
@@ -55,7 +55,7 @@ class _Mip(Model):
 
     def _fix_presses(self, fixed: dict[int, int]) -> None:
         if fixed or self._fixed:
-            for j in range(self.game.n):
+            for j in range(self.game.m):
                 self._press_bounds(j, *((fixed[j], fixed[j]) if j in fixed else (0, 1)))
         self._fixed = bool(fixed)
 
@@ -92,14 +92,14 @@ class _Mip(Model):
 class ScipModel(_Mip):
     """The MIP in SCIP (PySCIPOpt), re-used across boards."""
 
-    def __init__(self, game: Game, *, time_limit: float = 10.0, solver: str = "scip"):
+    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, solver: str = "scip"):
         super().__init__(game, time_limit)
         import pyscipopt
 
         m = self.mip = pyscipopt.Model()
         m.hideOutput()
         m.setParams(scip_parameters(game.n))
-        n = game.n
+        n = game.m
         self.press = [m.addVar(f"press_{j}", vtype="B") for j in range(n)]
         colour = m.addVar("target_black", vtype="B", lb=self.colour_bounds[0], ub=self.colour_bounds[1])
         self.rows = []
@@ -145,7 +145,7 @@ class ScipModel(_Mip):
 class HighsModel(_Mip):
     """The MIP in HiGHS (highspy), re-used across boards."""
 
-    def __init__(self, game: Game, *, time_limit: float = 10.0, solver: str = "highs"):
+    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, solver: str = "highs"):
         super().__init__(game, time_limit)
         import highspy
 
@@ -153,8 +153,8 @@ class HighsModel(_Mip):
         with _quiet_stdout():  # the constructor prints HiGHS's banner on standard output
             h = self.mip = highspy.Highs()
         h.setOptionValue("output_flag", False)
-        n = game.n
-        cols = 2 * n + 1
+        n = game.m
+        cols = n + 1 + game.n
         slack = [(len(f) + 1) // 2 for f in game.flippers]
         h.addVars(cols, np.zeros(cols), np.array([1.0] * n + [self.colour_bounds[1]] + slack, dtype=float))
         h.changeColBounds(n, *self.colour_bounds)
@@ -188,7 +188,7 @@ class HighsModel(_Mip):
         stats = {"nodes": int(h.getInfo().mip_node_count), "highs_status": status.name}
         if status == status_of.kOptimal:
             values = h.getSolution().col_value
-            return "optimal", sum(1 << j for j in range(self.game.n) if values[j] > 0.5), stats
+            return "optimal", sum(1 << j for j in range(self.game.m) if values[j] > 0.5), stats
         return ("infeasible" if status == status_of.kInfeasible else "unknown"), None, stats
 
 
@@ -229,6 +229,6 @@ class Mip(ModelBackend):
     def model_class(self, options: dict) -> type[Model]:
         return ScipModel if options.get("solver", "scip") == "scip" else HighsModel
 
-    def estimate_bytes(self, game: Game, options: dict) -> int:
+    def estimate_bytes(self, game: PressSystem, options: dict) -> int:
         """As ``ilp``'s (the same model): O(|offsets|), nothing built."""
-        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * press_entries(game)
+        return BASE_BYTES + BYTES_PER_CELL * game.n + BYTES_PER_ENTRY * game.entries

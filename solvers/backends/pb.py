@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, no_canonical
 from flipgame.backends.result import Status
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 BYTES_PER_CELL = 4_000
 """Rough model size per cell (not measured beyond 30x30; the memory budget refuses far larger boards)."""
@@ -27,14 +27,13 @@ class ExactModel(Model):
 
     backend = "pb"
 
-    def __init__(self, game: Game, *, time_limit: float = 10.0):
+    def __init__(self, game: PressSystem, *, time_limit: float = 10.0):
         super().__init__(game)
         import exact
 
         s = self.solver = exact.Exact()
-        n = game.n
         self.time_limit = time_limit
-        self.press = [f"x{j}" for j in range(n)]
+        self.press = [f"x{j}" for j in range(game.m)]
         for v in self.press:
             s.addVariable(v)
         t = "t" if game.goal == "any" else None
@@ -82,5 +81,5 @@ class Pb(ModelBackend):
     def check_options(self, options: dict) -> dict:
         return no_canonical(self.name, super().check_options(options))
 
-    def estimate_bytes(self, game: Game, options: dict) -> int:
-        return BYTES_PER_CELL * game.n
+    def estimate_bytes(self, game: PressSystem, options: dict) -> int:
+        return BYTES_PER_CELL * max(game.n, game.m)

@@ -38,12 +38,58 @@ NO_MOVES = -1
 """Sentinel in :attr:`BatchSolution.moves` for boards without a number (not OPTIMAL)."""
 
 
-class Answered:
-    """What one board's answer shares, on the grid (:class:`Solution`) and on a press system
-    (:class:`flipgame.backends.system_result.SystemSolution`): frozen mappings, a number exactly when
-    OPTIMAL, :attr:`success` and the answer line."""
+ANSWER_WORDS = {Status.INFEASIBLE: "Impossible", Status.UNKNOWN: "Unknown", Status.ERROR: "Error"}
+"""The answer line of each status without a number (POJ 1753's words)."""
 
-    def _freeze(self) -> None:
+
+@dataclass(frozen=True)
+class Solution:
+    """One backend's answer for one board of a press system (a grid or any other).
+
+    A board, a press set and a goal board are written as the system writes them
+    (:mod:`flipgame.model.system`): int bitmasks on two states, tuples of ints on k >= 3
+    states and on counters.
+
+    Attributes
+    ----------
+    backend : str
+        Registry name of the backend that produced it.
+    status : Status
+    moves : int or None
+        Minimum number of presses (the total press count); ``None`` unless OPTIMAL.
+    presses : int, tuple of int, or None
+        The witness: on two states the bitmask of buttons pressed (bit ``j``; on a grid bit
+        ``r*cols+c``), with ``presses.bit_count() == moves``; otherwise how many times each button
+        is pressed, summing to ``moves``.  ``None`` unless OPTIMAL.
+    target : int, tuple of int, or None
+        The goal board the witness reaches (two states: 0 = all white, ``2**n-1`` = all
+        black); ``None`` unless OPTIMAL.
+    seconds : float
+        Wall time of the solve, in seconds (model building included).
+    stats : Mapping
+        Backend statistics (e.g. ``nullity``, ``conflicts``, ``branches``, ``solutions``).
+    certificates : Mapping or None
+        For INFEASIBLE through the gate: goal board -> a vector ``c`` with ``c^T A = 0`` while
+        ``c . (goal - board) != 0`` (mod k); on two states ``c`` is the bitmask of a set of cells
+        that every press flips an even number of times while the board differs from that goal in
+        an odd number of them.  Check one with :func:`flipgame.verify.checks.witness.check_certificate`.
+        None otherwise.
+    """
+
+    backend: str
+    status: Status
+    moves: int | None = None
+    presses: int | tuple[int, ...] | None = None
+    target: int | tuple[int, ...] | None = None
+    seconds: float = 0.0
+    stats: Mapping[str, object] = field(default_factory=dict)
+    certificates: Mapping | None = None
+
+    def __repr__(self) -> str:
+        return (f"Solution(backend={self.backend!r}, status={self.status!r}, moves={self.moves}, "
+                f"presses={self.presses}, target={self.target}, ...)")
+
+    def __post_init__(self):
         object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
         if self.certificates is not None:
             object.__setattr__(self, "certificates", MappingProxyType(dict(self.certificates)))
@@ -60,71 +106,25 @@ class Answered:
         return str(self.moves) if self.status is Status.OPTIMAL else ANSWER_WORDS[self.status]
 
 
-ANSWER_WORDS = {Status.INFEASIBLE: "Impossible", Status.UNKNOWN: "Unknown", Status.ERROR: "Error"}
-"""The answer line of each status without a number (POJ 1753's words)."""
-
-
-@dataclass(frozen=True)
-class Solution(Answered):
-    """One backend's answer for one board.
-
-    Attributes
-    ----------
-    backend : str
-        Registry name of the backend that produced it.
-    status : Status
-    moves : int or None
-        Minimum number of presses; ``None`` unless OPTIMAL.
-    presses : int or None
-        The witness: bitmask of pressed cells (bit ``r*cols+c``), with
-        ``presses.bit_count() == moves``; ``None`` unless OPTIMAL.
-    target : int or None
-        The goal board the witness reaches (0 = all white, ``2**n-1`` = all
-        black); ``None`` unless OPTIMAL.
-    seconds : float
-        Wall time of the solve, in seconds (model building included).
-    stats : Mapping
-        Backend statistics (e.g. ``nullity``, ``conflicts``, ``branches``).
-    certificates : Mapping[int, int] or None
-        For INFEASIBLE through the gate: goal board -> a set of cells that
-        every press flips an even number of times while the board differs
-        from that goal in an odd number of them (check one with
-        :func:`flipgame.verify.checks.witness.check_certificate`); None otherwise.
-    """
-
-    backend: str
-    status: Status
-    moves: int | None = None
-    presses: int | None = None
-    target: int | None = None
-    seconds: float = 0.0
-    stats: Mapping[str, object] = field(default_factory=dict)
-    certificates: Mapping[int, int] | None = None
-
-    def __repr__(self) -> str:
-        return (f"Solution(backend={self.backend!r}, status={self.status!r}, moves={self.moves}, "
-                f"presses={self.presses}, target={self.target}, ...)")
-
-    def __post_init__(self):
-        self._freeze()
-
-
 @dataclass(frozen=True)
 class BatchSolution:
-    """One backend's answers for ``k`` boards of one game.
+    """One backend's answers for ``k`` boards of one press system.
+
+    Two-state systems of at most 64 cells hold boards, witnesses and goals as uint64 bitmasks of shape
+    (k,); k-state systems as int64 arrays of shape (k, n) (boards, goals) and (k, m) (press counts).
 
     Attributes
     ----------
     backend : str
-    boards : ndarray of uint64, shape (k,)
-        The boards solved, as bitmasks.
+    boards : ndarray, uint64 shape (k,) or int64 shape (k, n)
+        The boards solved.
     status : ndarray of uint8, shape (k,)
         :class:`Status` values.
     moves : ndarray of int32, shape (k,)
         Minimum presses, or ``NO_MOVES`` (-1) when not OPTIMAL.
-    presses : ndarray of uint64, shape (k,)
-        Witness bitmasks; 0 when not OPTIMAL.
-    target : ndarray of uint64, shape (k,)
+    presses : ndarray, uint64 shape (k,) or int64 shape (k, m)
+        Witnesses; 0 when not OPTIMAL.
+    target : ndarray, like ``boards``
         Goal board reached; 0 when not OPTIMAL.
     seconds : float
         Wall time for the whole batch, in seconds (summed over parts when concatenated).
@@ -145,34 +145,35 @@ class BatchSolution:
 
     def __getitem__(self, i: int) -> Solution:
         status = Status(int(self.status[i]))
-        ok = status is Status.OPTIMAL
-        return Solution(
-            backend=self.backend,
-            status=status,
-            moves=int(self.moves[i]) if ok else None,
-            presses=int(self.presses[i]) if ok else None,
-            target=int(self.target[i]) if ok else None,
-            stats={},
-        )
+        if status is not Status.OPTIMAL:
+            return Solution(self.backend, status)
+        return Solution(self.backend, status, int(self.moves[i]), _board(self.presses[i]), _board(self.target[i]))
+
+    @property
+    def bitmasks(self) -> bool:
+        """True when boards are uint64 bitmasks (two states), False for rows of states."""
+        return self.boards.ndim == 1
 
     @classmethod
-    def empty(cls, backend: str, boards: np.ndarray) -> BatchSolution:
-        """All-UNKNOWN arrays for ``boards``, to be filled in by a backend."""
+    def empty(cls, backend: str, boards: np.ndarray, m: int | None = None) -> BatchSolution:
+        """All-UNKNOWN arrays for ``boards`` (uint64 shape (k,), or int64 shape (k, n) with ``m`` buttons),
+        to be filled in by a backend."""
+        boards = np.asarray(boards)
         k = len(boards)
-        return cls(
-            backend=backend,
-            boards=np.asarray(boards, dtype=np.uint64),
-            status=np.full(k, Status.UNKNOWN, dtype=np.uint8),
-            moves=np.full(k, NO_MOVES, dtype=np.int32),
-            presses=np.zeros(k, dtype=np.uint64),
-            target=np.zeros(k, dtype=np.uint64),
-        )
+        if boards.ndim == 1:
+            boards = boards.astype(np.uint64, copy=False)
+            presses, target = np.zeros(k, dtype=np.uint64), np.zeros(k, dtype=np.uint64)
+        else:
+            boards = boards.astype(np.int64, copy=False)
+            presses, target = np.zeros((k, m), dtype=np.int64), np.zeros_like(boards)
+        return cls(backend, boards, np.full(k, Status.UNKNOWN, dtype=np.uint8), np.full(k, NO_MOVES, dtype=np.int32),
+                   presses, target)
 
     @classmethod
     def from_solutions(cls, backend: str, boards: np.ndarray, solutions: Sequence[Solution],
-                       seconds: float) -> BatchSolution:
-        """Pack single-board solutions (same order as ``boards``) into arrays."""
-        out = cls.empty(backend, boards)
+                       seconds: float, m: int | None = None) -> BatchSolution:
+        """Pack single-board solutions (same order as ``boards``; ``m`` buttons for rows of states) into arrays."""
+        out = cls.empty(backend, boards, m)
         for i, s in enumerate(solutions):
             out.status[i] = s.status
             if s.status is Status.OPTIMAL:
@@ -200,5 +201,17 @@ class BatchSolution:
         )
 
     def with_time(self, seconds: float, **stats) -> BatchSolution:
+        """The same answers with ``seconds`` and ``stats`` added to the statistics."""
         return BatchSolution(self.backend, self.boards, self.status, self.moves, self.presses,
                              self.target, seconds, {**self.stats, **stats})
+
+
+def _board(value):
+    """One entry of a batch array as a solution holds it: an int (a bitmask) or a tuple of ints."""
+    return int(value) if np.ndim(value) == 0 else tuple(int(v) for v in value)
+
+
+def board_at(boards: np.ndarray, i: int):
+    """Board ``i`` of a run's board array as a backend takes it: an int (bitmasks, uint64 or Python ints)
+    or a tuple of states (a row of an int array shape (b, n))."""
+    return _board(boards[i])

@@ -14,7 +14,7 @@ engines (option ``engine``):
     243 s.
 ``cnf``
     A python-sat solver (option ``solver``) with each XOR cut into pieces of at
-    most :data:`XOR_PIECE` literals linked by auxiliaries; each piece of ``k``
+    most :data:`~flipgame.encode.parity.XOR_PIECE` literals linked by auxiliaries; each piece of ``k``
     literals is the ``2**(k-1)`` clauses forbidding its wrong-parity assignments.
 
 Minimisation.  The first model found gives an upper bound ``w``; the
@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import itertools
 import signal
 import threading
 import time
@@ -57,7 +56,8 @@ from flipgame.backends.result import Status
 from flipgame.core.errors import OptionError
 from flipgame.core.limits import MODEL_MAX_CELLS
 from flipgame.core.signals import GUARDED_SIGNALS
-from flipgame.model.grid import Game
+from flipgame.encode.parity import xor_chain
+from flipgame.model.system import PressSystem
 
 SOLVERS = ("glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm", "maplesat",
            "mergesat3", "minicard", "minisat22", "minisatep")
@@ -68,7 +68,6 @@ CARDINALITY = ("auto", "totalizer", "kmtotalizer", "mtotalizer", "seqcounter", "
 TOTALIZER_MAX_CELLS = 400
 """``cardinality="auto"``: the incremental totalizer up to this many cells, ``kmtotalizer`` above
 (measured: fewer clauses for large bounds, e.g. 7.8 k against 55 k at 18x18 with bound 175)."""
-XOR_PIECE = 4
 BYTES_PER_CLAUSE = 250
 """Peak memory per cardinality clause, in bytes: the solver's copy and python-sat's Python lists
 (measured at 50x50: totalizer 2.4 M clauses, 575 MB peak RSS above the 4x4 run's 37 MB)."""
@@ -78,38 +77,6 @@ XOR_BYTES = 500
 solvable NxN boards: 424 MB at 100x100, 1.35 GB at 150x150, 3.34 GB at 200x200 (about 420 n**1.5)."""
 BASE_BYTES = 64 << 20
 """Fixed part of the estimate."""
-
-
-def xor_clauses(lits: list[int], rhs: int = 0) -> list[list[int]]:
-    """CNF of ``XOR(lits) = rhs`` without auxiliaries: the 2**(k-1) clauses that forbid
-    every assignment of the wrong parity.  ``lits``: non-zero DIMACS literals.
-
-    >>> xor_clauses([1, 2])
-    [[1, -2], [-1, 2]]
-    """
-    clauses = []
-    for signs in itertools.product((0, 1), repeat=len(lits)):
-        if sum(signs) % 2 != rhs:  # assignment with wrong parity: forbid it
-            clauses.append([-lit if s else lit for lit, s in zip(lits, signs, strict=True)])
-    return clauses
-
-
-def xor_chain(lits: list[int], new_var, piece: int = XOR_PIECE) -> list[list[int]]:
-    """CNF of ``XOR(lits) = 0``, cut into pieces of at most ``piece`` literals.
-
-    ``new_var()`` returns a fresh variable for each link.  ``len(lits) - piece``
-    over ``piece - 2`` links (rounded up); each piece costs ``2**(piece-1)`` clauses.
-    """
-    if piece < 3:
-        raise ValueError("XOR pieces need at least 3 literals")
-    clauses = []
-    lits = list(lits)
-    while len(lits) > piece:
-        link = new_var()
-        head, lits = lits[: piece - 1], lits[piece - 1:]
-        clauses += xor_clauses([*head, link], 0)  # link = XOR(head)
-        lits.insert(0, link)
-    return clauses + xor_clauses(lits, 0)
 
 
 # --- signals: flipgame owns SIGINT and SIGTERM, never CryptoMiniSat ------------------------------------
@@ -315,22 +282,21 @@ class SatModel(Model):
 
     backend = "sat"
 
-    def __init__(self, game: Game, *, time_limit: float = 10.0, engine: str = "xor",
+    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, engine: str = "xor",
                  solver: str = DEFAULT_SOLVER, cardinality: str = "auto", descent: str = "linear"):
         super().__init__(game)
         from pysat.formula import IDPool
 
         self.pool = IDPool()
-        n = game.n
-        self.press = [self.pool.id(("press", j)) for j in range(n)]
-        self.cell = [self.pool.id(("cell", i)) for i in range(n)]
+        self.press = [self.pool.id(("press", j)) for j in range(game.m)]
+        self.cell = [self.pool.id(("cell", i)) for i in range(game.n)]
         self.colour = self.pool.id("colour")
         self._solver_name = solver
         self.engine = engine
         self.time_limit = time_limit
         self._new_oracle()
         if cardinality == "auto":
-            cardinality = "totalizer" if n <= TOTALIZER_MAX_CELLS else "kmtotalizer"
+            cardinality = "totalizer" if game.m <= TOTALIZER_MAX_CELLS else "kmtotalizer"
         self.cardinality, self.descent = cardinality, descent
         self._assume: list[int] = []
         self._deadline = 0.0
@@ -497,7 +463,7 @@ class Sat(ModelBackend):
                               "the xor engine is CryptoMiniSat")
         return checked
 
-    def estimate_bytes(self, game: Game, options: dict) -> int:
+    def estimate_bytes(self, game: PressSystem, options: dict) -> int:
         """The parity clauses (native XOR: :data:`XOR_BYTES` * n**1.5; cut into CNF: 20 n clauses) plus
         the cardinality encoding at a bound b = n/2 (its size at a typical first model's weight), in
         clauses: n b for the totalizer and the networks, 2.5 n b for the sequential counter (its
@@ -508,7 +474,7 @@ class Sat(ModelBackend):
         (2.08 GB), sorting/cardinality network 431/414 MB (911), k-modulo totalizer 123 MB (173); at
         100x100 (k-modulo totalizer, first call) 424 MB (917 MB), 150x150 1.35 GB (2.95 GB: refused
         at the default 2 GiB), 200x200 3.34 GB (6.89 GB)."""
-        n = game.n
+        n = max(game.n, game.m)
         card = options.get("cardinality", "auto")
         if card == "auto":
             card = "totalizer" if n <= TOTALIZER_MAX_CELLS else "kmtotalizer"

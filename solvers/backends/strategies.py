@@ -8,9 +8,9 @@ boards its backend would refuse.  Solving a board by a strategy from outside
 goes through the gate (:func:`flipgame.gate.session.solve_strategy`); the ``auto``
 backend, below the gate, runs its strategies with :meth:`Strategy.run`.
 
+>>> from flipgame import Game
 >>> STRATEGIES["sat-xor-binary"].options["descent"]
 'binary'
->>> from flipgame.model.grid import Game
 >>> STRATEGIES["gauss-chase"].applies(Game(5, 5, wrap=True))
 False
 >>> STRATEGIES["bfs"].refusal(Game(6, 6)) is not None
@@ -29,7 +29,7 @@ from flipgame.backends.base import Backend
 from flipgame.backends.result import BatchSolution, Solution
 from flipgame.core.errors import RefusedError, RulesError
 from flipgame.gate.registry import ALIASES, get_backend
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class Strategy:
         names = {o.name for o in self.method.all_options}
         return {k: v for k, v in options.items() if k in names}
 
-    def refusal(self, game: Game, **extra) -> str | None:
+    def refusal(self, game: PressSystem, **extra) -> str | None:
         """Why the strategy does not take ``game`` (its backend's refusal or an option error), or None.
 
         O(1) for the model backends and bfs; gauss may run the (cached) elimination's size checks.
@@ -90,11 +90,11 @@ class Strategy:
             return str(exc)
         return None
 
-    def applies(self, game: Game) -> bool:
+    def applies(self, game: PressSystem) -> bool:
         """True if the strategy takes the rules ``game`` (see :meth:`refusal`)."""
         return self.refusal(game) is None
 
-    def run(self, game: Game, board: int, time_limit: float | None = None, **extra) -> Solution:
+    def run(self, game: PressSystem, board: int, time_limit: float | None = None, **extra) -> Solution:
         """One board by the backend itself, for a caller below the gate (``auto``): ``game``'s goal
         must be ``any``, ``white`` or ``black``, and no certificates are attached.
 
@@ -184,16 +184,16 @@ class StrategyBackend(Backend):
     def check_options(self, options: dict) -> dict:
         return self.base.check_options({**self.strategy.options, **options})
 
-    def refusal(self, game: Game, options: dict) -> str | None:
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
         return self.base.refusal(game, options)
 
-    def refusal_error(self, game: Game, options: dict) -> type[Exception]:
+    def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:
         return self.base.refusal_error(game, options)
 
-    def solve(self, game: Game, board: int, **options) -> Solution:
+    def solve(self, game: PressSystem, board: int, **options) -> Solution:
         return self.base.solve(game, board, **options)
 
-    def solve_batch(self, game: Game, boards: np.ndarray, **options) -> BatchSolution:
+    def solve_batch(self, game: PressSystem, boards: np.ndarray, **options) -> BatchSolution:
         return self.base.solve_batch(game, boards, **options)
 
 

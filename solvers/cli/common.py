@@ -14,14 +14,16 @@ import re
 import sys
 from collections.abc import Sequence
 
-from flipgame import BACKENDS, Backend, Game, get_backend, read_cases
+from flipgame import BACKENDS, Backend, Game, get_backend
 from flipgame.backends import strategies
 from flipgame.backends.strategies import STRATEGIES, StrategyBackend
 from flipgame.core.errors import BoardFormatError, RulesError
 from flipgame.core.limits import BOARD_MAX_CELLS
+from flipgame.core.limits import STATES_MAX as MAX_STATES
 from flipgame.formats.judge import FORMATS, LineSource
 from flipgame.model.grid import NEIGHBOURHOODS
-from flipgame.model.system import MAX_STATES
+from flipgame.model.rules import from_json, read_edge_list
+from flipgame.model.system import PressSystem, is_number
 
 MAX_CELLS = BOARD_MAX_CELLS
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""
@@ -166,7 +168,7 @@ def states_arg(text: str) -> int:
 
 def goal_arg(text: str) -> str:
     """``--goal``: any, white, black, or a state D (every cell D)."""
-    if text in ("any", "white", "black") or (text.isascii() and text.isdigit()):
+    if text in ("any", "white", "black") or (is_number(text) and len(text) <= 12):
         return text
     raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D, got {text!r}")
 
@@ -234,14 +236,14 @@ def backend_options(names: Sequence[str], args) -> dict[str, dict]:
     return options
 
 
-def chosen_backend(args) -> Backend:
-    """The backend of ``--strategy NAME`` (a strategy as a backend), of ``--backend`` (default gauss), or,
+def chosen_backend(args, default: str = "gauss") -> Backend:
+    """The backend of ``--strategy NAME`` (a strategy as a backend), of ``--backend`` (else ``default``), or,
     when only ``--solver-cmd`` is given, the ``external`` backend.  Raises UnknownBackendError."""
     if getattr(args, "strategy", None):
         return get_backend(args.strategy)
     if args.backend is None and getattr(args, "opt_solver_cmd", None) is not None:
         return get_backend("external")
-    return get_backend(args.backend or "gauss")
+    return get_backend(args.backend or default)
 
 
 def chosen_options(backend: Backend, args) -> dict:
@@ -272,34 +274,81 @@ def strategy_options(names: Sequence[str], args) -> dict[str, dict]:
     return {n: dict(flags[base[n]]) for n in names}
 
 
-def game_from_args(args) -> Game:
-    """The rules chosen on the command line.  Raises RulesError naming a bad combination."""
-    if getattr(args, "rules", None) is not None or getattr(args, "states", None) is not None or (
-            args.goal is not None and args.goal.isdigit()):
-        raise RulesError("--rules, --states and --goal D are taken by solve, verify and study")
-    rows, cols = args.size or (4, 4)
-    if args.stencil is not None and args.neighbourhood != "stencil":
-        raise RulesError("--stencil needs --neighbourhood stencil")
-    if args.neighbourhood == "stencil" and args.stencil is None:
-        raise RulesError("--neighbourhood stencil needs --stencil PATTERN (e.g. '.x./xxx/.x.')")
-    goal, target = args.goal or "any", None
+RULES_MAX_BYTES = 64 << 20
+"""Largest ``--rules`` file read (a JSON press system of the largest size flipgame takes is under 2 MB)."""
+
+
+def game_from_args(args) -> PressSystem:
+    """The press system chosen on the command line: a grid (``--size``, ``--wrap``, ``--neighbourhood``,
+    ``--stencil``, ``--states``) or ``--rules FILE``, with its goal (``--goal``, ``--target``).
+
+    Raises RulesError naming a bad combination or file.
+    """
+    states = 2 if getattr(args, "states", None) is None else args.states or None  # --states counters is 0
+    if getattr(args, "rules", None) is not None:
+        system = _rules_file(args, states)
+    else:
+        rows, cols = args.size or (4, 4)
+        if args.stencil is not None and args.neighbourhood != "stencil":
+            raise RulesError("--stencil needs --neighbourhood stencil")
+        if args.neighbourhood == "stencil" and args.stencil is None:
+            raise RulesError("--neighbourhood stencil needs --stencil PATTERN (e.g. '.x./xxx/.x.')")
+        goal = "any" if states is not None else "0"  # counters take no 'any'; --goal or --target sets it below
+        system = Game(rows, cols, goal, args.wrap, args.neighbourhood, args.stencil, states=states)
     if args.target is not None:
         if args.goal is not None:
             raise RulesError("give either --goal or --target, not both")
-        try:
-            # Read in bounded pieces, and at most two boards: one is expected, a second is refused.
-            with open(args.target, "rb", buffering=0) as fh:
-                lines = LineSource(fh, FORMATS["poj1753"].line_limit(Game(rows, cols)), universal=True)
-                boards = list(itertools.islice(read_cases(lines, rows, cols), 2))
-        except OSError as exc:
-            raise RulesError(f"cannot read --target {args.target}: {exc.strerror}") from None
-        except BoardFormatError as exc:
-            raise RulesError(f"--target {args.target}: {exc}") from None
-        if len(boards) != 1:
-            found = "none" if not boards else "more than one"
-            raise RulesError(f"--target {args.target}: expected one {rows}x{cols} board, found {found}")
-        goal, target = "board", boards[0].cells
-    return Game(rows, cols, goal, args.wrap, args.neighbourhood, args.stencil, target)
+        return system.with_goal("board", _target(args.target, system))
+    if args.goal is None and getattr(args, "rules", None) is not None:
+        return system  # the file's own goal (default any)
+    return system.with_goal(args.goal or "any")
+
+
+def _rules_file(args, states: int | None) -> PressSystem:
+    """The system of ``--rules FILE`` (JSON or an edge list), read whole up to :data:`RULES_MAX_BYTES`."""
+    if args.size or args.wrap or args.neighbourhood != "plus" or args.stencil:
+        raise RulesError("--rules gives the cells and buttons; drop --size/--wrap/--neighbourhood/--stencil")
+    text = read_text(args.rules, "--rules", RULES_MAX_BYTES)
+    try:
+        provisional = None if args.goal is None and args.target is None else "0"  # the command line's, below
+        if text.lstrip("\ufeff \t\r\n").startswith("{"):
+            return from_json(text, "file" if args.states is None else states, goal=provisional)
+        return read_edge_list(text, states=states, goal=provisional or "any")
+    except RulesError as exc:
+        raise RulesError(f"--rules {args.rules}: {exc}") from None
+
+
+def read_text(path: str, what: str, limit: int) -> str:
+    """The text of file ``path`` (``-``: standard input), read in bounded pieces: RulesError past ``limit``
+    bytes, or when it cannot be read or decoded, naming ``what``."""
+    try:
+        fh = open(sys.stdin.fileno(), "rb", closefd=False) if path == "-" else open(path, "rb")  # noqa: SIM115
+        with fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise RulesError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise RulesError(f"{what} {path}: over {limit >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"{what} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _target(path: str, system: PressSystem):
+    """The one board of ``--target FILE`` for ``system``, read in bounded pieces (at most two boards)."""
+    try:
+        with open(path, "rb", buffering=0) as fh:
+            lines = LineSource(fh, FORMATS["poj1753"].line_limit(system), universal=True)
+            boards = [c.board for c in itertools.islice(FORMATS["poj1753"].reader(lines, system), 2)]
+    except OSError as exc:
+        raise RulesError(f"cannot read --target {path}: {exc.strerror}") from None
+    except BoardFormatError as exc:
+        raise RulesError(f"--target {path}: {exc}") from None
+    if len(boards) != 1:
+        found = "none" if not boards else "more than one"
+        raise RulesError(f"--target {path}: expected one {system.size} board, found {found}")
+    return boards[0]
 
 
 def writable_path(path: str, what: str) -> str:

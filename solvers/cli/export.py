@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from flipgame.cli import general
 from flipgame.cli.common import ExitCode, add_rule_options, fail, game_from_args
-from flipgame.core.errors import FlipgameError
+from flipgame.core.errors import BoardFormatError, FlipgameError
 from flipgame.encode.export import BOUNDED, FORMATS, export
-from flipgame.encode.system_export import export_system
-from flipgame.formats.judge import read_cases
-from flipgame.model.system import read_boards
-from flipgame.study.suite import known_answer, system_known_answer
+from flipgame.formats.judge import FORMATS as FORMATS_IN
+from flipgame.formats.judge import LineSource
+from flipgame.study.suite import known_answer
 
 
 def add_parser(sub) -> None:
@@ -29,28 +27,19 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _grid_text(args: argparse.Namespace) -> str:
-    """The exported text of the first grid board of the input."""
+def _text(args: argparse.Namespace) -> str:
+    """The exported text of the first board of the input under the rules given (a grid or any press
+    system), read in bounded pieces."""
     game = game_from_args(args)
-    with (sys.stdin if args.file == "-" else open(args.file)) as f:
-        board = next(iter(read_cases(f, game.rows, game.cols)), None)
-    if board is None:
-        raise FlipgameError(f"{args.file}: no {game.size} board in the input")
-    optimum, certificate = known_answer(game, board.cells)
-    return export(args.fmt, game, board.cells, bound=args.bound, notes=[f"known answer: {optimum} ({certificate})"])
-
-
-def _system_text(args: argparse.Namespace) -> str:
-    """The exported text of the first board of a press system (``--rules``, ``--states``, ``--goal D``)."""
-    system = general.system_from_args(args)
-    with (sys.stdin if args.file == "-" else open(args.file)) as f:
-        board = next(iter(read_boards(f, system)), None)
-    if board is None:
-        raise FlipgameError(f"{args.file}: no board of {system.size} in the input")
-    optimum, certificate = system_known_answer(system, board)
+    source = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115 - closed below
+    with source:
+        lines = LineSource(source, FORMATS_IN["poj1753"].line_limit(game), universal=True)
+        case = next(iter(FORMATS_IN["poj1753"].reader(lines, game)), None)
+    if case is None:
+        raise FlipgameError(f"{args.file}: no board of {game.size} in the input")
+    optimum, certificate = known_answer(game, case.board)
     try:
-        return export_system(args.fmt, system, board, bound=args.bound,
-                             notes=[f"known answer: {optimum} ({certificate})"])
+        return export(args.fmt, game, case.board, bound=args.bound, notes=[f"known answer: {optimum} ({certificate})"])
     except ValueError as exc:
         raise FlipgameError(str(exc)) from None
 
@@ -61,9 +50,11 @@ def run(args: argparse.Namespace) -> ExitCode:
             raise FlipgameError(f"--bound applies to {' and '.join(BOUNDED)}; {args.fmt} minimises")
         if args.bound is not None and args.bound < 0:
             raise FlipgameError(f"--bound must be at least 0, got {args.bound}")
-        text = _system_text(args) if general.wanted(args) else _grid_text(args)
+        text = _text(args)
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot read {exc.filename}: {exc.strerror}")
+    except BoardFormatError as exc:
+        return fail(ExitCode.USAGE, f"{args.file}: {exc}")
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     try:

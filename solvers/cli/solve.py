@@ -14,6 +14,7 @@ answers and witnesses are those of the per-board path.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -23,7 +24,6 @@ from flipgame import BACKENDS, Game, Session
 from flipgame.algebra.gf2 import nullity
 from flipgame.backends.result import Solution, Status
 from flipgame.backends.strategies import STRATEGIES
-from flipgame.cli import general
 from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
@@ -36,8 +36,9 @@ from flipgame.cli.common import (
 )
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS
-from flipgame.formats.judge import FORMATS, Case, Format, LineSource
+from flipgame.formats.judge import FORMATS, Case, Format, LineSource, aoc_reader
 from flipgame.model.grid import format_cells
+from flipgame.model.system import PressSystem
 from flipgame.verify.checks.witness import (
     check_batch,
     check_batch_impossible,
@@ -53,18 +54,24 @@ def add_parser(sub) -> None:
                                    "the judge expects.")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file (default: standard input)")
     p.add_argument("--backend", choices=list(BACKENDS), default=None,
-                   help="solver backend (default gauss; external when only --solver-cmd is given): "
+                   help="solver backend (default gauss, or auto for counters; external when only --solver-cmd is "
+                        "given): "
                         + "; ".join(f"{n}: {backend_summary(b)}" for n, b in BACKENDS.items()))
     p.add_argument("--strategy", choices=list(STRATEGIES), default=None, metavar="NAME",
                    help="a registered strategy instead of --backend (a backend with fixed options, external "
                         "programs included): " + ", ".join(STRATEGIES))
     p.add_argument("--presses", action="store_true",
-                   help="after each answer, print the press set as a board of x (press) and . (no press)")
+                   help="after each answer, print the press set: on a two-state grid a board of x (press) and . "
+                        "(no press), on a k-state grid the press counts as a board, on other press systems the "
+                        "buttons pressed as 'button x count', buttons numbered from 0 in the order the rules list "
+                        "them")
+    p.add_argument("--count", action="store_true",
+                   help="after each answer, print the number of press sets that reach a goal board "
+                        "('solutions N', from gauss's elimination: 2**nullity per reachable goal on two states)")
     p.add_argument("--explain", action="store_true",
                    help="also print the press set, or for Impossible a certificate per goal colour")
-    p.add_argument("--format", choices=[*FORMATS, *general.FORMATS], default="poj1753",
-                   help="input/output format: " + "; ".join(f"{f.name} ({f.summary})" for f in FORMATS.values())
-                        + "; " + "; ".join(f"{n} ({s})" for n, s in general.FORMATS.items()))
+    p.add_argument("--format", choices=list(FORMATS), default="poj1753",
+                   help="input/output format: " + "; ".join(f"{f.name} ({f.summary})" for f in FORMATS.values()))
     p.add_argument("--part", type=int, choices=(1, 2), help="with --format aoc2025-10: part 1 (lights, default) "
                    "or 2 (joltage counters)")
     p.add_argument("--canonical", action="store_true",
@@ -83,31 +90,51 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def explain_impossible(game: Game, board: int, fmt: Format, certificates) -> str:
-    """Text of an Impossible certificate per goal board, each re-checked by the board model.
+def explain_impossible(game: PressSystem, board, fmt: Format, certificates) -> str:
+    """Text of an Impossible certificate per goal board, each re-checked by the model.
 
-    Raises RuntimeError if a certificate fails the board model's check.
+    Raises RuntimeError if a certificate fails the model's check.
     """
     if certificates is None:
+        if game.states is None:
+            return "(no certificate: counters are integer programs; the Impossible is the backend's word)"
         return "(no certificate: neither the dense elimination nor light chasing takes these rules at this size)"
     out = []
     for target, cert in certificates.items():
         problem = check_certificate(game, board, target, cert)
         if problem:
-            raise RuntimeError(f"certificate rejected by the board model: {problem}")
+            raise RuntimeError(f"certificate rejected by the model: {problem}")
+        if not game.binary:
+            gap = sum(c * (t - b) for c, t, b in zip(cert, target, board, strict=True)) % game.states
+            out += [f"certificate for {fmt.goal_name(game, target)}: every button adds 0 (mod {game.states}) to the "
+                    f"sum of the cells weighted as below, but reaching that goal changes it by {gap}:",
+                    game.format_board(cert)]
+            continue
         overlap = ((board ^ target) & cert).bit_count()
         out.append(f"certificate for {fmt.goal_name(game, target)}: every press flips an even number of the "
                    f"cells marked x, but {overlap} of them (odd) must change")
-        out.append(format_cells(cert, game.rows, game.cols, "x", "."))
+        out.append(format_cells(cert, game.rows, game.cols, "x", ".") if isinstance(game, Game)
+                   else "cells " + " ".join(str(i) for i in range(game.n) if cert >> i & 1))
     return "\n".join(out)
 
 
-def stats_line(number: int, game: Game, sol: Solution, fmt: Format) -> str:
-    k = sol.stats["nullity"] if "nullity" in sol.stats else nullity(game)
+def presses_text(game: PressSystem, presses) -> str:
+    """A witness as ``--presses`` prints it: a two-state grid's x/. board, a k-state grid's board of press
+    counts, or on any other system ``buttons pressed: 0x1 3x2`` (0-based, in the rules' order)."""
+    if isinstance(game, Game):
+        return format_cells(presses, game.rows, game.cols, "x", ".") if game.binary else game.format_board(presses)
+    return f"buttons pressed (numbered from 0 in the rules' order, x count): {game.format_presses(presses)}"
+
+
+def stats_line(number: int, game: PressSystem, sol: Solution, fmt: Format) -> str:
+    k = sol.stats["nullity"] if "nullity" in sol.stats else nullity(game) if game.binary else None
     extra = " ".join(f"{key}={value}" for key, value in sol.stats.items() if key != "nullity")
     moves = "-" if sol.moves is None else sol.moves
-    goals = " or ".join(fmt.goal_name(game, t) for t in game.targets)
-    rules = f"{game.size} {game.neighbourhood}{' toroidal' if game.wrap else ''}, goal {goals}"
+    goals = " or ".join(fmt.goal_name(game, t) for t in game.targets) if game.binary else game.goal
+    if isinstance(game, Game) and game.binary:
+        rules = f"{game.size} {game.neighbourhood}{' toroidal' if game.wrap else ''}, goal {goals}"
+    else:
+        rules = game.rules
     return (f"case {number}: {rules}; {sol.status.name} presses={moves} "
             f"nullity={'?' if k is None else k} seconds={sol.seconds:.4f} {extra}").rstrip()
 
@@ -128,7 +155,8 @@ class _Stream:
         self.pending: list[Case] = []
         self._batchable: dict[Game, bool] = {}
         self._last: tuple[Game | None, bool] = (None, False)  # the last game asked about (cases share one)
-        self._plain = not (args.presses or args.explain or args.certify)
+        self._plain = not (args.presses or args.explain or args.certify or args.count)
+        self.total = 0  # presses of every answer, for a format's footer (Advent of Code's total)
 
     def batchable(self, game: Game) -> bool:
         """True if a batch gives this game's cases the output the per-board path gives.
@@ -142,7 +170,8 @@ class _Stream:
             return self._last[1]
         ok = self._batchable.get(game)
         if ok is None:
-            ok = game.n <= 64 and not self.session.backend.parallel and not self.args.stats
+            ok = (game.binary and game.n <= 64 and not self.session.backend.parallel and not self.args.stats
+                  and not self.fmt.per_case and not self.args.count)
             limit = self.session.options.get("max_nullity")
             if ok and limit is not None:
                 k = nullity(game)
@@ -189,6 +218,7 @@ class _Stream:
         bad = check_batch(game, batch) | check_batch_impossible(game, batch)
         decided = (batch.status == Status.OPTIMAL) | (batch.status == Status.INFEASIBLE)
         if self._plain and not bad.any() and decided.all():
+            self.total += int(batch.moves[batch.status == Status.OPTIMAL].sum())
             sys.stdout.write("\n".join(self.fmt.answers(cases, batch)) + "\n")
             sys.stdout.flush()
             self.number = cases[-1].number
@@ -200,6 +230,16 @@ class _Stream:
                        or "rejected by the batch check") if bad[i] else None
             self.report(case, sol, problem)
 
+    def extra_lines(self, case: Case, sol: Solution) -> None:
+        """The --presses, --count and --explain lines of one answer."""
+        args, game = self.args, case.game
+        if (args.presses or args.explain) and sol.success:
+            print(presses_text(game, sol.presses))
+        if args.count and sol.status in (Status.OPTIMAL, Status.INFEASIBLE):
+            print(f"solutions {sol.stats.get('solutions', 0 if sol.status is Status.INFEASIBLE else 'unknown')}")
+        if args.explain and sol.status is Status.INFEASIBLE:
+            print(explain_impossible(game, case.board, self.fmt, sol.certificates))
+
     def report(self, case: Case, sol: Solution, problem: str | None) -> None:
         """Write one case's answer lines (and its --presses, --explain, --certify, --stats lines)."""
         args, fmt, game, number, backend = self.args, self.fmt, case.game, case.number, self.session.backend.name
@@ -210,15 +250,13 @@ class _Stream:
             self.worst = max(self.worst, ExitCode.WITNESS_FAILURE)
             return
         print(fmt.writer(case, sol))
+        self.total += sol.moves or 0
         if sol.status in (Status.UNKNOWN, Status.ERROR):
             self.worst = max(self.worst, ExitCode.INCOMPLETE)
             why = f": {sol.stats['error']}" if "error" in sol.stats else ""
             fail(ExitCode.INCOMPLETE, f"{self.name}: case {number}: {backend} gave no proven answer "
                                       f"({sol.status.name}, {sol.seconds:.1f} s){why}")
-        if (args.presses or args.explain) and sol.success:
-            print(format_cells(sol.presses, game.rows, game.cols, "x", "."))
-        if args.explain and sol.status is Status.INFEASIBLE:
-            print(explain_impossible(game, case.board, fmt, sol.certificates))
+        self.extra_lines(case, sol)
         if args.certify and sol.success:
             cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
                                    time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
@@ -262,13 +300,20 @@ def _session(args: argparse.Namespace, fmt: Format) -> tuple[Game, Session]:
     backend takes it) before input is read.  Raises RefusedError or another FlipgameError."""
     if args.strategy and args.backend:
         raise RulesError("give either --backend or --strategy, not both")
-    backend = chosen_backend(args)
-    rules = game_from_args(args)
+    rules = game_from_args(args) if not fmt.size_from_input else Game(1, 1)
+    counters = rules.states is None or (args.format == "aoc2025-10" and args.part == 2)
+    backend = chosen_backend(args, default="auto" if counters else "gauss")
+    if fmt.backends is not None and backend.name not in fmt.backends:
+        raise RefusedError(f"{backend.name}: {fmt.name} asks for {fmt.summary.split(': ', 1)[-1]}, which "
+                           f"{' and '.join(fmt.backends)} give; use --backend {fmt.backends[0]}")
+    if args.certify and not rules.binary:
+        raise RulesError(f"--certify proves two-state minima; {rules.size} is {rules.kind} (gauss's answer carries "
+                         f"its own check: the witness is re-applied, an Impossible has a certificate)")
     options = chosen_options(backend, args)
     if fmt.canonical or args.canonical:
         options["canonical"] = True
     session = Session(backend, **options)
-    session.prepare(rules if not fmt.size_from_input else Game(1, 1))
+    session.prepare(rules)
     return rules, session
 
 
@@ -298,13 +343,30 @@ def _answer_all(stream: _Stream, fmt: Format, lines: LineSource, rules: Game, ar
         stream.flush()
         return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror or exc}")
     stream.flush()
+    if fmt.footer is not None:
+        print(fmt.footer(stream.total))
     return stream.worst
 
 
-def run(args: argparse.Namespace) -> ExitCode:
-    if general.wanted(args):
-        return general.run_solve(args)
+def _format(args: argparse.Namespace) -> Format:
+    """The format of ``--format`` (with ``--part`` for Advent of Code); RulesError for a bad combination."""
     fmt = FORMATS[args.format]
+    if args.part is not None and args.format != "aoc2025-10":
+        raise RulesError("--part needs --format aoc2025-10")
+    if args.format == "aoc2025-10":
+        fmt = dataclasses.replace(fmt, reader=aoc_reader(args.part or 1))
+    if fmt.size_from_input and (args.rules or args.states is not None or args.wrap or args.neighbourhood != "plus"
+                                or args.stencil):
+        raise RulesError(f"the {args.format} format gives the rules in its input; drop "
+                         f"--rules/--states/--wrap/--neighbourhood/--stencil")
+    return fmt
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    try:
+        fmt = _format(args)
+    except FlipgameError as exc:
+        return fail(ExitCode.USAGE, str(exc))
     problem = _usage_problem(args, fmt)
     if problem:
         return fail(ExitCode.USAGE, problem)

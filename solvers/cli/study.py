@@ -8,7 +8,7 @@ import json
 import sys
 
 from flipgame.backends.strategies import STRATEGIES
-from flipgame.cli import common, general
+from flipgame.cli import common
 from flipgame.cli.common import (
     ExitCode,
     fail,
@@ -23,7 +23,8 @@ from flipgame.cli.common import (
 )
 from flipgame.core.errors import FlipgameError, RefusedError, RulesError
 from flipgame.study import metrics as study_metrics
-from flipgame.study.structure import FAMILIES, compare_strategies, plot, plot_strategies, study
+from flipgame.study.compare import FAMILIES, compare_strategies, plot_strategies
+from flipgame.study.structure import plot, study, system_structure, system_structure_text
 from flipgame.study.suite import suite_plan
 
 STRATEGY_TIME_LIMIT = 5.0
@@ -92,8 +93,6 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    if general.wanted(args):
-        return general.run_study(args)
     if args.strategies is not None:
         return run_strategies(args)
     for flag in ("families", "sizes"):
@@ -101,6 +100,8 @@ def run(args: argparse.Namespace) -> ExitCode:
             return fail(ExitCode.USAGE, f"--{flag} needs --strategies")
     try:
         game = common.game_from_args(args)
+        if not game.binary:
+            return _system_study(game, args)
         options = common.backend_options(args.backends or [], args)
         if args.plot:
             writable_path(args.plot, "--plot")
@@ -114,6 +115,17 @@ def run(args: argparse.Namespace) -> ExitCode:
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     return _write(st, plot, args) or ExitCode.OK
+
+
+def _system_study(system, args: argparse.Namespace) -> ExitCode:
+    """The structure of a k-state press system (kernel over Z_k, solvable boards, distribution)."""
+    given = [f for f, v in (("--backends", args.backends), ("--plot", args.plot)) if v]
+    if given:
+        return fail(ExitCode.USAGE, f"{', '.join(given)}: the structure of a k-state system times no backend and "
+                                    f"draws no plot (study --strategies --families mod3 compares strategies)")
+    st = system_structure(system)
+    print(json.dumps(st, indent=1) if args.json else system_structure_text(st))
+    return ExitCode.OK
 
 
 def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
@@ -206,12 +218,9 @@ def _suite_plan(args: argparse.Namespace) -> list | None:
     given = [f"--{f}" for f in ("families", "sizes") if getattr(args, f) is not None]
     if given:
         raise ValueError(f"{', '.join(given)} do not apply: the suite's manifest lists its instances")
-    plan, left_out = suite_plan(args.suite)
-    if left_out:
-        print(f"--suite: {len(left_out)} press-system instances left out (the strategies run grid games): "
-              f"{', '.join(left_out)}", file=sys.stderr)
+    plan, _ = suite_plan(args.suite)
     if not plan:
-        raise ValueError(f"{args.suite} has no grid instance")
+        raise ValueError(f"{args.suite} has no instance")
     return plan
 
 

@@ -13,7 +13,6 @@ import numpy as np
 
 from flipgame import BACKENDS, get_backend, prepare
 from flipgame.backends.strategies import STRATEGIES
-from flipgame.cli import general
 from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
@@ -33,7 +32,7 @@ from flipgame.cli.common import (
 from flipgame.core.errors import FlipgameError, RefusedError
 from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
 from flipgame.core.signals import signals_blocked
-from flipgame.verify.run.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement
+from flipgame.verify.run.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement, state_boards
 
 NOT_INDEPENDENT = {"auto": "it answers with gauss's own path where gauss applies, so agreement with gauss "
                               "proves nothing"}
@@ -232,8 +231,8 @@ def _duration(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    """The general game's verify (:func:`general.run_verify`) or the grid's."""
-    return general.run_verify(args) if general.wanted(args) else _run_grid(args)
+    """``flipgame verify`` on any press system (a grid, ``--states``, ``--rules``)."""
+    return _run_grid(args)
 
 
 def _check_files(args: argparse.Namespace) -> None:
@@ -246,11 +245,17 @@ def _check_files(args: argparse.Namespace) -> None:
 
 
 def _default_names(game) -> list[str]:
-    """The default backends for ``game``, naming on stderr each one skipped for the size."""
-    names = [n for n, b in BACKENDS.items() if b.by_default and b.supports(game) and n not in NOT_INDEPENDENT]
-    for n in BACKENDS.keys() - set(names) - NOT_INDEPENDENT.keys() - {n for n, b in BACKENDS.items()
-                                                                     if not b.by_default}:
-        print(f"flipgame: skipping {n}: at most {BACKENDS[n].max_cells} cells", file=sys.stderr)
+    """The default backends for ``game``: the independent ones that take it, each one skipped named on
+    stderr with its reason (its cells cap, or the kind of system it does not model)."""
+    names = []
+    for n, b in BACKENDS.items():
+        if not b.by_default or n in NOT_INDEPENDENT:
+            continue
+        why = b.refusal(game.normal, b.check_options({}))
+        if why is None:
+            names.append(n)
+        else:
+            print(f"flipgame: skipping {n}: {why.removeprefix(n + ': ')}", file=sys.stderr)
     return names
 
 
@@ -271,6 +276,8 @@ def _boards_to_check(args: argparse.Namespace, game) -> tuple[np.ndarray, str]:
     if args.seed is not None and args.sample is None:
         raise FlipgameError("--seed chooses the boards of --sample N; give --sample too")
     args.seed = 0 if args.seed is None else args.seed
+    if not game.binary:
+        return _state_boards_to_check(args, game)
     if args.sample is not None and args.sample > 1 << EXHAUSTIVE_MAX_CELLS:
         raise FlipgameError(f"--sample {args.sample}: at most 2**{EXHAUSTIVE_MAX_CELLS} boards a run (as "
                             f"--exhaustive); run several seeds for more")
@@ -290,6 +297,24 @@ def _boards_to_check(args: argparse.Namespace, game) -> tuple[np.ndarray, str]:
     return boards, what
 
 
+def _state_boards_to_check(args: argparse.Namespace, game) -> tuple[np.ndarray, str]:
+    """:func:`_boards_to_check` beyond two states: every one of the ``k**n`` boards up to
+    2**EXHAUSTIVE_DEFAULT_MAX_CELLS (or with --exhaustive up to 2**EXHAUSTIVE_MAX_CELLS), else --sample N."""
+    if game.states is None:
+        raise FlipgameError("verify enumerates boards, and counters have no finite board set; flipgame solve "
+                            "answers them (auto, cpsat, ilp, bfs)")
+    total = game.states ** game.n
+    if args.sample is not None:
+        boards = game.random_boards(np.random.default_rng(args.seed), args.sample).astype(np.uint8)
+        return boards, f"a sample (seed {args.seed}) of {len(boards)}"
+    if total > 1 << EXHAUSTIVE_MAX_CELLS or (total > 1 << EXHAUSTIVE_DEFAULT_MAX_CELLS and not args.exhaustive):
+        fits = total <= 1 << EXHAUSTIVE_MAX_CELLS
+        more = f" or --exhaustive (up to 2**{EXHAUSTIVE_MAX_CELLS} boards)" if fits else ""
+        raise FlipgameError(f"{game.states}^{game.n} = {total:,} boards: give --sample N{more}")
+    boards = state_boards(game, None)
+    return boards, f"all {len(boards)}"
+
+
 def _run_grid(args: argparse.Namespace) -> ExitCode:
     try:
         game = game_from_args(args)
@@ -298,6 +323,9 @@ def _run_grid(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, str(exc))
     if args.backends and args.strategies:
         return fail(ExitCode.USAGE, "give either --backends or --strategies, not both")
+    if game.states is None:
+        return fail(ExitCode.USAGE, "verify enumerates boards, and counters have no finite board set; flipgame "
+                                    "solve answers them (auto, cpsat, ilp, bfs)")
     names = args.backends or args.strategies or _default_names(game)
     try:
         options = _prepared_options(args, game, names)

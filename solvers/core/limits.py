@@ -31,5 +31,25 @@ EXHAUSTIVE_DEFAULT_MAX_CELLS = 20
 MEMORY_LIMIT_GIB = 2.0
 """Default memory budget of one model, in GiB (``--memory-limit``)."""
 
+TIME_LIMIT_DEFAULT_SECONDS = 60.0
+"""Seconds per board a model backend takes when ``--time-limit`` is not given: a wait a user sits
+out without wondering (it once grew with the board, to 2010 s at 200x200)."""
+
 TIME_LIMIT_MAX_SECONDS = 1e6
 """Most seconds a time limit takes (``--time-limit``, ``--certify-time-limit``): 11.6 days, past any run."""
+
+SYSTEM_MAX_CELLS = 10_000
+"""Largest press system read from rules (a JSON file, an edge list, a judge format): the Z_k algebra
+holds an n x m matrix of int64, 800 MB at 10,000 x 10,000.  Grids (``--size``) go to
+:data:`BOARD_MAX_CELLS`."""
+
+SYSTEM_MAX_BUTTONS = 10_000
+"""Most buttons of a press system read from rules (an Advent of Code line of 1.7 million buttons is
+refused here, before anything of its size is built)."""
+
+STATES_MAX = 255
+"""Most states per cell (LightsOutWeb's domain goes to 255)."""
+
+COUNTER_MAX = 2**31 - 1
+"""Largest counter value, amount or goal: sums of amounts times counts stay exact in a MIP's doubles
+(2**53) and in CP-SAT's int64 domains."""

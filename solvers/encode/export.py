@@ -5,7 +5,7 @@ Every format states the same problem, *the fewest presses that take* ``board``
 
 ``cnf``
     DIMACS CNF (SAT competitions): each cell's parity cut into clauses (pieces
-    of at most :data:`flipgame.backends.sat.XOR_PIECE` literals, linked by auxiliary
+    of at most :data:`flipgame.encode.parity.XOR_PIECE` literals, linked by auxiliary
     variables), plus "at most K presses" as a sequential counter
     (``pysat.card.CardEnc``) when a bound is given.  SAT iff some press set of
     at most K presses reaches the goal.
@@ -45,10 +45,13 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 from collections.abc import Sequence
 
-from flipgame.backends.sat import XOR_PIECE, xor_chain, xor_clauses
+from flipgame.encode.congruence import CongruenceRows
+from flipgame.encode.parity import XOR_PIECE, xor_chain, xor_clauses
 from flipgame.model.grid import Board, Game, format_cells
+from flipgame.model.system import PressSystem
 
 FORMATS = ("cnf", "xcnf", "wcnf", "opb", "opb-xor", "mps", "lp", "cpsat")
 """Every format :func:`export` writes."""
@@ -68,28 +71,29 @@ class Instance:
 
     Attributes
     ----------
-    game : Game
-        The rules; goal ``any``, ``white`` or ``black``.
+    game : PressSystem
+        The rules (a two-state press system: a grid or any other); goal ``any``, ``white`` or ``black``.
     board : int
         Bitmask of black cells (``board ^ target`` for an explicit goal board).
     notes : tuple of str
         Extra header lines, e.g. ``"optimum 176 (proved by gauss: ...)"``.
     """
 
-    game: Game
+    game: PressSystem
     board: int
     notes: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, game: Game, board: int, notes: Sequence[str] = ()) -> Instance:
+    def of(cls, game: PressSystem, board: int, notes: Sequence[str] = ()) -> Instance:
         """The instance of ``board`` under ``game``, an explicit goal board normalised to white."""
         if game.goal == "board":
-            return cls(dataclasses.replace(game, goal="white", target=None), board ^ game.target, tuple(notes))
+            return cls(game.normal, board ^ game.target, tuple(notes))
         return cls(game, board, tuple(notes))
 
     @property
     def n(self) -> int:
-        return self.game.n
+        """Press variables: one per button."""
+        return self.game.m
 
     @property
     def colour_var(self) -> int | None:
@@ -119,8 +123,13 @@ class Instance:
     def header(self, bound: int | None = None) -> list[str]:
         """The comment lines (without the comment mark): board, rules, variables, bound, notes."""
         g = self.game
-        lines = [f"flipgame instance: {g.rules}", "board (b = black = 1, row-major, cell (r, c) = press r*cols+c+1):"]
-        lines += ["  " + row for row in format_cells(self.board, g.rows, g.cols).splitlines()]
+        if isinstance(g, Game):
+            lines = [f"flipgame instance: {g.rules}",
+                     "board (b = black = 1, row-major, cell (r, c) = press r*cols+c+1):"]
+            lines += ["  " + row for row in format_cells(self.board, g.rows, g.cols).splitlines()]
+        else:
+            lines = [f"flipgame instance: {g.rules}", "board (cell i in state 0 or 1; button j = press j+1):",
+                     *("  " + row for row in g.format_board(self.board).splitlines())]
         lines.append(f"variables 1..{self.n}: presses"
                      + (f"; variable {self.colour_var}: goal colour (1 = black)" if self.colour_var else ""))
         if bound is not None:
@@ -134,7 +143,8 @@ def commented(lines: Sequence[str], mark: str) -> str:
 
 
 def parity_clauses(inst: Instance, pool) -> list[list[int]]:
-    """CNF of every parity row; long XORs cut by :func:`flipgame.backends.sat.xor_chain` (auxiliaries from ``pool``)."""
+    """CNF of every parity row; long XORs cut by :func:`flipgame.encode.parity.xor_chain` (auxiliaries from
+    ``pool``)."""
     clauses = []
     for lits, rhs in inst.parity_rows():
         lits = [-lits[0], *lits[1:]] if rhs else list(lits)  # XOR(lits) = 1  <=>  XOR(-l0, rest) = 0
@@ -288,14 +298,61 @@ def write_cpsat(inst: Instance) -> str:
     return commented(inst.header(), "#") + str(cpsat_model(inst).proto) + "\n"
 
 
-def export(fmt: str, game: Game, board: int | Board, bound: int | None = None, notes: Sequence[str] = ()) -> str:
+COUNTS_FORMATS = ("mps", "lp", "cpsat")
+"""The formats written for k >= 3 states and for counters (the others state parity: two states only)."""
+
+
+def _counts_header(system: PressSystem, board: tuple[int, ...], notes: Sequence[str]) -> list[str]:
+    """The comment lines of a k-state or counter instance: the system as JSON, the board, the goal."""
+    lines = [f"flipgame press system: {system.rules}", f"system (JSON): {json.dumps(system.to_json())}",
+             "board (row-major cell states):", *("  " + row for row in system.format_board(board).splitlines())]
+    goal = "any uniform board (variable g)" if system.goal == "any" else repr(system.format_board(system.targets[0]))
+    lines += [f"goal: {goal}", f"variables: x_j presses of button j (j = 0..{system.m - 1})"]
+    return lines + list(notes)
+
+
+def _counts_model(m, system: PressSystem, board: tuple[int, ...]):
+    """Fill model ``m`` (an OR-Tools ``model_builder.Model`` or ``CpModel``: both have ``new_int_var``, ``add``
+    and ``minimize``) with :class:`~flipgame.encode.congruence.CongruenceRows` of ``board``; names ``x{j}``,
+    ``s{i}``, ``g``."""
+    rows = CongruenceRows(system)
+    x = [m.new_int_var(0, u, f"x{j}") for j, u in enumerate(rows.bounds(board) or [0] * system.m)]
+    g = m.new_int_var(0, system.states - 1, "g") if rows.goal is None else 0
+    for i, (terms, rhs) in enumerate(zip(rows.terms, rows.rhs(board), strict=True)):
+        lhs = sum(c * x[j] for j, c in terms) - g
+        if rows.slack is not None:
+            lhs = lhs - system.states * m.new_int_var(*rows.slack[i], f"s{i}")
+        m.add(lhs == rhs)
+    m.minimize(sum(x))
+    return m
+
+
+def _export_counts(fmt: str, system: PressSystem, board, notes: Sequence[str]) -> str:
+    if fmt not in COUNTS_FORMATS:
+        kind = "counters" if system.states is None else f"{system.states} states"
+        raise ValueError(f"{fmt} states parity (two states); for {kind} use {', '.join(COUNTS_FORMATS)}")
+    board = system.board_of(board)
+    head = commented(_counts_header(system, board, notes), COMMENT[fmt])
+    if fmt == "cpsat":
+        from ortools.sat.python import cp_model
+
+        return head + str(_counts_model(cp_model.CpModel(), system, board).proto) + "\n"
+    from ortools.linear_solver.python import model_builder as mb
+
+    model = _counts_model(mb.Model(), system, board)
+    return head + (model.export_to_mps_string() if fmt == "mps" else model.export_to_lp_string())
+
+
+def export(fmt: str, game: PressSystem, board, bound: int | None = None, notes: Sequence[str] = ()) -> str:
     """The text of ``board`` under ``game`` in format ``fmt`` (one of :data:`FORMATS`).
 
     Parameters
     ----------
     fmt : str
-    game : Game
-    board : int or Board
+    game : PressSystem
+        Any press system; beyond two states only :data:`COUNTS_FORMATS` apply.
+    board : int, Board or tuple of int
+        In the system's board form (:mod:`flipgame.model.system`).
     bound : int, optional
         "At most ``bound`` presses" for ``cnf`` and ``xcnf``; refused for the others.
     notes : sequence of str
@@ -304,9 +361,10 @@ def export(fmt: str, game: Game, board: int | Board, bound: int | None = None, n
     Raises
     ------
     ValueError
-        An unknown format, or a bound for a format that minimises.
+        An unknown format, a two-state format for more states or counters (naming the formats that
+        take it), or a bound for a format that minimises.
 
-    Running time: O(n) lines plus the bound's O(n * bound) clauses.
+    Running time: O(entries) lines plus the bound's O(m * bound) clauses.
 
     >>> export("cnf", Game(1, 1, "black"), 0).splitlines()[-2:]
     ['p cnf 1 1', '1 0']
@@ -315,6 +373,8 @@ def export(fmt: str, game: Game, board: int | Board, bound: int | None = None, n
         raise ValueError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
     if bound is not None and fmt not in BOUNDED:
         raise ValueError(f"--bound applies to {' and '.join(BOUNDED)}; {fmt} states the minimisation itself")
+    if not game.binary:
+        return _export_counts(fmt, game, board, notes)
     inst = Instance.of(game, board.cells if isinstance(board, Board) else board, notes)
     if fmt in BOUNDED:
         return (write_cnf if fmt == "cnf" else write_xcnf)(inst, bound)

@@ -9,6 +9,14 @@
   (1 = black), until end of input; every cell must become 0; answer the press
   pattern as M lines of N numbers, the fewest presses and among those the
   lexicographically smallest reading, or ``IMPOSSIBLE``.
+* ``poj1830`` (POJ 1830, switch problem) and ``aoc2025-10`` (Advent of Code
+  2025 day 10): press systems given case by case (:mod:`flipgame.formats.press`);
+  POJ 1830 answers the number of press sets, Advent of Code the fewest presses
+  per machine and then their total.
+
+With rules other than a two-state grid (``--states K``, ``--rules FILE``),
+``poj1753`` reads each board as rows of cell states
+(:func:`flipgame.formats.press.read_state_boards`) and answers as POJ 1753 does.
 
 Every reader streams: a case is yielded as soon as its last line is read.
 Errors are :class:`~flipgame.model.grid.BoardFormatError` naming case and line.
@@ -22,7 +30,6 @@ first (interactive streams).
 
 from __future__ import annotations
 
-import dataclasses
 import select
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,7 +37,10 @@ from typing import NamedTuple
 
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.limits import BOARD_MAX_CELLS as MAX_CELLS
+from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830, read_state_boards
 from flipgame.model.grid import Board, BoardFormatError, Game, cells_of, format_cells, parse_row
+from flipgame.model.rules import NUMBER_DIGITS
+from flipgame.model.system import PressSystem
 
 
 def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
@@ -79,13 +89,13 @@ def read_cells(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[i
 
 
 class Case(NamedTuple):
-    """One problem instance read from the input: its rules and its board (bitmask).
-    A named tuple: streams create one per case, and a tuple is made several times faster
-    than a frozen dataclass."""
+    """One problem instance read from the input: its rules and its board (in the system's board form:
+    a bitmask for two states).  A named tuple: streams create one per case, and a tuple is made
+    several times faster than a frozen dataclass."""
 
     number: int
-    game: Game
-    board: int
+    game: PressSystem
+    board: object
 
 
 def _lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
@@ -96,9 +106,27 @@ def _lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def read_poj1753(lines: Iterable[str], rules: Game) -> Iterator[Case]:
-    for number, cells in enumerate(read_cells(lines, rules.rows, rules.cols), start=1):
-        yield Case(number, rules, cells)
+def read_poj1753(lines: Iterable[str], rules: PressSystem) -> Iterator[Case]:
+    if isinstance(rules, Game) and rules.binary:
+        for number, cells in enumerate(read_cells(lines, rules.rows, rules.cols), start=1):
+            yield Case(number, rules, cells)
+        return
+    for number, (_, board) in enumerate(read_state_boards(lines, rules), start=1):
+        yield Case(number, rules, board)
+
+
+def read_poj1830_cases(lines: Iterable[str], rules: PressSystem) -> Iterator[Case]:
+    for number, system, board in read_poj1830(lines):
+        yield Case(number, system, board)
+
+
+def aoc_reader(part: int) -> Callable[[Iterable[str], PressSystem], Iterator[Case]]:
+    """The ``aoc2025-10`` reader of ``part`` 1 (lights, two states) or 2 (joltage counters)."""
+    def read(lines: Iterable[str], rules: PressSystem) -> Iterator[Case]:
+        for number, system, board in read_aoc2025_10(lines, part):
+            yield Case(number, system, board)
+
+    return read
 
 
 def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], what: str, header: int) -> int:
@@ -153,7 +181,7 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
             raise BoardFormatError(f"expected {count} cases, input ended after {case - 1}", case=case,
                                    line=seen[0]) from None
         (n,) = _positive_ints(text, 1, case, line, "the board size n (a positive integer)")
-        game = dataclasses.replace(rules, rows=n, cols=n, goal="white", target=None)
+        game = rules.replace(rows=n, cols=n, goal="white", target=None)
         yield Case(case, game, _grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'", line))
     extra = next(source, None)
     if extra is not None:
@@ -165,7 +193,7 @@ def read_fliptile(lines: Iterable[str], rules: Game) -> Iterator[Case]:
     source = _lines(lines)
     for case, (line, text) in enumerate(source, start=1):
         rows, cols = _positive_ints(text, 2, case, line, "'M N', two positive integers")
-        game = dataclasses.replace(rules, rows=rows, cols=cols, goal="white", target=None)
+        game = rules.replace(rows=rows, cols=cols, goal="white", target=None)
         yield Case(case, game, _grid(source, case, rows, cols, {"0": "0", "1": "1"}, "0 or 1", line))
 
 
@@ -183,6 +211,12 @@ def answer_fliptile(case: Case, s: Solution) -> str:
     if s.status is not Status.OPTIMAL:
         return s.answer()
     return format_cells(s.presses, case.game.rows, case.game.cols, "1", "0", sep=" ")
+
+
+def answer_poj1830(case: Case, s: Solution) -> str:
+    if s.status in (Status.OPTIMAL, Status.INFEASIBLE):
+        return poj1830_answer(s.stats.get("solutions") if s.success else 0)
+    return s.answer()
 
 
 def _answer_table(infeasible: str) -> Callable[[Sequence[Case], BatchSolution], list[str]]:
@@ -217,6 +251,12 @@ class Format:
     batch_writer : callable(cases, BatchSolution) -> list of str, optional
         The answer lines of many cases of one game at once, equal to ``writer``
         per case; default: ``writer`` per case.
+    footer : callable(total presses) -> str, optional
+        A last line after every case (Advent of Code's total).
+    backends : tuple of str, optional
+        The only backends that give the format's answer (POJ 1830's count of press sets: gauss).
+    per_case : bool
+        The answer needs one solve's statistics (POJ 1830's count), so cases are never batched.
     """
 
     name: str
@@ -227,6 +267,9 @@ class Format:
     colours: tuple[str, str]
     summary: str
     batch_writer: Callable[[Sequence[Case], BatchSolution], list[str]] | None = None
+    footer: Callable[[int], str] | None = None
+    backends: tuple[str, ...] | None = None
+    per_case: bool = False
 
     def answers(self, cases: Sequence[Case], batch: BatchSolution) -> list[str]:
         """Answer lines (without line ends) for ``cases``, answered by ``batch`` in the same order.  O(k)."""
@@ -244,10 +287,16 @@ class Format:
         >>> FORMATS["poj1753"].line_limit(Game(4, 4))
         72
         """
-        return 2 * (MAX_CELLS if self.size_from_input else rules.cols) + 64
+        if self.size_from_input:
+            return 2 * MAX_CELLS + 64
+        cols = rules.shape[1] if rules.shape else rules.n
+        wide = rules.states is None or rules.states > 36
+        return (NUMBER_DIGITS + 1 if wide else 2) * cols + 64
 
-    def goal_name(self, game: Game, target: int) -> str:
+    def goal_name(self, game: PressSystem, target) -> str:
         """The goal board in the format's own words: ``all y`` (painter), ``all 0`` (fliptile)."""
+        if not game.binary:
+            return game.target_name(target)
         if target == 0:
             return f"all {self.colours[0]}" if self.colours != ("w", "b") else "all white"
         if target == game.full:
@@ -261,6 +310,12 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("painter", read_painter, answer_painter, True, False, ("y", "w"), "Painter's Problem, POJ 1681",
            _answer_table("inf")),
     Format("fliptile", read_fliptile, answer_fliptile, True, True, ("0", "1"), "Fliptile, POJ 3279"),
+    Format("poj1830", read_poj1830_cases, answer_poj1830, True, False, ("0", "1"),
+           "POJ 1830: the number of press sets reaching the target, or the judge's impossible line",
+           backends=("gauss",), per_case=True),
+    Format("aoc2025-10", aoc_reader(1), answer_poj1753, True, False, ("0", "1"),
+           "Advent of Code 2025 day 10: one machine per line (--part 2: counters), then the total",
+           footer=lambda total: f"total {total}"),
 )}
 """The one registry of formats; the CLI's ``--format`` choices come from it."""
 

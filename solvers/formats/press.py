@@ -22,7 +22,9 @@ import re
 from collections.abc import Iterable, Iterator
 
 from flipgame.core.errors import BoardFormatError, RulesError
-from flipgame.model.system import PressSystem, from_edges
+from flipgame.core.limits import COUNTER_MAX, SYSTEM_MAX_BUTTONS
+from flipgame.model.rules import NUMBER_DIGITS, from_edges
+from flipgame.model.system import SYMBOLS, PressSystem, is_number
 
 POJ1830_IMPOSSIBLE = "Oh,it's impossible~!!"
 POJ1830_MAX_SWITCHES = 28
@@ -40,16 +42,16 @@ def _int(tokens: Iterator[tuple[int, str]], case: int, what: str) -> int:
         line, word = next(tokens)
     except StopIteration:
         raise BoardFormatError(f"input ends where {what} was expected", case=case) from None
-    if not word.isdigit():
+    if not is_number(word) or len(word) > NUMBER_DIGITS:
         raise BoardFormatError(f"expected {what} (a non-negative integer), got {word!r:.20}", case=case, line=line)
     return int(word)
 
 
-def read_poj1830(lines: Iterable[str]) -> Iterator[tuple[int, PressSystem, tuple[int, ...]]]:
-    """POJ 1830 cases as (number, system over Z_2 with the target as goal, initial board).
+def read_poj1830(lines: Iterable[str]) -> Iterator[tuple[int, PressSystem, int]]:
+    """POJ 1830 cases as (number, two-state system with the target as goal, initial board bitmask).
 
-    >>> [(n, s.m, b) for n, s, b in read_poj1830(["1", "2", "0 0", "1 1", "1 2", "0 0"])]
-    [(1, 2, (0, 0))]
+    >>> [(n, s.m, s.target, b) for n, s, b in read_poj1830(["1", "2", "0 0", "1 1", "1 2", "0 0"])]
+    [(1, 2, 3, 0)]
     """
     tokens = _tokens(lines)
     cases = _int(tokens, 1, "the number of cases")
@@ -67,8 +69,8 @@ def read_poj1830(lines: Iterable[str]) -> Iterator[tuple[int, PressSystem, tuple
             if not (1 <= i <= n and 1 <= j <= n):
                 raise BoardFormatError(f"pair {i} {j} names a switch outside 1..{n}", case=case)
             edges.append((i - 1, j - 1))
-        system = from_edges(n, edges, closed=True, directed=True, states=2)
-        yield case, system.with_goal("board", goal), start
+        system = from_edges(n, edges, closed=True, directed=True, states=2, goal="board", target=goal)
+        yield case, system, system.board_of(start)
 
 
 def _bit(tokens, case: int, what: str) -> int:
@@ -83,11 +85,13 @@ def poj1830_answer(solutions: int | None) -> str:
     return str(solutions) if solutions else POJ1830_IMPOSSIBLE
 
 
-_AOC = re.compile(r"^\[([.#]+)\]\s*((?:\(\s*[0-9]+(?:\s*,\s*[0-9]+)*\s*\)\s*)+)\{\s*([0-9]+(?:\s*,\s*[0-9]+)*)\s*\}$")
+_AOC = re.compile(r"^\[([.#]+)\]\s*((?:\(\s*[0-9]{1,12}(?:\s*,\s*[0-9]{1,12})*\s*\)\s*)+)"
+                  r"\{\s*([0-9]{1,12}(?:\s*,\s*[0-9]{1,12})*)\s*\}$")
 
 
-def read_aoc2025_10(lines: Iterable[str], part: int = 1) -> Iterator[tuple[int, PressSystem, tuple[int, ...]]]:
-    """Advent of Code 2025 day 10 machines as (number, system with its goal, all-zero board).
+def read_aoc2025_10(lines: Iterable[str], part: int = 1) -> Iterator[tuple[int, PressSystem, object]]:
+    """Advent of Code 2025 day 10 machines as (number, system with its goal, all-zero board: 0 for part 1's
+    two states, a tuple of zeros for part 2's counters).
 
     >>> [(s.states, s.target) for _, s, _ in read_aoc2025_10(["[.#] (1) (0,1) {3,5}"], part=2)]
     [(None, (3, 5))]
@@ -98,6 +102,8 @@ def read_aoc2025_10(lines: Iterable[str], part: int = 1) -> Iterator[tuple[int, 
         if not text:
             continue
         case += 1
+        if text.count("(") > SYSTEM_MAX_BUTTONS:
+            raise BoardFormatError(f"over {SYSTEM_MAX_BUTTONS:,} buttons in one machine", case=case, line=number)
         m = _AOC.match(text)
         if not m:
             raise BoardFormatError("expected '[.#...] (i,j) (k) ... {a,b,...}'", case=case, line=number)
@@ -112,4 +118,63 @@ def read_aoc2025_10(lines: Iterable[str], part: int = 1) -> Iterator[tuple[int, 
                                  2 if part == 1 else None, "board", lights if part == 1 else counters)
         except RulesError as exc:
             raise BoardFormatError(str(exc), case=case, line=number) from None
-        yield case, system, (0,) * n
+        yield case, system, system.board_of((0,) * n)
+
+
+def parse_state_row(text: str, states: int | None) -> list[int]:
+    """One row of cell states: one character per cell (``0..9a..z`` for K <= 36, lower case; ``b``/``w`` for
+    two states), or decimal numbers separated by spaces or commas (counters, or any K).  O(len(text)).
+
+    Raises BoardFormatError naming the bad cell.
+
+    >>> parse_state_row("0 12 3", None), parse_state_row("bwb", 2), parse_state_row("20a", 11)
+    ([0, 12, 3], [1, 0, 1], [2, 0, 10])
+    """
+    text = text.strip()
+    if " " in text or "\t" in text or "," in text:
+        words = text.replace(",", " ").split()
+        bad = next((w for w in words if not is_number(w) or len(w) > NUMBER_DIGITS), None)
+        if bad is not None:
+            raise BoardFormatError(f"expected numbers separated by spaces, got {bad!r:.20} in {text!r:.40}")
+        values = [int(w) for w in words]
+    elif states == 2 and text and not text.strip("bw"):
+        return [1 if ch == "b" else 0 for ch in text]
+    else:
+        bad = next((ch for ch in text if ch not in SYMBOLS), None)
+        if bad is not None:
+            raise BoardFormatError(f"expected states 0..{(states or 10) - 1} (one character each, 0-9 then a-z), "
+                                   f"got {ascii(bad)} in {text!r:.40}")
+        values = [SYMBOLS.index(ch) for ch in text]
+    top = states if states else COUNTER_MAX + 1
+    bad = next((v for v in values if v >= top), None)
+    if bad is not None:
+        raise BoardFormatError(f"state {bad} is not below {top} (states 0..{top - 1}) in {text!r:.40}")
+    return values
+
+
+def read_state_boards(lines: Iterable[str], system: PressSystem) -> Iterator[tuple[int, object]]:
+    """Boards of ``system`` from text, with the line each ends on: a grid's boards as ``rows`` lines
+    each, other systems' as one line each, blank lines skipped; each board in the system's board
+    form (a bitmask for two states).  Streams: O(cells) memory.
+
+    Raises BoardFormatError naming case and line.
+    """
+    rows, cols = system.shape or (1, system.cells)
+    current: list[int] = []
+    case, number = 1, 0
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            values = parse_state_row(raw, system.states)
+        except BoardFormatError as exc:
+            raise BoardFormatError(exc.reason, case=case, line=number) from None
+        if len(values) != cols:
+            raise BoardFormatError(f"expected a row of {cols} cells, got {len(values)}", case=case, line=number)
+        current.extend(values)
+        if len(current) == rows * cols:
+            yield number, system.board_of(current)
+            current, case = [], case + 1
+    if current:
+        raise BoardFormatError(f"incomplete case at end of input: {len(current) // cols} of {rows} rows",
+                               case=case, line=number)

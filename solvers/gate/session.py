@@ -30,20 +30,26 @@ from collections.abc import Sequence
 import numpy as np
 
 from flipgame.algebra.gf2 import certificates
+from flipgame.algebra.zk import certificates as zk_certificates
 from flipgame.backends import auto, bfs, cpsat, external, gauss, ilp, maxsat, mip, pb, sat
 from flipgame.backends.base import Backend, ModelBackend
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.backends.strategies import STRATEGIES, Strategy
-from flipgame.core.errors import BoardTooLargeError, RulesError
+from flipgame.core.errors import BoardTooLargeError, OptionError, RefusedError, RulesError
+from flipgame.core.limits import COUNTER_MAX
 from flipgame.gate.registry import get_backend, register, taken_by
 from flipgame.model.grid import Board, Game
+from flipgame.model.system import PressSystem
 
 for _b in (gauss.Gauss(), bfs.Bfs(), cpsat.CpSat(), sat.Sat(), ilp.Ilp(), auto.Auto(), external.External(),
            maxsat.MaxSat(), pb.Pb(), mip.Mip()):
     register(_b)
 
 
-def _board_and_game(board, game: Game | None) -> tuple[int, Game]:
+def _board_and_game(board, game: PressSystem | None):
+    """The board in ``game``'s board form and the game (the board's shape when ``game`` is None)."""
+    if game is not None and not game.binary:
+        return game.board_of(board), game
     if isinstance(board, str):
         board = board.split()
     if isinstance(board, (list, tuple)):
@@ -60,10 +66,12 @@ def _board_and_game(board, game: Game | None) -> tuple[int, Game]:
         if not 0 <= board <= game.full:
             raise RulesError(f"board {board} is not a {game.size} bitmask (0..{game.full})")
         return board, game
+    if game is not None and isinstance(board, (list, tuple, np.ndarray)):
+        return game.board_of(board), game
     raise RulesError(f"expected a Board, rows of 'b'/'w' text or an int bitmask, got {type(board).__name__}")
 
 
-def prepare(game: Game, backend: str | Backend, options: dict) -> tuple[Backend, Game, dict]:
+def prepare(game: PressSystem, backend: str | Backend, options: dict) -> tuple[Backend, PressSystem, dict]:
     """Validate once: the backend, its options and whether it takes ``game``.
 
     Returns ``(backend, normalised game, options with defaults)``; the
@@ -79,21 +87,28 @@ def prepare(game: Game, backend: str | Backend, options: dict) -> tuple[Backend,
     return b, _normal_taken(b, game, options), options
 
 
-def _normal_taken(b: Backend, game: Game, options: dict) -> Game:
+def _normal_taken(b: Backend, game: PressSystem, options: dict) -> PressSystem:
     """The normalised ``game``, once ``b`` takes it with ``options`` (already checked); else the
     RefusedError subclass of ``b``, whose message names the registered backends that take it."""
+    if options.get("canonical") and not game.binary:
+        raise OptionError(f"the canonical press set is for two-state games; {game.size} is {game.kind}")
     normal = game.normal
     why = b.refusal(normal, options)
     if why:
-        error = b.refusal_error(normal, options)
-        others = taken_by(normal, skip=b.name) if error.about_the_board else None
-        hint = "" if others is None else f"; taken by: {', '.join(others)}" if others else \
-            "; no registered backend takes it"
-        raise error(why + hint)
+        raise _hinted(b.refusal_error(normal, options), why, normal, b.name)
     return normal
 
 
-def solve(board, backend: str = "gauss", *, game: Game | None = None, **options) -> Solution:
+def _hinted(error: type[RefusedError], why: str, normal: PressSystem, name: str) -> RefusedError:
+    """``error(why)`` with the hint of the registered backends that take ``normal`` (for a refusal about the
+    board), computed by asking each of them."""
+    if not error.about_the_board:
+        return error(why)
+    others = taken_by(normal, skip=name)
+    return error(why + (f"; taken by: {', '.join(others)}" if others else "; no registered backend takes it"))
+
+
+def solve(board, backend: str = "gauss", *, game: PressSystem | None = None, **options) -> Solution:
     """Minimum presses for one board, by the named backend, through the gate.
 
     Parameters
@@ -133,7 +148,7 @@ def solve(board, backend: str = "gauss", *, game: Game | None = None, **options)
     return _solve_one(b, game, normal, cells, options)
 
 
-def solve_strategy(strategy: str | Strategy, board, game: Game, time_limit: float | None = None,
+def solve_strategy(strategy: str | Strategy, board, game: PressSystem, time_limit: float | None = None,
                    **extra) -> Solution:
     """One board by a named strategy (:data:`flipgame.backends.strategies.STRATEGIES`), through the gate:
     :func:`solve` with the strategy's backend and options, ``time_limit`` if that backend takes one.
@@ -145,29 +160,35 @@ def solve_strategy(strategy: str | Strategy, board, game: Game, time_limit: floa
     return solve(board, s.backend, game=game, **s.call_options(time_limit, **extra))
 
 
-def _solve_one(b: Backend, game: Game, normal: Game, cells: int, options: dict, model=None) -> Solution:
+def _solve_one(b: Backend, game: PressSystem, normal: PressSystem, cells: int, options: dict, model=None) -> Solution:
     """The gate's one-board path after validation: goal-board normalisation, the backend
     (on ``model`` when a session holds one open), the goal restored, certificates attached."""
-    target = game.target if game.goal == "board" else 0
-    if model is None:
-        s = b.solve(normal, cells ^ target, **options)
-    else:
-        s = b.solve_on(model, cells ^ target, canonical=options["canonical"])
-    if s.success and game.goal == "board":
+    shift = game.binary and game.goal == "board"
+    board = cells ^ game.target if shift else cells
+    try:
+        s = b.solve(normal, board, **options) if model is None else b.solve_on(model, board,
+                                                                                canonical=options["canonical"])
+    except RefusedError as exc:  # a refusal of this board (gauss's nullity, bfs's counter box): with the hint
+        if "taken by:" in str(exc) or "takes it" in str(exc):
+            raise
+        raise _hinted(type(exc), str(exc), normal, b.name) from None
+    if s.success and shift:
         s = dataclasses.replace(s, target=game.target)
     return _with_certificates(game, cells, s)
 
 
-def _with_certificates(game: Game, cells: int, s: Solution) -> Solution:
-    """``s`` with an Impossible board's certificates attached (any size the algebra takes:
-    the dense elimination, or light chasing's quiet patterns on larger plus boards)."""
-    if s.status is Status.INFEASIBLE:
+def _with_certificates(game: PressSystem, cells, s: Solution) -> Solution:
+    """``s`` with an Impossible board's certificates attached: two states at any size the algebra
+    takes (the dense elimination, or light chasing's quiet patterns on larger plus boards); Z_k
+    from the diagonal form.  Counters have none (their Impossible is the backend's word)."""
+    if s.status is Status.INFEASIBLE and game.states is not None:
         with contextlib.suppress(BoardTooLargeError):
-            s = dataclasses.replace(s, certificates=certificates(game, cells))
+            certs = certificates(game, cells) if game.binary else zk_certificates(game, cells)
+            s = dataclasses.replace(s, certificates=certs)
     return s
 
 
-def solve_batch(boards: Sequence[int] | np.ndarray, game: Game, backend: str = "gauss",
+def solve_batch(boards: Sequence[int] | np.ndarray, game: PressSystem, backend: str = "gauss",
                 **options) -> BatchSolution:
     """Many boards of one game (at most 64 cells) through the gate; see :func:`solve`.
 
@@ -189,8 +210,11 @@ def solve_batch(boards: Sequence[int] | np.ndarray, game: Game, backend: str = "
     return _solve_many(b, game, normal, boards, options)
 
 
-def _batch_boards(boards, game: Game) -> np.ndarray:
-    """``boards`` as uint64 bitmasks of ``game`` (at most 64 cells); raises RulesError."""
+def _batch_boards(boards, game: PressSystem) -> np.ndarray:
+    """``boards`` as uint64 bitmasks of a two-state ``game`` (at most 64 cells), or int64 rows of
+    states shape (b, n) of another; raises RulesError."""
+    if not game.binary:
+        return state_rows(boards, game)
     if game.n > 64:
         raise RulesError(f"batches hold boards of at most 64 cells in uint64; {game.size} has {game.n}: "
                          f"use solve() per board")
@@ -202,7 +226,21 @@ def _batch_boards(boards, game: Game) -> np.ndarray:
     return boards
 
 
-def _solve_many(b: Backend, game: Game, normal: Game, boards: np.ndarray, options: dict,
+def state_rows(boards, game: PressSystem) -> np.ndarray:
+    """Rows of states (int64, shape (b, n)) of a k-state or counter ``game``; RulesError if they do not fit."""
+    try:
+        rows = np.asarray(boards, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise RulesError(f"boards of {game.size} are rows of {game.n} integer states") from None
+    if rows.ndim != 2 or rows.shape[1] != game.n:
+        raise RulesError(f"boards of {game.size} are an array of shape (b, {game.n}), got {rows.shape}")
+    top = game.states if game.states else COUNTER_MAX + 1
+    if rows.size and (rows.min() < 0 or rows.max() >= top):
+        raise RulesError(f"a board cell is not a state 0..{top - 1}")
+    return rows
+
+
+def _solve_many(b: Backend, game: PressSystem, normal: PressSystem, boards: np.ndarray, options: dict,
                 model=None) -> BatchSolution:
     """The gate's batch path after validation; see :func:`_solve_one`."""
     def run(boards: np.ndarray) -> BatchSolution:
@@ -210,7 +248,7 @@ def _solve_many(b: Backend, game: Game, normal: Game, boards: np.ndarray, option
             return b.solve_batch(normal, boards, **options)
         return b.solve_batch_on(model, boards, canonical=options["canonical"])
 
-    if game.goal != "board":
+    if game.goal != "board" or not game.binary:
         return run(boards)
     out = run(boards ^ np.uint64(game.target))
     solved = out.status == Status.OPTIMAL
@@ -256,8 +294,8 @@ class Session:
         self.backend = backend if isinstance(backend, Backend) else get_backend(backend)
         self.options = self.backend.check_options(options)
         self.max_models = max(1, int(max_models))
-        self._taken: dict[Game, Game] = {}
-        self._models: OrderedDict[Game, object] = OrderedDict()
+        self._taken: dict[PressSystem, PressSystem] = {}
+        self._models: OrderedDict[PressSystem, object] = OrderedDict()
         self.models_built = 0
         """Models built so far (at most one per distinct normalised game while it stays open)."""
 
@@ -276,7 +314,7 @@ class Session:
             _, model = self._models.popitem(last=False)
             model.close()
 
-    def prepare(self, game: Game) -> Game:
+    def prepare(self, game: PressSystem) -> PressSystem:
         """The normalised ``game``, once the backend takes it; cached per game.  O(1) after the first call.
 
         Raises
@@ -289,7 +327,7 @@ class Session:
             normal = self._taken[game] = _normal_taken(self.backend, game, self.options)
         return normal
 
-    def _model(self, normal: Game):
+    def _model(self, normal: PressSystem):
         """The open model of ``normal`` for a model backend, else None."""
         if not isinstance(self.backend, ModelBackend):
             return None
@@ -303,19 +341,19 @@ class Session:
             self._models.move_to_end(normal)
         return model
 
-    def solve(self, board, *, game: Game | None = None) -> Solution:
+    def solve(self, board, *, game: PressSystem | None = None) -> Solution:
         """One board, as :func:`solve` with this session's backend and options (same arguments, errors)."""
         cells, game = _board_and_game(board, game)
         normal = self.prepare(game)
         return _solve_one(self.backend, game, normal, cells, self.options, self._model(normal))
 
-    def solve_batch(self, boards: Sequence[int] | np.ndarray, game: Game) -> BatchSolution:
+    def solve_batch(self, boards: Sequence[int] | np.ndarray, game: PressSystem) -> BatchSolution:
         """Many boards of one game (at most 64 cells), as :func:`solve_batch`."""
         boards = _batch_boards(boards, game)
         normal = self.prepare(game)
         return _solve_many(self.backend, game, normal, boards, self.options, self._model(normal))
 
-    def solution(self, batch: BatchSolution, i: int, game: Game) -> Solution:
+    def solution(self, batch: BatchSolution, i: int, game: PressSystem) -> Solution:
         """Board ``i`` of ``batch`` (from :meth:`solve_batch` on ``game``) as :func:`solve` returns it:
         an Impossible board carries its certificates.  Per-board ``seconds`` and ``stats`` are not
         kept by a batch (0 and empty).  O(n^2 / w) for an Impossible board, O(1) otherwise."""

@@ -18,12 +18,13 @@ Mathematics Magazine 71(4), 1998.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from flipgame.core.errors import BoardFormatError, RulesError
+from flipgame.model.system import PressSystem, _check_states, _set
 
 GOALS = ("any", "white", "black", "board")
 """``any``: all white or all black (POJ 1753); ``white`` / ``black``: one fixed colour;
@@ -41,18 +42,22 @@ CELL_CHARS = {"w": 0, "b": 1}
 TO_BITS = str.maketrans("wb", "01")
 
 
-@dataclass(frozen=True)
-class Game:
-    """The rules: board shape, wrap-around and goal.
+class Game(PressSystem):
+    """A grid: board shape, neighbourhood, wrap-around, states and goal; a generator of press systems.
+
+    Button ``j`` is the press of cell ``j``: it adds 1 to the cell and to its neighbourhood.  The
+    grid keeps its shape and neighbourhood for the judge formats and for the fast paths (light
+    chasing on plus boards without wrap, press masks built from offsets, a 4,000,000-cell board
+    without a press matrix); everything else is :class:`~flipgame.model.system.PressSystem`'s.
 
     Parameters
     ----------
     rows, cols : int
         Board shape, each at least 1.
-    goal : {"any", "white", "black", "board"}
-        ``any`` accepts an all-white or all-black board (Flip Game, POJ 1753);
-        ``white`` / ``black`` fix the colour (Lights Out, Painter's Problem);
-        ``board`` asks for the board ``target``.
+    goal : str
+        ``any`` accepts a uniform board (Flip Game, POJ 1753: all white or all black);
+        ``white`` / ``black`` fix the colour (Lights Out, Painter's Problem), a number ``D`` the
+        state (k states); ``board`` asks for the board ``target``.
     wrap : bool
         Toroidal board: neighbours wrap around both edges.  A press never
         toggles a cell twice, even on boards one or two cells wide.
@@ -62,8 +67,11 @@ class Game:
     stencil : tuple of (int, int) or str, optional
         Offsets (row, col) for ``neighbourhood="stencil"``, or the same drawn
         as text (``"x.x/.x./x.x"``, see :func:`parse_stencil`).
-    target : int, Board or sequence of str, optional
-        Goal board for ``goal="board"``: a bitmask, a :class:`Board` or its rows.
+    target : int, Board, sequence of str, or tuple of int, optional
+        Goal board for ``goal="board"``: a bitmask, a :class:`Board` or its rows (two states), or a
+        tuple of cell states (k states).
+    states : int or None
+        2 (default: the Flip Game and Lights Out), k states (Lights Out 2000 is 3), or None (counters).
 
     Raises
     ------
@@ -78,56 +86,61 @@ class Game:
     9
     """
 
-    rows: int = 4
-    cols: int = 4
-    goal: str = "any"
-    wrap: bool = False
-    neighbourhood: str = "plus"
-    stencil: tuple[tuple[int, int], ...] | None = None
-    target: int | None = None
+    def __init__(self, rows: int = 4, cols: int = 4, goal: str = "any", wrap: bool = False,
+                 neighbourhood: str = "plus", stencil=None, target=None, states: int | None = 2):
+        if not (isinstance(rows, int) and isinstance(cols, int)) or rows < 1 or cols < 1:
+            raise RulesError(f"board size must be positive integers, got {rows}x{cols}")
+        _set(self, rows=rows, cols=cols, wrap=bool(wrap), cells=rows * cols, shape=(rows, cols))
+        _set(self, states=_check_states(states))
+        self._normalise_stencil(neighbourhood, stencil)
+        if isinstance(target, str):
+            target = target.split()
+        if isinstance(target, (list, tuple)) and target and isinstance(target[0], str):
+            target = Board.from_rows(target)
+        if isinstance(target, Board):
+            if (target.rows, target.cols) != (rows, cols):
+                raise RulesError(f"target board is {target.rows}x{target.cols}, the game {self.size}")
+            target = target.cells
+        if self.binary and goal not in (*GOALS, "0", "1"):
+            raise RulesError(f"unknown goal {goal!r}; expected one of {', '.join(GOALS)}")
+        self._set_goal(goal, target)
 
-    def __post_init__(self):
-        if not (isinstance(self.rows, int) and isinstance(self.cols, int)) or self.rows < 1 or self.cols < 1:
-            raise RulesError(f"board size must be positive integers, got {self.rows}x{self.cols}")
-        if self.goal not in GOALS:
-            raise RulesError(f"unknown goal {self.goal!r}; expected one of {', '.join(GOALS)}")
-        self._normalise_target()
-        self._normalise_stencil()
-
-    def _normalise_target(self) -> None:
-        """``target`` as a bitmask of this game (from a Board or rows of text); RulesError if it does not fit."""
-        if (self.goal == "board") != (self.target is not None):
-            raise RulesError("goal 'board' needs a target board, and only it takes one")
-        if isinstance(self.target, (list, tuple, str)):
-            object.__setattr__(self, "target", Board.from_rows(
-                self.target.split() if isinstance(self.target, str) else self.target))
-        if isinstance(self.target, Board):
-            if (self.target.rows, self.target.cols) != (self.rows, self.cols):
-                raise RulesError(f"target board is {self.target.rows}x{self.target.cols}, the game {self.size}")
-            object.__setattr__(self, "target", self.target.cells)
-        if self.target is not None and not (isinstance(self.target, int) and 0 <= self.target <= self.full):
-            raise RulesError(f"target board does not fit {self.size}: expected a bitmask 0..{self.full}, a Board "
-                             f"or rows of text, got {self.target!r:.60}")
-
-    def _normalise_stencil(self) -> None:
+    def _normalise_stencil(self, neighbourhood: str, stencil) -> None:
         """``stencil`` as sorted distinct offsets (from text or pairs); RulesError on a bad neighbourhood."""
         names = (*NEIGHBOURHOODS, "stencil")
-        if self.neighbourhood not in names:
-            raise RulesError(f"unknown neighbourhood {self.neighbourhood!r}; expected one of {', '.join(names)}")
-        if (self.neighbourhood == "stencil") != (self.stencil is not None):
+        if neighbourhood not in names:
+            raise RulesError(f"unknown neighbourhood {neighbourhood!r}; expected one of {', '.join(names)}")
+        if (neighbourhood == "stencil") != (stencil is not None):
             raise RulesError("neighbourhood 'stencil' needs stencil offsets, and only it takes them")
-        if self.stencil is None:
-            return
-        if isinstance(self.stencil, str):
-            object.__setattr__(self, "stencil", parse_stencil(self.stencil))
-        try:
-            offsets = {(int(r), int(c)) for r, c in self.stencil}
-        except (TypeError, ValueError):
-            raise RulesError(f"a stencil is offsets (row, col) or text like 'x.x/.x./x.x', "
-                             f"got {self.stencil!r:.60}") from None
-        object.__setattr__(self, "stencil", tuple(sorted(offsets)))
-        if not self.stencil:
-            raise RulesError("a stencil needs at least one offset")
+        if isinstance(stencil, str):
+            stencil = parse_stencil(stencil)
+        if stencil is not None:
+            try:
+                stencil = tuple(sorted({(int(r), int(c)) for r, c in stencil}))
+            except (TypeError, ValueError):
+                raise RulesError(f"a stencil is offsets (row, col) or text like 'x.x/.x./x.x', "
+                                 f"got {stencil!r:.60}") from None
+            if not stencil:
+                raise RulesError("a stencil needs at least one offset")
+        _set(self, neighbourhood=neighbourhood, stencil=stencil)
+
+    def _key(self) -> tuple:
+        return (self.rows, self.cols, self.goal, self.wrap, self.neighbourhood, self.stencil, self.target,
+                self.states)
+
+    def _fields(self) -> tuple[str, ...]:
+        return ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil", "target", "states", "cells", "shape")
+
+    def __repr__(self) -> str:
+        extra = "" if self.binary else f", states={self.states}"
+        return (f"Game({self.rows}, {self.cols}, {self.goal!r}, wrap={self.wrap}, "
+                f"neighbourhood={self.neighbourhood!r}{extra})")
+
+    def replace(self, **changes) -> Game:
+        """This grid with some parameters changed (``rows``, ``goal``, ``target``, ...).  O(1)."""
+        params = {k: getattr(self, k) for k in ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil",
+                                                 "target", "states")}
+        return Game(**(params | changes))
 
     @property
     def offsets(self) -> tuple[tuple[int, int], ...]:
@@ -136,13 +149,9 @@ class Game:
 
     @property
     def rules(self) -> str:
-        """Short description, e.g. ``4x4 plus, goal any`` or ``5x5 king toroidal, goal board``."""
-        return (f"{self.size} {self.neighbourhood}{' toroidal' if self.wrap else ''}, goal {self.goal}")
-
-    @property
-    def n(self) -> int:
-        """Number of cells (= number of possible presses)."""
-        return self.rows * self.cols
+        """Short description, e.g. ``4x4 plus, goal any`` or ``5x5 king toroidal, Z_3, goal 0``."""
+        kind = "" if self.binary else f", {self.kind}"
+        return f"{self.size} {self.neighbourhood}{' toroidal' if self.wrap else ''}{kind}, goal {self.goal}"
 
     @property
     def m(self) -> int:
@@ -150,27 +159,32 @@ class Game:
         return self.rows * self.cols
 
     @property
-    def full(self) -> int:
-        """The all-black board, ``2**n - 1``."""
-        return (1 << self.n) - 1
+    def chaseable(self) -> bool:
+        """True if light chasing applies: two states, the plus neighbourhood, no wrap-around."""
+        return self.binary and self.neighbourhood == "plus" and not self.wrap
 
     @property
-    def size(self) -> str:
-        return f"{self.rows}x{self.cols}"
+    def entries(self) -> int:
+        """Non-zero entries of the press matrix, without building it.
 
-    def with_goal(self, goal: str, target: int | None = None) -> Game:
-        """The same press system with another goal, e.g. ``game.with_goal("white")``.  O(1).
+        Without wrap-around, offset (dr, dc) lands on a cell for ``(rows - |dr|) * (cols - |dc|)``
+        presses; with it, for every press (an upper bound: on a small torus two offsets may meet).
+        O(|offsets|).
+
+        >>> Game(4, 4).entries  # 16 centres, 2 * 12 vertical and 2 * 12 horizontal neighbours
+        64
+        """
+        if self.wrap:
+            return self.n * len(self.offsets)
+        return sum(max(self.rows - abs(dr), 0) * max(self.cols - abs(dc), 0) for dr, dc in self.offsets)
+
+    def with_goal(self, goal: str, target=None) -> Game:
+        """The same grid with another goal, e.g. ``game.with_goal("white")``.  O(1).
 
         >>> Game(3, 3, "any", wrap=True).with_goal("white").rules
         '3x3 plus toroidal, goal white'
         """
-        return replace(self, goal=goal, target=target)
-
-    @property
-    def normal(self) -> Game:
-        """The rules a backend sees: an explicit goal board becomes ``white`` (the gate then solves
-        ``board ^ target``); any other goal is kept.  O(1)."""
-        return self.with_goal("white") if self.goal == "board" else self
+        return self.replace(goal=goal, target=target)
 
     def flipped_by(self, cell: int) -> tuple[int, ...]:
         """Cells flipped by pressing ``cell`` (sorted, distinct: on a small torus two
@@ -186,8 +200,14 @@ class Game:
         return tuple(sorted(out))
 
     @cached_property
+    def buttons(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """Button ``j`` as ``((cell, 1), ...)`` over the cells pressing ``j`` changes.  O(n |offsets|)."""
+        return tuple(tuple((c, 1) for c in self.flipped_by(j)) for j in range(self.n))
+
+    @cached_property
     def press_masks(self) -> tuple[int, ...]:
         """``press_masks[j]`` is the bitmask of cells flipped by press ``j`` (column j of A)."""
+        self._need_binary("press masks")
         return tuple(sum(1 << k for k in self.flipped_by(j)) for j in range(self.n))
 
     @cached_property
@@ -201,29 +221,18 @@ class Game:
 
     def to_json(self) -> dict:
         """The rules as JSON-ready data (enough to rebuild the game)."""
-        return {"rows": self.rows, "cols": self.cols, "goal": self.goal, "wrap": self.wrap,
-                "neighbourhood": self.neighbourhood,
-                "stencil": [list(o) for o in self.stencil] if self.stencil else None,
-                "target": self.target}
+        out = {"rows": self.rows, "cols": self.cols, "goal": self.goal, "wrap": self.wrap,
+               "neighbourhood": self.neighbourhood,
+               "stencil": [list(o) for o in self.stencil] if self.stencil else None,
+               "target": self.target if self.binary or self.target is None else list(self.target)}
+        return out if self.binary else out | {"states": self.states if self.states else "counters"}
 
-    @cached_property
-    def targets(self) -> tuple[int, ...]:
-        """Goal boards as bitmasks, in order of preference on ties: white (0) before black."""
-        if self.goal == "board":
-            return (self.target,)
-        return {"any": (0, self.full), "white": (0,), "black": (self.full,)}[self.goal]
-
-    def target_name(self, target: int) -> str:
-        """``"white"`` for 0, ``"black"`` for the full board, else ``"the target board"``."""
-        return "white" if target == 0 else "black" if target == self.full else "the target board"
-
-    def apply(self, board: int, presses: int) -> int:
-        """The board after pressing every cell in the bitmask ``presses``.
-
-        A plain simulation, cell by cell, that never builds a press matrix:
-        O(n + presses * |offsets|) on one byte per cell, so a 1x1000000 board
-        is as fast as a 1000x1000 one (flips on row bitmasks cost O(cols) each).
-        """
+    def apply(self, board, presses):
+        """The board after the presses.  Two states: a plain simulation, cell by cell, that never
+        builds a press matrix: O(n + presses * |offsets|) on one byte per cell, so a 1x1000000 board
+        is as fast as a 1000x1000 one.  Other states: :meth:`PressSystem.apply`."""
+        if not self.binary:
+            return super().apply(board, presses)
         cells = bytearray(to_bits(board, self.n), "ascii")  # b"0"/b"1" per cell; XOR 1 swaps them
         bits = to_bits(presses, self.n)
         pressed = (i for i, ch in enumerate(bits) if ch == "1")
@@ -248,22 +257,6 @@ class Game:
             hit = (presses >> np.uint64(j)) & np.uint64(1)
             out ^= hit * np.uint64(mask)
         return out
-
-    def random_boards(self, rng: np.random.Generator, count: int) -> np.ndarray:
-        """``count`` uniformly random boards of this game, drawn from ``rng``: uint64, shape (count,),
-        up to 64 cells; above, an object array of Python ints.  O(count * n / 64).
-
-        >>> Game(4, 4).random_boards(np.random.default_rng(0), 3).tolist()
-        [55746, 41743, 33497]
-        """
-        if self.n < 64:
-            return rng.integers(0, 1 << self.n, size=count, dtype=np.uint64, endpoint=False)
-        words = rng.integers(0, 2**64 - 1, size=(count, -(-self.n // 64)), dtype=np.uint64, endpoint=True)
-        if self.n == 64:
-            return words[:, 0]
-        return np.array([sum(int(w) << (64 * i) for i, w in enumerate(row)) & self.full for row in words],
-                        dtype=object)
-
 
 
 @dataclass(frozen=True)

@@ -1,138 +1,177 @@
-"""The general game: a press system over Z_k, or over the non-negative integers (counters).
+"""The one model of the game: a press system of cells, buttons, states and a goal.
 
 A press system has ``n`` cells and ``m`` buttons.  Button ``j`` adds
-``A[i, j]`` to cell ``i`` (an integer matrix, shape (n, m)).  With ``states =
+``A[i, j]`` to cell ``i`` (the press matrix, shape (n, m)).  With ``states =
 k`` (k >= 2) a cell holds a state ``0..k-1`` and everything is taken mod k;
 pressing button j ``t`` times adds ``t * A[:, j]``, and pressing it k times is
 no press at all, so a press count is ``0 <= t < k`` and costs ``t``.  With
 ``states = None`` (counters) cells are integers, presses only add, and a press
-count is any ``t >= 0``.
+count is any ``t >= 0``.  The cost of a press vector is its total count.
 
-The grid game of :mod:`flipgame.model.grid` is one generator of a press system
-(:func:`from_game`); the others are a JSON file (:func:`from_json`), a graph
-(:func:`from_edges`) and the judge formats of :mod:`flipgame.formats.press`.
+Boards and press vectors are written in one of two ways, chosen by the states:
 
-A board is a tuple of ``n`` integers; a press vector a tuple of ``m``
-counts.  :meth:`PressSystem.apply` is the plain simulation the witness and
-certificate checks (:mod:`flipgame.verify.checks.witness`) re-apply: it shares no
-code with any solver.
+* **two states** (the Flip Game, Lights Out, POJ 1830, Advent of Code 2025
+  day 10 part 1): a board is an int bitmask (bit ``i`` = cell ``i`` in state
+  1, "black"), a press set an int bitmask of buttons (bit ``j`` = button ``j``
+  pressed once), and :attr:`PressSystem.press_masks` holds each button as the
+  bitmask of the cells it flips (an odd amount flips, an even one does not);
+* **k >= 3 states or counters**: a board is a tuple of ``n`` ints, a press
+  vector a tuple of ``m`` counts.
 
-The goal is ``any`` (any uniform board: all cells equal), a state ``D``
-(every cell ``D``), or an explicit target board.  For counters only an
-explicit target (or ``D``) makes sense: ``any`` is refused.
+The grid of :mod:`flipgame.model.grid` (:class:`~flipgame.model.grid.Game`) is
+a press system that keeps its shape, neighbourhood and wrap for the judge
+formats and for the fast paths (light chasing); graphs, edge lists and JSON
+rules (:mod:`flipgame.model.rules`) are the other generators.
+
+The goal is ``any`` (a uniform board: all cells equal), a state (``white`` =
+0, ``black`` = k - 1, or a number ``D``), or ``board`` (an explicit target).
+Counters have no uniform goal ``any``.  :meth:`PressSystem.apply` is the plain
+simulation the witness and certificate checks (:mod:`flipgame.verify.checks`)
+re-apply: it shares no code with any solver.
 
 Source: the linear-algebra view of Lights Out over Z_k (Anderson & Feil,
-Math. Magazine 71(4), 1998; Lights Out 2000's three-state variant is the
-k = 3 case).
+"Turning Lights Out with Linear Algebra", Math. Magazine 71(4), 1998; Lights
+Out 2000's three-state variant is the k = 3 case).
+
+>>> s = PressSystem(3, (((0, 1), (1, 1)), ((1, 1), (2, 1))), goal="white")
+>>> s.press_masks, s.apply(0b101, 0b11)
+((3, 6), 0)
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from flipgame.core.errors import BoardFormatError, RulesError
-from flipgame.model.grid import Game
+from flipgame.core.errors import RulesError
+from flipgame.core.limits import COUNTER_MAX, STATES_MAX, SYSTEM_MAX_BUTTONS, SYSTEM_MAX_CELLS
 
-MAX_STATES = 255
-"""Largest number of states per cell (LightsOutWeb's domain goes to 255)."""
-MAX_CELLS = 10_000
-"""Largest press system read from a file (the dense matrices are n x m Python integers)."""
 SYMBOLS = "0123456789abcdefghijklmnopqrstuvwxyz"
 """A state written as one character (K <= 36); larger states are written as numbers separated by spaces."""
+UNIFORM = ("any", "white", "black")
+"""The goals of a two-state system a backend sees once the gate has normalised an explicit goal board."""
 
 
-@dataclass(frozen=True)
+def is_number(text: str) -> bool:
+    """True for a plain ASCII decimal number (no sign, no ``²`` or other Unicode digits)."""
+    return text.isascii() and text.isdecimal()
+
+
 class PressSystem:
-    """Cells, buttons, states and goal of a general press game.
+    """Cells, buttons, states and goal: the game every backend solves.
 
     Parameters
     ----------
     cells : int
-        Number of cells n >= 1.
-    buttons : tuple of tuple of (int, int)
-        Button j as ``((cell, amount), ...)``: pressing it adds ``amount`` to ``cell``.
+        Number of cells n, 1..:data:`~flipgame.core.limits.SYSTEM_MAX_CELLS`.
+    buttons : sequence of sequence of (int, int)
+        Button j as ``((cell, amount), ...)``: pressing it adds ``amount`` to ``cell``; a cell
+        listed twice adds twice.  At most :data:`~flipgame.core.limits.SYSTEM_MAX_BUTTONS` buttons.
     states : int or None
-        k >= 2 (cells mod k), or None for counters (integers, presses only add).
+        k in 2..:data:`~flipgame.core.limits.STATES_MAX` (cells mod k), or None for counters.
     goal : str
-        ``"any"`` (a uniform board), ``"D"`` (every cell D, a decimal number) or ``"board"``.
-    target : tuple of int, optional
-        The goal board for ``goal="board"``.
+        ``any``, ``white`` (state 0), ``black`` (state k - 1), a state ``D`` (decimal) or ``board``.
+        Two-state goals are kept as ``any``/``white``/``black``/``board``; others as ``any``, ``D``
+        or ``board``.
+    target : int or sequence of int, optional
+        The goal board for ``goal="board"``, in the system's board form (a bitmask for two states).
     shape : (int, int), optional
         Rows and columns for display and for reading boards as rows (rows * cols = cells).
 
     Raises
     ------
     RulesError
-        A bad size, state count, button cell or amount, goal or target.
+        A bad size, state count, button cell or amount, goal or target, naming it.
 
-    >>> s = PressSystem(3, (((0, 1), (1, 1)), ((1, 1), (2, 1))), states=2, goal="0")
-    >>> s.apply((1, 0, 1), (1, 1))
-    (0, 0, 0)
+    Instances are immutable and hashable (they key the caches of eliminations and models).
     """
 
-    cells: int
-    buttons: tuple[tuple[tuple[int, int], ...], ...]
-    states: int | None = 2
-    goal: str = "any"
-    target: tuple[int, ...] | None = None
-    shape: tuple[int, int] | None = None
+    def __init__(self, cells: int, buttons, states: int | None = 2, goal: str = "any", target=None,
+                 shape: tuple[int, int] | None = None):
+        _set(self, cells=_cells(cells), states=_check_states(states), shape=_check_shape(shape, cells))
+        _set(self, buttons=_buttons(buttons, cells, states))
+        self._set_goal(goal, target)
 
-    def __post_init__(self):
-        if not isinstance(self.cells, int) or not 1 <= self.cells <= MAX_CELLS:
-            raise RulesError(f"a press system has 1..{MAX_CELLS} cells, got {self.cells!r}")
-        if self.states is not None and (not isinstance(self.states, int) or not 2 <= self.states <= MAX_STATES):
-            raise RulesError(f"states must be an integer 2..{MAX_STATES} (or counters), got {self.states!r}")
-        if self.shape is not None and self.shape[0] * self.shape[1] != self.cells:
-            raise RulesError(f"grid {self.shape[0]}x{self.shape[1]} has {self.shape[0] * self.shape[1]} cells, "
-                             f"not {self.cells}")
-        if not self.buttons:
-            raise RulesError("a press system needs at least one button")
-        for j, button in enumerate(self.buttons):
-            for cell, amount in button:
-                if not 0 <= cell < self.cells:
-                    raise RulesError(f"button {j} names cell {cell}; cells are 0..{self.cells - 1}")
-                if amount < 0 or (self.states is None and amount == 0):
-                    raise RulesError(f"button {j} adds {amount} to cell {cell}; amounts must be positive")
-        self._check_goal()
+    # --- identity -------------------------------------------------------------------------------
+    def _key(self) -> tuple:
+        return (self.cells, self.buttons, self.states, self.goal, self.target, self.shape)
 
-    def _check_goal(self) -> None:
-        if self.goal == "board":
-            if self.target is None or len(self.target) != self.cells:
-                raise RulesError(f"goal 'board' needs a target of {self.cells} cells")
-            self.check_board(self.target, "target")
-        elif self.target is not None:
-            raise RulesError("only goal 'board' takes a target")
-        elif self.goal == "any":
-            if self.states is None:
-                raise RulesError("counters need a target (--target FILE) or a value D (--goal D), not 'any'")
-        elif not self.goal.isdigit() or (self.states is not None and int(self.goal) >= self.states):
-            top = "" if self.states is None else f" 0..{self.states - 1}"
-            raise RulesError(f"goal must be 'any', a state{top} or 'board', got {self.goal!r}")
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable; use with_goal() or build a new one")
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((type(self).__name__, self._key()))
+            _set(self, _hash=h)
+        return h
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.rules}>"
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k in self._fields()}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def _fields(self) -> tuple[str, ...]:
+        return ("cells", "buttons", "states", "goal", "target", "shape")
+
+    # --- the goal -------------------------------------------------------------------------------
+    def _set_goal(self, goal: str, target) -> None:
+        """Store ``goal`` in its canonical spelling and ``target`` in board form; RulesError if wrong."""
+        goal = _canonical_goal(goal, self.states)
+        if (goal == "board") != (target is not None):
+            raise RulesError("goal 'board' needs a target board, and only it takes one")
+        _set(self, goal=goal, target=None if target is None else self.board_of(target, "target"))
+
+    @property
+    def goal_state(self) -> int | None:
+        """The state every cell must reach (0 for ``white``), or None for ``any`` and ``board``."""
+        if self.goal in ("any", "board"):
+            return None
+        return {"white": 0, "black": 1}.get(self.goal) if self.binary else int(self.goal)
+
+    # --- sizes ----------------------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Number of cells."""
+        return self.cells
 
     @property
     def m(self) -> int:
-        """Number of buttons."""
+        """Number of buttons: the bits of a two-state press set."""
         return len(self.buttons)
 
     @property
-    def n(self) -> int:
-        return self.cells
+    def binary(self) -> bool:
+        """True for two states: boards and press sets are bitmasks."""
+        return self.states == 2
 
-    @cached_property
-    def matrix(self) -> np.ndarray:
-        """The press matrix A, int64 array of shape (n, m): ``A[i, j]`` is what button j adds to cell i
-        (reduced mod k when there are k states)."""
-        a = np.zeros((self.cells, self.m), dtype=np.int64)
-        for j, button in enumerate(self.buttons):
-            for cell, amount in button:
-                a[cell, j] += amount
-        return a % self.states if self.states else a
+    @property
+    def full(self) -> int:
+        """The all-ones board of a two-state system, ``2**n - 1``."""
+        return (1 << self.cells) - 1
+
+    @property
+    def entries(self) -> int:
+        """Non-zero entries of the press matrix (pairs button, cell it changes): a model's size.  O(m)."""
+        return sum(len(b) for b in self.buttons)
+
+    @property
+    def chaseable(self) -> bool:
+        """True when light chasing applies (a plus grid without wrap); only a grid can be."""
+        return False
+
+    @property
+    def max_press(self) -> int | None:
+        """The largest useful count of one button: k - 1, or None (unbounded) for counters."""
+        return None if self.states is None else self.states - 1
 
     @property
     def size(self) -> str:
@@ -140,287 +179,266 @@ class PressSystem:
         return f"{self.shape[0]}x{self.shape[1]}" if self.shape else f"{self.cells} cells"
 
     @property
-    def rules(self) -> str:
-        k = "counters" if self.states is None else f"Z_{self.states}"
-        return f"{self.size}, {self.m} buttons, {k}, goal {self.goal}"
+    def kind(self) -> str:
+        """``Z_k`` or ``counters``."""
+        return "counters" if self.states is None else f"Z_{self.states}"
 
     @property
-    def max_press(self) -> int | None:
-        """The largest useful count of one button: k - 1, or None (unbounded) for counters."""
-        return None if self.states is None else self.states - 1
+    def rules(self) -> str:
+        """Short description, e.g. ``9 cells, 9 buttons, Z_2, goal any``."""
+        return f"{self.size}, {self.m} buttons, {self.kind}, goal {self.goal}"
 
-    def targets(self, board: Sequence[int] | None = None) -> tuple[tuple[int, ...], ...]:
-        """Goal boards, in order of preference on ties: ``any`` gives all-D for D = 0..k-1."""
+    # --- the press matrix -----------------------------------------------------------------------
+    @cached_property
+    def press_masks(self) -> tuple[int, ...]:
+        """Two states: ``press_masks[j]`` is the bitmask of the cells button ``j`` flips (an odd amount)."""
+        self._need_binary("press masks")
+        out = []
+        for button in self.buttons:
+            mask = 0
+            for cell, amount in button:
+                if amount & 1:
+                    mask ^= 1 << cell
+            out.append(mask)
+        return tuple(out)
+
+    @cached_property
+    def flippers(self) -> tuple[tuple[int, ...], ...]:
+        """Two states: ``flippers[i]`` are the buttons that flip cell ``i`` (row i of A over GF(2)).  O(entries)."""
+        rows: list[list[int]] = [[] for _ in range(self.cells)]
+        for j, mask in enumerate(self.press_masks):
+            while mask:
+                low = mask & -mask
+                rows[low.bit_length() - 1].append(j)
+                mask ^= low
+        return tuple(tuple(r) for r in rows)
+
+    @cached_property
+    def matrix(self) -> np.ndarray:
+        """The press matrix A, int64 array of shape (n, m): ``A[i, j]`` is what button j adds to cell i
+        (reduced mod k when there are k states).  O(n m) memory: for the algebra over Z_k only."""
+        a = np.zeros((self.cells, self.m), dtype=np.int64)
+        for j, button in enumerate(self.buttons):
+            for cell, amount in button:
+                a[cell, j] += amount
+        return a % self.states if self.states else a
+
+    def _need_binary(self, what: str) -> None:
+        if not self.binary:
+            raise RulesError(f"{what} are for two-state systems; this one is {self.kind}")
+
+    # --- boards ---------------------------------------------------------------------------------
+    @cached_property
+    def targets(self) -> tuple:
+        """Goal boards in board form, in order of preference on ties (white before black; ``any`` over
+        k states gives all-D for D = 0..k-1)."""
         if self.goal == "board":
-            return (tuple(self.target),)
-        if self.goal == "any":
-            return tuple((d,) * self.cells for d in range(self.states))
-        return ((int(self.goal),) * self.cells,)
+            return (self.target,)
+        if self.binary:
+            return {"any": (0, self.full), "white": (0,), "black": (self.full,)}[self.goal]
+        values = range(self.states) if self.goal == "any" else (int(self.goal),)
+        return tuple((d,) * self.cells for d in values)
 
-    def apply(self, board: Sequence[int], presses: Sequence[int]) -> tuple[int, ...]:
-        """The board after pressing button j ``presses[j]`` times: a plain loop over the buttons'
-        (cell, amount) lists, never the matrix.  O(sum of button sizes)."""
+    def target_name(self, target) -> str:
+        """``white`` / ``black`` for a uniform two-state board, ``all D`` for another, else ``the target board``."""
+        if self.binary and target in (0, self.full):
+            return "white" if target == 0 else "black"
+        if not self.binary and len(set(target)) == 1:
+            return f"all {target[0]}"
+        return "the target board"
+
+    def board_of(self, board, what: str = "board"):
+        """``board`` in this system's board form, checked: a bitmask below ``2**n`` for two states, else a
+        tuple of n states (0..k-1, or 0..:data:`~flipgame.core.limits.COUNTER_MAX` for counters).
+
+        Raises RulesError naming ``what``.
+        """
+        if self.binary:
+            if isinstance(board, (int, np.integer)) and not isinstance(board, bool) and 0 <= board <= self.full:
+                return int(board)
+            if isinstance(board, (list, tuple, np.ndarray)) and len(board) == self.cells and all(
+                    _is_int(v) and v in (0, 1) for v in board):
+                return sum(1 << i for i, v in enumerate(board) if v)
+            raise RulesError(f"{what} is not a board of {self.size}: expected a bitmask 0..2**{self.cells}-1 or "
+                             f"{self.cells} states 0/1, got {_short(board)}")
+        if not isinstance(board, (list, tuple, np.ndarray)) or len(board) != self.cells:
+            raise RulesError(f"{what} is not a board of {self.size}: expected {self.cells} states, got "
+                             f"{_short(board)}")
+        top = self.states if self.states else COUNTER_MAX + 1
+        bad = next((v for v in board if not _is_int(v) or not 0 <= v < top), None)
+        if bad is not None:
+            raise RulesError(f"{what} cell {_short(bad)} is not a state 0..{top - 1}")
+        return tuple(int(v) for v in board)
+
+    def apply(self, board, presses):
+        """The board after the presses: a plain loop over the buttons' (cell, amount) lists, never a
+        solver's data.  Two states: bitmasks in and out, O(entries); else tuples, O(entries).
+
+        Raises RulesError on a press vector of the wrong length.
+        """
+        if self.binary:
+            cells = board
+            for j, mask in enumerate(self.press_masks):
+                if presses >> j & 1:
+                    cells ^= mask
+            return cells
         if len(presses) != self.m:
             raise RulesError(f"expected {self.m} press counts, got {len(presses)}")
         out = list(board)
-        for count, button in zip(presses, self.buttons, strict=False):
+        for count, button in zip(presses, self.buttons, strict=True):
             for cell, amount in button:
                 out[cell] += count * amount
         return tuple(v % self.states for v in out) if self.states else tuple(out)
 
-    def check_board(self, board: Sequence[int], what: str = "board") -> None:
-        """Raise RulesError unless ``board`` has n cells of allowed states."""
-        if len(board) != self.cells:
-            raise RulesError(f"{what} has {len(board)} cells, the system {self.cells}")
-        top = self.states if self.states else None
-        for v in board:
-            if not isinstance(v, (int, np.integer)) or v < 0 or (top and v >= top):
-                raise RulesError(f"{what} cell {v!r} is not a state 0..{(top or 0) - 1 if top else 'inf'}")
+    def cost(self, presses) -> int:
+        """Total presses of a press set (bitmask) or vector (counts)."""
+        return presses.bit_count() if self.binary else sum(presses)
 
-    def with_goal(self, goal: str, target: Sequence[int] | None = None) -> PressSystem:
-        return PressSystem(self.cells, self.buttons, self.states, goal,
-                           None if target is None else tuple(int(v) for v in target), self.shape)
+    def counts(self, presses) -> tuple[int, ...]:
+        """Press counts per button (a tuple of m ints) for either form of a press set."""
+        if self.binary:
+            return tuple(presses >> j & 1 for j in range(self.m))
+        return tuple(presses)
+
+    def random_boards(self, rng: np.random.Generator, count: int) -> np.ndarray:
+        """``count`` uniformly random boards drawn from ``rng``: two states up to 64 cells uint64 shape
+        (count,) (an object array of ints above); k states int64 shape (count, n).  O(count n)."""
+        if not self.binary:
+            if self.states is None:
+                raise RulesError("counters have no finite set of boards to draw from")
+            return rng.integers(0, self.states, size=(count, self.cells), dtype=np.int64)
+        if self.cells < 64:
+            return rng.integers(0, 1 << self.cells, size=count, dtype=np.uint64, endpoint=False)
+        words = rng.integers(0, 2**64 - 1, size=(count, -(-self.cells // 64)), dtype=np.uint64, endpoint=True)
+        if self.cells == 64:
+            return words[:, 0]
+        return np.array([sum(int(w) << (64 * i) for i, w in enumerate(row)) & self.full for row in words],
+                        dtype=object)
+
+    # --- variants -------------------------------------------------------------------------------
+    def with_goal(self, goal: str, target=None) -> PressSystem:
+        """The same press system with another goal, e.g. ``system.with_goal("white")``.  O(1)."""
+        return PressSystem(self.cells, self.buttons, self.states, goal, target, self.shape)
+
+    @property
+    def normal(self) -> PressSystem:
+        """The rules a backend sees: on two states an explicit goal board becomes ``white`` (the gate
+        then solves ``board ^ target``); anything else is kept.  O(1)."""
+        return self.with_goal("white") if self.binary and self.goal == "board" else self
 
     def to_json(self) -> dict:
-        """The system as the JSON press-system format (see docs/general-game.md)."""
+        """The system as the JSON press-system format (docs/general-game.md), goal and target included."""
         out: dict = {"grid": self.size} if self.shape else {"cells": self.cells}
         out["states"] = self.states if self.states else "counters"
         out["buttons"] = [[c for c, _ in b] for b in self.buttons]
         if any(a != 1 for b in self.buttons for _, a in b):
             out["amounts"] = [[a for _, a in b] for b in self.buttons]
+        out["goal"] = self.goal
+        if self.target is not None:
+            out["target"] = self.cells_of(self.target)
         return out
 
-    def format_board(self, board: Sequence[int]) -> str:
+    # --- text -----------------------------------------------------------------------------------
+    def cells_of(self, board) -> list[int]:
+        """A board (either form) as a list of n cell states."""
+        return [board >> i & 1 for i in range(self.cells)] if self.binary else [int(v) for v in board]
+
+    def format_board(self, board) -> str:
         """A board as rows of symbols (a grid) or one line; numbers with spaces above 36 states."""
+        cells = self.cells_of(board)
         wide = self.states is None or self.states > len(SYMBOLS)
-        cells = [str(v) if wide else SYMBOLS[v] for v in board]
+        text = [str(v) if wide else SYMBOLS[v] for v in cells]
         sep = " " if wide else ""
         if not self.shape:
-            return sep.join(cells)
+            return sep.join(text)
         cols = self.shape[1]
-        return "\n".join(sep.join(cells[r * cols:(r + 1) * cols]) for r in range(self.shape[0]))
+        return "\n".join(sep.join(text[r * cols:(r + 1) * cols]) for r in range(self.shape[0]))
+
+    def format_presses(self, presses) -> str:
+        """A press set as ``button x count`` per pressed button, buttons numbered from 0 in the order the
+        rules list them (``0x1 3x2``), or ``(no press)``."""
+        return " ".join(f"{j}x{t}" for j, t in enumerate(self.counts(presses)) if t) or "(no press)"
 
 
-def from_game(game: Game, states: int | None = 2, goal: str | None = None) -> PressSystem:
-    """The grid game's press system: one button per cell, adding 1 to the cells it flips.
-
-    ``goal`` defaults to the game's: ``white`` -> ``0``, ``black`` -> ``k - 1``
-    (1 for k = 2), ``any`` -> ``any``, ``board`` -> its target.
-
-    >>> from_game(Game(1, 3, goal="white")).buttons[1]
-    ((0, 1), (1, 1), (2, 1))
-    """
-    buttons = tuple(tuple((c, 1) for c in game.flipped_by(j)) for j in range(game.n))
-    target = None
-    if goal is None:
-        top = (states or 2) - 1
-        goal = {"white": "0", "black": str(top), "any": "any", "board": "board"}[game.goal]
-        if goal == "board":
-            target = tuple(game.target >> i & 1 for i in range(game.n))
-    return PressSystem(game.n, buttons, states, goal, target, (game.rows, game.cols))
+def _set(obj, **values) -> None:
+    for name, value in values.items():
+        object.__setattr__(obj, name, value)
 
 
-def from_edges(cells: int, edges: Iterable[tuple[int, int]], *, closed: bool = True, directed: bool = False,
-               states: int | None = 2, goal: str = "any") -> PressSystem:
-    """A graph game: button v changes v's neighbours, and v itself when ``closed``.
-
-    With ``directed``, an edge (u, v) means pressing u changes v only (POJ 1830).
-
-    >>> from_edges(3, [(0, 1), (1, 2)], closed=False).buttons
-    (((1, 1),), ((0, 1), (2, 1)), ((1, 1),))
-    """
-    out: list[set[int]] = [({v} if closed else set()) for v in range(cells)]
-    for u, v in edges:
-        if not (0 <= u < cells and 0 <= v < cells):
-            raise RulesError(f"edge ({u}, {v}) names a vertex outside 0..{cells - 1}")
-        out[u].add(v)
-        if not directed:
-            out[v].add(u)
-    for v, s in enumerate(out):
-        if not s:
-            raise RulesError(f"vertex {v} changes no cell (an isolated vertex in the open neighbourhood)")
-    buttons = tuple(tuple((c, 1) for c in sorted(s)) for s in out)
-    return PressSystem(cells, buttons, states, goal)
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
-def _shape(data: dict) -> tuple[int, tuple[int, int] | None]:
-    if ("grid" in data) == ("cells" in data):
-        raise RulesError('a press-system file gives either "grid": "RxC" or "cells": N')
-    if "grid" in data:
-        m = re.fullmatch(r"\s*([0-9]{1,5})\s*[xX]\s*([0-9]{1,5})\s*", str(data["grid"]))
-        if not m:
-            raise RulesError(f'"grid" must be "RxC", got {data["grid"]!r:.40}')
-        rows, cols = int(m[1]), int(m[2])
-        return rows * cols, (rows, cols)
-    if not isinstance(data["cells"], int) or isinstance(data["cells"], bool):
-        raise RulesError(f'"cells" must be an integer, got {data["cells"]!r:.40}')
-    return data["cells"], None
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _int_list(value, what: str) -> list[int]:
-    if not isinstance(value, list) or any(not isinstance(v, int) or isinstance(v, bool) for v in value):
-        raise RulesError(f"{what} must be a list of integers, got {value!r:.60}")
-    return value
+def _cells(cells) -> int:
+    if not _is_int(cells) or not 1 <= cells <= SYSTEM_MAX_CELLS:
+        raise RulesError(f"a press system has 1..{SYSTEM_MAX_CELLS:,} cells, got {_short(cells)}")
+    return int(cells)
 
 
-def _states(value) -> int | None:
-    if value in ("counters", None):
+def _check_states(states) -> int | None:
+    if states is not None and (not _is_int(states) or not 2 <= states <= STATES_MAX):
+        raise RulesError(f"states must be an integer 2..{STATES_MAX} (or counters), got {_short(states)}")
+    return None if states is None else int(states)
+
+
+def _check_shape(shape, cells: int) -> tuple[int, int] | None:
+    if shape is None:
         return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise RulesError(f'"states" must be an integer 2..{MAX_STATES} or "counters", got {value!r:.40}')
-    return value
+    rows, cols = shape
+    if rows * cols != cells:
+        raise RulesError(f"grid {rows}x{cols} has {rows * cols} cells, not {cells}")
+    return int(rows), int(cols)
 
 
-def from_json(data: dict | str, states: int | None | str = "file", goal: str = "any",
-              target: Sequence[int] | None = None) -> PressSystem:
-    """A press system from the JSON format (a dict or its text).
-
-    Keys: ``grid`` ("RxC") or ``cells`` (N); ``states`` (K, default 2, or
-    ``"counters"``); ``buttons`` (a list of lists of 0-based cell indices,
-    row-major) with optional ``amounts`` (the same shape: what each button adds
-    to each of its cells, default 1), or instead ``edges`` (pairs of vertices)
-    with ``neighbourhood`` (``closed``, default, or ``open``) and ``directed``.
-    ``states`` given here (not ``"file"``) overrides the file's.
-
-    Raises
-    ------
-    RulesError
-        Naming the key at fault.
-
-    >>> from_json('{"cells": 2, "states": 3, "buttons": [[0, 1]]}').matrix.tolist()
-    [[1], [1]]
-    """
-    if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise RulesError(f"press-system file is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise RulesError("a press-system file is a JSON object")
-    known = {"grid", "cells", "states", "buttons", "amounts", "edges", "neighbourhood", "directed", "comment"}
-    extra = sorted(set(data) - known)
-    if extra:
-        raise RulesError(f"unknown key {', '.join(map(repr, extra))} in the press-system file "
-                         f"(keys: {', '.join(sorted(known))})")
-    cells, shape = _shape(data)
-    k = _states(data.get("states", 2)) if states == "file" else states
-    buttons = _edge_buttons(data, cells, k) if "edges" in data else _listed_buttons(data)
-    return PressSystem(cells, buttons, k, goal, _tuple(target), shape)
-
-
-def _edge_buttons(data: dict, cells: int, k: int | None) -> tuple:
-    """The buttons of the ``edges`` form of the JSON format."""
-    if "buttons" in data:
-        raise RulesError('give either "buttons" or "edges", not both')
-    hood = data.get("neighbourhood", "closed")
-    if hood not in ("closed", "open"):
-        raise RulesError(f'"neighbourhood" must be "closed" or "open", got {hood!r:.40}')
-    edges = [tuple(_int_list(e, "an edge")) for e in data["edges"]]
-    if any(len(e) != 2 for e in edges):
-        raise RulesError("an edge is a pair [u, v]")
-    return from_edges(cells, edges, closed=hood == "closed", directed=bool(data.get("directed")), states=k,
-                      goal="0").buttons
-
-
-def _listed_buttons(data: dict) -> tuple:
-    """The buttons of the ``buttons`` (and ``amounts``) form; a cell listed twice adds twice."""
-    if not isinstance(data.get("buttons"), list):
-        raise RulesError('a press-system file needs "buttons": a list of lists of cell indices')
-    buttons = [_int_list(b, f"button {j}") for j, b in enumerate(data["buttons"])]
-    amounts = data.get("amounts", [[1] * len(b) for b in buttons])
-    if not isinstance(amounts, list) or len(amounts) != len(buttons) or any(
-            len(_int_list(a, "amounts")) != len(b) for a, b in zip(amounts, buttons, strict=False)):
-        raise RulesError('"amounts" must have the shape of "buttons" (one amount per listed cell)')
-    merged = []
-    for b, a in zip(buttons, amounts, strict=True):
+def _buttons(buttons, cells: int, states: int | None) -> tuple:
+    """Buttons as sorted ``((cell, amount), ...)`` tuples, a cell listed twice merged, amounts reduced mod
+    k; RulesError naming a bad button."""
+    if not isinstance(buttons, (list, tuple)) or not buttons:
+        raise RulesError("a press system needs at least one button")
+    if len(buttons) > SYSTEM_MAX_BUTTONS:
+        raise RulesError(f"a press system has at most {SYSTEM_MAX_BUTTONS:,} buttons, got {len(buttons):,}")
+    top = COUNTER_MAX if states is None else states - 1
+    out = []
+    for j, button in enumerate(buttons):
         acc: dict[int, int] = {}
-        for c, v in zip(b, a, strict=True):
-            acc[c] = acc.get(c, 0) + v
-        merged.append(tuple(sorted(acc.items())))
-    return tuple(merged)
+        for entry in button:
+            cell, amount = entry
+            if not (_is_int(cell) and 0 <= cell < cells):
+                raise RulesError(f"button {j} names cell {_short(cell)}; cells are 0..{cells - 1}")
+            if not _is_int(amount) or amount < (1 if states is None else 0) or amount > COUNTER_MAX:
+                low = 1 if states is None else 0
+                raise RulesError(f"button {j} adds {_short(amount)} to cell {cell}; amounts are {low}..{COUNTER_MAX}")
+            acc[int(cell)] = acc.get(int(cell), 0) + int(amount)
+        if states is not None:
+            acc = {c: a % states for c, a in acc.items()}
+        elif any(a > top for a in acc.values()):
+            raise RulesError(f"button {j} adds over {COUNTER_MAX} to one cell")
+        out.append(tuple(sorted((c, a) for c, a in acc.items() if a)))
+    return tuple(out)
 
 
-def _tuple(target: Sequence[int] | None) -> tuple[int, ...] | None:
-    return None if target is None else tuple(int(v) for v in target)
-
-
-def read_edge_list(text: str, states: int | None = 2, goal: str = "any") -> PressSystem:
-    """A graph from text: optional first line ``closed`` or ``open``, optional ``cells N``, then
-    one ``u v`` pair per line (``#`` starts a comment).  Vertices are 0-based; without
-    ``cells N`` the count is the largest vertex plus one.
-
-    >>> read_edge_list("open\\n0 1\\n1 2").buttons[0]
-    ((1, 1),)
-    """
-    closed, cells, edges = True, None, []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        words = line.split()
-        if words in (["closed"], ["open"]):
-            closed = words[0] == "closed"
-        elif len(words) == 2 and words[0] == "cells" and words[1].isdigit():
-            cells = int(words[1])
-        elif len(words) == 2 and all(w.isdigit() for w in words):
-            edges.append((int(words[0]), int(words[1])))
-        else:
-            raise RulesError(f"edge list line {number}: expected 'u v', 'cells N', 'closed' or 'open', "
-                             f"got {raw.strip()!r:.40}")
-    if cells is None:
-        if not edges:
-            raise RulesError("edge list: no edges and no 'cells N'")
-        cells = 1 + max(max(e) for e in edges)
-    return from_edges(cells, edges, closed=closed, states=states, goal=goal)
-
-
-def parse_row(text: str, states: int | None) -> list[int]:
-    """One row of states: digits/letters (``0..K-1``, K <= 36; ``b``/``w`` for K = 2), or numbers
-    separated by spaces (counters, or any K).
-
-    Raises BoardFormatError naming the bad cell.
-    """
-    text = text.strip()
-    if " " in text or "\t" in text or "," in text:
-        words = text.replace(",", " ").split()
-        if not all(w.isdigit() for w in words):
-            raise BoardFormatError(f"expected numbers separated by spaces, got {text!r:.40}")
-        values = [int(w) for w in words]
-    else:
-        if states == 2 and text and not text.strip("bw"):
-            return [1 if ch == "b" else 0 for ch in text]
-        try:
-            values = [SYMBOLS.index(ch) for ch in text.lower()]
-        except ValueError:
-            bad = next(ch for ch in text.lower() if ch not in SYMBOLS)
-            raise BoardFormatError(f"expected states 0..{(states or 10) - 1}, got {ascii(bad)} in {text!r:.40}") \
-                from None
-    top = states if states else None
-    bad = next((v for v in values if top is not None and v >= top), None)
-    if bad is not None:
-        raise BoardFormatError(f"state {bad} is not below {states} (states 0..{states - 1}) in {text!r:.40}")
-    return values
-
-
-def read_boards(lines: Iterable[str], system: PressSystem) -> Iterable[tuple[int, ...]]:
-    """Boards of ``system`` from text: a grid's boards as ``rows`` lines each, other systems' as
-    one line each; blank lines are skipped.  Raises BoardFormatError naming case and line."""
-    rows, cols = system.shape or (1, system.cells)
-    current: list[int] = []
-    case = 1
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            values = parse_row(raw, system.states)
-        except BoardFormatError as exc:
-            raise BoardFormatError(exc.reason, case=case, line=number) from None
-        if len(values) != cols:
-            raise BoardFormatError(f"expected a row of {cols} cells, got {len(values)}", case=case, line=number)
-        current.extend(values)
-        if len(current) == rows * cols:
-            yield tuple(current)
-            current, case = [], case + 1
-    if current:
-        raise BoardFormatError(f"incomplete case at end of input: {len(current) // cols} of {rows} rows",
-                               case=case)
+def _canonical_goal(goal, states: int | None) -> str:
+    """``goal`` spelt canonically (see :class:`PressSystem`); RulesError naming what is taken."""
+    if not isinstance(goal, str):
+        raise RulesError(f"goal must be text: any, white, black, a state or board; got {_short(goal)}")
+    top = None if states is None else states - 1
+    if goal in ("any", "board"):
+        if goal == "any" and states is None:
+            raise RulesError("counters need a target board or a value D (--goal D), not 'any'")
+        return goal
+    if goal == "black" and top is None:
+        raise RulesError("goal black: counters have no top state; give a value D or a target board")
+    value = {"white": 0, "black": top}.get(goal)
+    if value is None and is_number(goal) and len(goal) <= 12:
+        value = int(goal)
+    if value is None or (top is not None and value > top) or value > COUNTER_MAX:
+        states_text = f"a state 0..{top}" if top is not None else f"a value 0..{COUNTER_MAX}"
+        raise RulesError(f"goal must be any, white, black, {states_text} or board; got {_short(goal)}")
+    if states == 2:
+        return "white" if value == 0 else "black"
+    return str(value)

@@ -1,7 +1,7 @@
 """The strategy study in the field's terms: per-instance CSV, PAR-2, shifted geometric means, the
 virtual best solver, cactus plots.
 
-Every run of :func:`flipgame.study.structure.compare_strategies` is one (instance, strategy) pair.  An
+Every run of :func:`flipgame.study.compare.compare_strategies` is one (instance, strategy) pair.  An
 instance is solved by a strategy when it answered (a proven minimum or Impossible) and the answer
 was not flagged; every other outcome (time-out, refusal, skip, error, flagged answer) counts as
 unsolved and is charged as the metric says:

@@ -33,15 +33,14 @@ import numpy as np
 
 from flipgame import solve
 from flipgame.backends.result import Status
-from flipgame.core.errors import RefusedError
-from flipgame.encode.export import BOUNDED, SUFFIXES, export
-from flipgame.encode.system_export import SYSTEM_FORMATS, export_system
+from flipgame.core.errors import RefusedError, RulesError
+from flipgame.encode.export import BOUNDED, COUNTS_FORMATS, SUFFIXES, export
 from flipgame.formats.press import read_aoc2025_10
-from flipgame.gate.general import solve_system
 from flipgame.model.grid import Board, Game, format_cells
-from flipgame.model.system import PressSystem, from_game, from_json
-from flipgame.study.structure import FAMILIES
-from flipgame.verify.checks.witness import check_solution, check_system_certificate, check_system_solution
+from flipgame.model.rules import from_json
+from flipgame.model.system import PressSystem
+from flipgame.study.compare import FAMILIES
+from flipgame.verify.checks.witness import check_impossible, check_solution
 
 SUITE_FORMATS = ("cnf", "xcnf", "wcnf", "opb", "mps", "lp")
 """Formats written by default."""
@@ -71,33 +70,20 @@ class Entry:
     system: dict | None = None  # a press system: its JSON (docs/general-game.md), goal, target and board
 
 
-def known_answer(game: Game, board: int) -> tuple[str, str]:
-    """``(optimum, certificate)`` from gauss with its witness or parity certificate re-checked."""
+def known_answer(game: PressSystem, board) -> tuple[str, str]:
+    """``(optimum, certificate)`` of one board: gauss's answer (bfs's for counters), its witness or its
+    Impossible certificate re-checked by the model; ``unknown`` when neither takes it."""
+    name = "gauss" if game.states is not None else "bfs"
     try:
-        s = solve(board, "gauss", game=game)
+        s = solve(board, name, game=game)
     except RefusedError:
         return "unknown", "unknown"
-    if check_solution(game, board, s) is not None:  # pragma: no cover - gauss is checked elsewhere
-        return "unknown", "unknown"
+    if check_solution(game, board, s) is not None or check_impossible(game, board, s) is not None:
+        return "unknown", "unknown"  # pragma: no cover - gauss and bfs are checked elsewhere
     if s.status is Status.INFEASIBLE:
-        return "Impossible", "parity certificate"
-    return str(s.moves), "witness + gauss"
-
-
-def system_known_answer(system: PressSystem, board: Sequence[int]) -> tuple[str, str]:
-    """``(optimum, certificate)`` of a press-system board: gauss over Z_k (its witness or, for
-    Impossible, its certificate re-checked by the model), bfs for counters; ``unknown`` when
-    neither takes it."""
-    name = "gauss" if system.states is not None else "bfs"
-    try:
-        s = solve_system(system, board, name)
-    except RefusedError:
-        return "unknown", "unknown"
-    if s.status is Status.INFEASIBLE:
-        ok = s.certificates and all(check_system_certificate(system, board, t, c) is None
-                                    for t, c in s.certificates.items())
-        return ("Impossible", "certificate mod k") if ok else ("unknown", "unknown")
-    if s.status is not Status.OPTIMAL or check_system_solution(system, board, s) is not None:
+        return "Impossible", "parity certificate" if game.binary else "certificate mod k" if game.states \
+            else "bfs: no counter box reaches it"
+    if s.status is not Status.OPTIMAL:
         return "unknown", "unknown"
     return str(s.moves), f"witness + {name}"
 
@@ -138,14 +124,24 @@ def _write_files(root: str, name: str, board_text: str, formats: Sequence[str], 
     return bound, expected, files
 
 
-def write_instance(root: str, name: str, family: str, n: int, game: Game, board: int,
+def write_instance(root: str, name: str, family: str, n: int, game: PressSystem, board,
                    formats: Sequence[str]) -> Entry:
-    """Write one instance's files under ``root``; its manifest entry."""
+    """Write one instance's files (the formats that take it) and its board under ``root``; its manifest entry.
+    A grid's entry keeps its rules (``game``); any other press system's its JSON and board (``system``)."""
     known = known_answer(game, board)
-    bound, expected, files = _write_files(root, name, format_cells(board, game.rows, game.cols), formats, known,
+    grid = isinstance(game, Game) and game.binary
+    text = format_cells(board, game.rows, game.cols) if grid else game.format_board(board)
+    taken = [f for f in formats if game.binary or f in COUNTS_FORMATS]
+    bound, expected, files = _write_files(root, name, text, taken, known,
                                           lambda fmt, b, notes: export(fmt, game, board, bound=b, notes=notes))
-    rules = {k: getattr(game, k) for k in ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil")}
-    return Entry(name, family, n, game.rules, *known, bound, expected, files, game=rules)
+    if grid:
+        rules = {k: getattr(game, k) for k in ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil")}
+        return Entry(name, family, n, game.rules, *known, bound, expected, files, game=rules)
+    if isinstance(game, Game):  # a grid beyond two states: its rules and its board
+        return Entry(name, family, n, game.rules, *known, bound, expected, files,
+                     game={**game.to_json(), "board": game.cells_of(board)})
+    described = {**game.to_json(), "board": game.cells_of(board)}
+    return Entry(name, family, n, game.rules, *known, bound, expected, files, system=described)
 
 
 GENERAL_FAMILY = "general"
@@ -159,33 +155,22 @@ MERLIN = {"grid": "3x3", "states": 2, "buttons": [[0, 1, 3, 4], [0, 1, 2], [1, 2
 """Merlin's Magic Square (examples/merlin.json)."""
 
 
-def system_instances(seed: int) -> list[tuple[str, PressSystem, tuple[int, ...]]]:
+def system_instances(seed: int) -> list[tuple[str, PressSystem, object]]:
     """``(name, system with its goal, board)`` of the general family: Lights Out 2000 (5x5 mod 3, all 1s
     and all 2s to all 0s: 18 and 21), Merlin's square (to the ring: 8 from all off, 4 from
     ``bww/www/www``), the Advent of Code 2025 day 10 example as counters (10, 12, 11), and random
     boards mod 4 (3x3) and mod 5 (4x4) to all 0s."""
     rng = np.random.default_rng(seed)
-    lo = from_game(Game(5, 5), states=3, goal="0")
-    ring = from_json(MERLIN, goal="board", target=(1, 1, 1, 1, 0, 1, 1, 1, 1))
+    lo = Game(5, 5, "0", states=3)
+    ring = from_json({**MERLIN, "goal": "board", "target": [1, 1, 1, 1, 0, 1, 1, 1, 1]})
     out = [("lo2000-5x5-all1", lo, (1,) * 25), ("lo2000-5x5-all2", lo, (2,) * 25),
-           ("merlin-off-to-ring", ring, (0,) * 9), ("merlin-bww-to-ring", ring, (1,) + (0,) * 8)]
+           ("merlin-off-to-ring", ring, 0), ("merlin-bww-to-ring", ring, 1)]
     out += [(f"aoc2025-10-machine{k}", system, board)
             for k, system, board in read_aoc2025_10(_AOC_EXAMPLE, part=2)]
     for k, (r, c) in ((4, (3, 3)), (5, (4, 4))):
-        system = from_game(Game(r, c), states=k, goal="0")
+        system = Game(r, c, "0", states=k)
         out.append((f"z{k}-{r}x{c}-0", system, tuple(int(v) for v in rng.integers(0, k, r * c))))
     return out
-
-
-def write_system_instance(root: str, name: str, system: PressSystem, board: tuple[int, ...],
-                          formats: Sequence[str]) -> Entry:
-    """Write one press-system instance (the formats that take it) and its board; its manifest entry."""
-    known = system_known_answer(system, board)
-    taken = [f for f in formats if system.states == 2 or f in SYSTEM_FORMATS]
-    bound, expected, files = _write_files(root, name, system.format_board(board), taken, known,
-                                          lambda fmt, b, notes: export_system(fmt, system, board, b, notes))
-    described = {**system.to_json(), "goal": system.goal, "target": system.target, "board": list(board)}
-    return Entry(name, GENERAL_FAMILY, system.cells, system.rules, *known, bound, expected, files, system=described)
 
 
 def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequence[int] | None = None,
@@ -205,7 +190,8 @@ def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequen
     entries = [write_instance(root, *inst, formats)
                for inst in instances([f for f in families if f in FAMILIES], sizes, boards, seed, judge)]
     if GENERAL_FAMILY in families:
-        entries += [write_system_instance(root, *inst, formats) for inst in system_instances(seed)]
+        entries += [write_instance(root, name, GENERAL_FAMILY, system.cells, system, board, formats)
+                    for name, system, board in system_instances(seed)]
     with open(os.path.join(root, "manifest.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(MANIFEST_FIELDS)
@@ -220,10 +206,10 @@ def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequen
 
 
 def suite_plan(root: str) -> tuple[list[tuple], list[str]]:
-    """The grid instances of the suite written under ``root``, as a plan of
-    :func:`flipgame.study.structure.compare_strategies` (family, n, Game, index, board), read from the files
-    alone (``manifest.json`` and each instance's board text); and the names of the instances it
-    leaves out (press systems: the strategies run grid games).
+    """The instances of the suite written under ``root``, as a plan of
+    :func:`flipgame.study.compare.compare_strategies` (family, n, press system, index, board), read from
+    the files alone (``manifest.json`` and each grid instance's board text; a press system's board is in
+    its manifest entry); and the names of the instances it leaves out (none: every kind runs).
 
     Raises
     ------
@@ -234,22 +220,36 @@ def suite_plan(root: str) -> tuple[list[tuple], list[str]]:
     """
     with open(os.path.join(root, "manifest.json")) as f:
         manifest = json.load(f)
-    plan, left_out, index = [], [], {}
+    plan, index = [], {}
     try:
         for e in manifest["instances"]:
-            if e.get("game") is None:
-                left_out.append(e["instance"])
-                continue
-            rules = dict(e["game"])
-            rules["stencil"] = tuple(map(tuple, rules["stencil"])) if rules.get("stencil") else None
-            game = Game(**rules)
-            with open(os.path.join(root, e["instance"] + ".txt")) as f:
-                board = Board.from_rows(f.read().split()).cells
+            game, board = _instance(root, e)
             answer = known_answer(game, board)[0]
-            if answer != e["optimum"]:
-                raise ValueError(f"{e['instance']}: the manifest says {e['optimum']}, gauss {answer}")
+            if answer != str(e["optimum"]):
+                raise ValueError(f"{e['instance']}: the manifest says {e['optimum']!r}, gauss {answer!r}")
             i = index[(e["family"], e["n"])] = index.get((e["family"], e["n"]), -1) + 1
             plan.append((e["family"], e["n"], game, i, board))
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError, AttributeError, RulesError) as exc:
         raise ValueError(f"{root}/manifest.json is not a flipgame suite manifest ({exc})") from None
-    return plan, left_out
+    return plan, []
+
+
+def _instance(root: str, entry: dict) -> tuple[PressSystem, object]:
+    """One manifest entry's rules and board: a grid from ``game`` and its board file, or a press system from
+    ``system`` (its JSON with goal and target, and its board)."""
+    if entry.get("game") is not None:
+        rules = dict(entry["game"])
+        rules["stencil"] = tuple(map(tuple, rules["stencil"])) if rules.get("stencil") else None
+        board = rules.pop("board", None)
+        if "states" in rules:
+            rules["states"] = None if rules["states"] == "counters" else rules["states"]
+            rules["target"] = None if rules.get("target") is None else tuple(rules["target"])
+        game = Game(**rules)
+        if board is not None:
+            return game, game.board_of(board)
+        with open(os.path.join(root, entry["instance"] + ".txt")) as f:
+            return game, Board.from_rows(f.read(1 << 24).split()).cells
+    described = dict(entry["system"])
+    board = described.pop("board")
+    system = from_json(described)
+    return system, system.board_of(board)

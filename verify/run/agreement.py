@@ -17,9 +17,10 @@ from collections import Counter
 import numpy as np
 
 from flipgame.algebra.gf2 import consistency_rows
-from flipgame.backends.result import NO_MOVES, BatchSolution, Status
-from flipgame.model.grid import Game
-from flipgame.verify.checks.witness import check_batch, check_solution
+from flipgame.algebra.zk import certificates as zk_certificates
+from flipgame.backends.result import NO_MOVES, BatchSolution, Status, board_at
+from flipgame.model.system import PressSystem
+from flipgame.verify.checks.witness import check_batch, check_certificate, check_solution
 from flipgame.verify.proofs.certify import certify_run
 from flipgame.verify.run.report import BackendSummary, answer_record, board_record
 
@@ -33,7 +34,7 @@ CHECKS = ("witness_failures", "certificates", "disagreements", "certification")
 """The steps after solving, in order; a Ctrl-C during one leaves it and the later ones undone."""
 
 
-def _checks(game: Game, boards: np.ndarray, results: dict[str, BatchSolution], summaries: list[BackendSummary],
+def _checks(game: PressSystem, boards: np.ndarray, results: dict[str, BatchSolution], summaries: list[BackendSummary],
             compare_presses: bool, certify: bool, on_certify) -> tuple[dict, list[str]]:
     """The witness check, the Impossible certificates, the comparison and the certification, in turn.
 
@@ -56,7 +57,7 @@ def _checks(game: Game, boards: np.ndarray, results: dict[str, BatchSolution], s
     return out, []
 
 
-def _certify(game: Game, boards: np.ndarray, results: dict[str, BatchSolution], on_certify) -> dict:
+def _certify(game: PressSystem, boards: np.ndarray, results: dict[str, BatchSolution], on_certify) -> dict:
     return certify_run(game, boards, results, progress=on_certify)
 
 
@@ -67,7 +68,8 @@ def _answer_keys(batch: BatchSolution) -> np.ndarray:
     return keys
 
 
-def _witness_failures(game: Game, results: dict[str, BatchSolution], summaries: list[BackendSummary]) -> list[dict]:
+def _witness_failures(game: PressSystem, results: dict[str, BatchSolution],
+                      summaries: list[BackendSummary]) -> list[dict]:
     """Every answer whose witness the board model rejects (vectorised up to 64 cells, else per board)."""
     out = []
     for name, batch in results.items():
@@ -78,14 +80,14 @@ def _witness_failures(game: Game, results: dict[str, BatchSolution], summaries: 
             failed = np.flatnonzero(check_batch(game, batch))
         next(s for s in summaries if s.backend == name).witness_failures = len(failed)
         for i in failed:
-            b = int(batch.boards[i])
+            b = board_at(batch.boards, i)
             reason = check_solution(game, b, batch[i]) or "answer fields inconsistent with its status"
             out.append(board_record(game, b) | {
                 "backend": name, "answer": answer_record(game, batch, i), "reason": reason})
     return out
 
 
-def _certificate_failures(game: Game, boards: np.ndarray, results: dict[str, BatchSolution],
+def _certificate_failures(game: PressSystem, boards: np.ndarray, results: dict[str, BatchSolution],
                           summaries: list[BackendSummary]) -> list[dict]:
     """Every Impossible answer without a certificate (charged as a witness failure)."""
     out = []
@@ -93,13 +95,13 @@ def _certificate_failures(game: Game, boards: np.ndarray, results: dict[str, Bat
     for name, idx in _uncertified(game, boards, infeasible_sets).items():
         next(s for s in summaries if s.backend == name).witness_failures += len(idx)
         for i in idx:
-            out.append(board_record(game, int(boards[i])) | {
+            out.append(board_record(game, board_at(boards, i)) | {
                 "backend": name, "answer": answer_record(game, results[name], i),
                 "reason": "claims Impossible, but no certificate exists: a goal board is reachable"})
     return out
 
 
-def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _uncertified(game: PressSystem, boards: np.ndarray, infeasible: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Per backend, the indices of its Impossible answers that have no certificate.
 
     Certificates are the consistency rows of the elimination (vectors ``c``
@@ -108,8 +110,10 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     certified Impossible iff, for every goal board ``t``, some ``c`` has odd
     overlap with ``board ^ t``.  O(k * nullity) per goal board.
     """
-    if not any(len(v) for v in infeasible.values()):
-        return {}
+    if not any(len(v) for v in infeasible.values()) or game.states is None:
+        return {}  # counters: no certificate to look for (their Impossible is checked by agreement)
+    if not game.binary:
+        return _uncertified_rows(game, boards, infeasible)
     checks = consistency_rows(game)
     for c in checks:
         bad = [j for j, m in enumerate(game.press_masks) if (m & c).bit_count() & 1]
@@ -129,7 +133,22 @@ def _uncertified(game: Game, boards: np.ndarray, infeasible: dict[str, np.ndarra
     return {name: idx[~certified[idx]] for name, idx in infeasible.items() if np.any(~certified[idx])}
 
 
-def _summarise(game: Game, name: str, batch: BatchSolution, parts, seconds: float) -> BackendSummary:
+def _uncertified_rows(game: PressSystem, boards: np.ndarray, infeasible: dict[str, np.ndarray]
+                      ) -> dict[str, np.ndarray]:
+    """:func:`_uncertified` over Z_k: each Impossible board needs a certificate from the diagonal form that the
+    model's own check (:func:`~flipgame.verify.checks.witness.check_certificate`) accepts.  O(n^2) per board."""
+    idx = np.unique(np.concatenate([v for v in infeasible.values() if len(v)]))
+    certified = {}
+    for i in idx:
+        board = board_at(boards, i)
+        certs = zk_certificates(game, board)
+        certified[int(i)] = certs is not None and all(check_certificate(game, board, t, c) is None
+                                                      for t, c in certs.items())
+    return {name: v[[not certified[int(i)] for i in v]] for name, v in infeasible.items()
+            if any(not certified[int(i)] for i in v)}
+
+
+def _summarise(game: PressSystem, name: str, batch: BatchSolution, parts, seconds: float) -> BackendSummary:
     st = batch.status
     messages = [m for p in parts for m in p.stats.get("errors", [])]
     return BackendSummary(
@@ -144,7 +163,7 @@ def _summarise(game: Game, name: str, batch: BatchSolution, parts, seconds: floa
     )
 
 
-def _compare(game: Game, results: dict[str, BatchSolution], summaries: list[BackendSummary],
+def _compare(game: PressSystem, results: dict[str, BatchSolution], summaries: list[BackendSummary],
              compare_presses: bool = False) -> list[dict]:
     """Boards whose definite answers differ; each backend off the plurality answer is charged one.
 
@@ -178,7 +197,7 @@ def _compare(game: Game, results: dict[str, BatchSolution], summaries: list[Back
         counts = Counter(row.values()).most_common()
         top = counts[0][0] if len(counts) == 1 or counts[0][1] > counts[1][1] else None
         charged.update(n for n, k in row.items() if top is None or k != top)
-        records.append(board_record(game, int(boards[i])) | {
+        records.append(board_record(game, board_at(boards, i)) | {
             "answers": {n: answer_record(game, results[n], i) for n in names}})
     for s in summaries:
         s.disagreements = charged.get(s.backend, 0)

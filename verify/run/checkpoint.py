@@ -32,7 +32,7 @@ import numpy as np
 
 from flipgame.backends.result import BatchSolution
 from flipgame.core.errors import CheckpointError
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 FORMAT = "flipgame-checkpoint/4"
 """4: every chunk record carries its run's digest (``run``), so a line of another run is refused."""
@@ -53,10 +53,12 @@ def boards_digest(boards: np.ndarray) -> str:
     """SHA-256 (hex) of a board array: uint64 little-endian bytes, or the hex of Python ints."""
     if boards.dtype == object:
         return hashlib.sha256(",".join(format(int(b), "x") for b in boards).encode()).hexdigest()
+    if boards.ndim == 2:  # rows of states, whatever their integer type
+        return hashlib.sha256(np.ascontiguousarray(boards, dtype="<i8").tobytes()).hexdigest()
     return hashlib.sha256(np.ascontiguousarray(boards, dtype="<u8").tobytes()).hexdigest()
 
 
-def run_header(game: Game, names: list[str], options: dict, chunk_size: int | dict[str, int],
+def run_header(game: PressSystem, names: list[str], options: dict, chunk_size: int | dict[str, int],
                boards: np.ndarray) -> dict:
     """The header naming a run; ``chunk_size`` is one size or a size per backend."""
     sizes = chunk_size if isinstance(chunk_size, dict) else dict.fromkeys(names, chunk_size)
@@ -91,11 +93,12 @@ def _pack(a: np.ndarray, dtype: str) -> str:
     return base64.b64encode(zlib.compress(np.ascontiguousarray(a, dtype=dtype).tobytes(), 6)).decode("ascii")
 
 
-def _unpack(text: str, dtype: str, k: int) -> np.ndarray:
+def _unpack(text: str, dtype: str, k: int, cols: int | None = None) -> np.ndarray:
+    """The array of :func:`_pack`: ``k`` values, or ``k`` rows of ``cols`` values."""
     a = np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype=dtype)
-    if len(a) != k:
-        raise ValueError(f"expected {k} values, found {len(a)}")
-    return a
+    if len(a) != k * (cols or 1):
+        raise ValueError(f"expected {k * (cols or 1)} values, found {len(a)}")
+    return a if cols is None else a.reshape(k, cols)
 
 
 def _cell_dtype(n: int) -> str:
@@ -124,7 +127,7 @@ class Checkpoint:
     Only the driver process writes the file; workers return their chunks to it.
     """
 
-    def __init__(self, path: str | Path, header: dict, game: Game | None = None):
+    def __init__(self, path: str | Path, header: dict, game: PressSystem | None = None):
         self.path = Path(path)
         self.n = game.n if game is not None else 64
         self.run = run_digest(json.loads(json.dumps(header)))
@@ -224,6 +227,9 @@ class Checkpoint:
         if batch.boards.dtype == object:
             rec |= {"presses": [format(int(p), "x") for p in batch.presses],
                     "target": [format(int(t), "x") for t in batch.target]}
+        elif batch.boards.ndim == 2:  # rows of states and press counts
+            rec |= {"cells": "<i8", "columns": [batch.presses.shape[1], batch.target.shape[1]],
+                    "presses": _pack(batch.presses, "<i8"), "target": _pack(batch.target, "<i8")}
         else:
             cells = _cell_dtype(self.n)
             if k and max(int(batch.presses.max()), int(batch.target.max())) >= 1 << (8 * int(cells[-1])):
@@ -251,6 +257,10 @@ class Checkpoint:
             target = np.array([int(t, 16) for t in rec["target"]] or [], dtype=object)
             if len(presses) != k or len(target) != k:
                 raise ValueError(f"expected {k} answers")
+        elif boards.ndim == 2:
+            m, n = rec["columns"]
+            presses = _unpack(rec["presses"], "<i8", k, m).astype(np.int64)
+            target = _unpack(rec["target"], "<i8", k, n).astype(np.int64)
         else:
             cells = rec["cells"]
             if cells not in ("<u1", "<u2", "<u4", "<u8"):

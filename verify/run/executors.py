@@ -29,11 +29,11 @@ from multiprocessing import resource_tracker
 import numpy as np
 
 from flipgame import solve, solve_batch
-from flipgame.backends.result import NO_MOVES, BatchSolution, Solution, Status
+from flipgame.backends.result import NO_MOVES, BatchSolution, Solution, Status, board_at
 from flipgame.core.errors import FlipgameError
 from flipgame.core.processes import die_with_parent
 from flipgame.core.signals import signals_blocked
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 SCHEDULER_TIMEOUT = 60.0
 """Seconds a run waits with no live worker (or no scheduler) before it stops with what finished."""
@@ -56,7 +56,7 @@ class ExecutorLost(Exception):
     :data:`SCHEDULER_TIMEOUT` seconds, or a worker process died.  The message says which."""
 
 
-def _solve_chunk(name: str, game: Game, boards: np.ndarray, options: dict) -> BatchSolution:
+def _solve_chunk(name: str, game: PressSystem, boards: np.ndarray, options: dict) -> BatchSolution:
     """Solve one chunk; an exception becomes ERROR answers for the chunk, and the run goes on.
 
     Boards of more than 64 cells (an object array of Python ints) are solved
@@ -70,19 +70,21 @@ def _solve_chunk(name: str, game: Game, boards: np.ndarray, options: dict) -> Ba
             pass
     # Board by board (also isolates a fault: each failure an ERROR of its own).
     solutions = []
-    for b in boards:
+    for i in range(len(boards)):
+        b = board_at(boards, i)
         try:
-            solutions.append(solve(int(b), name, game=game, **options))
+            solutions.append(solve(b, name, game=game, **options))
         except Exception as exc:  # noqa: BLE001
-            solutions.append(Solution(name, Status.ERROR, stats={"error": f"board {int(b)}: "
+            solutions.append(Solution(name, Status.ERROR, stats={"error": f"board {b}: "
                                                                           f"{type(exc).__name__}: {exc}"}))
-    return _pack(name, boards, solutions, time.perf_counter() - start)
+    return _pack(name, game, boards, solutions, time.perf_counter() - start)
 
 
-def _pack(name: str, boards: np.ndarray, solutions: Sequence[Solution], seconds: float) -> BatchSolution:
+def _pack(name: str, game: PressSystem, boards: np.ndarray, solutions: Sequence[Solution],
+          seconds: float) -> BatchSolution:
     """:meth:`BatchSolution.from_solutions`, with object arrays for boards of more than 64 cells."""
     if boards.dtype != object:
-        return BatchSolution.from_solutions(name, boards, solutions, seconds)
+        return BatchSolution.from_solutions(name, boards, solutions, seconds, game.m)
     k = len(boards)
     status = np.array([s.status for s in solutions], dtype=np.uint8).reshape(k)
     moves = np.array([s.moves if s.success else NO_MOVES for s in solutions], dtype=np.int32).reshape(k)
@@ -241,7 +243,7 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
                 cluster.close(timeout=DASK_CLOSE_TIMEOUT)
 
 
-def _run_on(ex: Executor, name: str, game: Game, chunks: list[np.ndarray], todo: list[int], opts: dict,
+def _run_on(ex: Executor, name: str, game: PressSystem, chunks: list[np.ndarray], todo: list[int], opts: dict,
             finish: Callable[[int, BatchSolution], None], window: int, timeout: float = SCHEDULER_TIMEOUT) -> None:
     """Submit the chunks ``todo`` to ``ex``, at most ``window`` at a time, and ``finish`` each as it completes.
 
@@ -311,7 +313,7 @@ def _check_workers(ex: Executor, idle_since: float | None, timeout: float) -> fl
     return idle_since
 
 
-def _submit(ex: Executor, name: str, game: Game, chunk: np.ndarray, opts: dict):
+def _submit(ex: Executor, name: str, game: PressSystem, chunk: np.ndarray, opts: dict):
     """``ex.submit`` of one chunk with SIGINT/SIGTERM blocked: a local pool starts its worker processes
     inside ``submit``, and they inherit the mask, so a Ctrl-C during their start-up (before the
     initializer ignores it) is no traceback in them; here it is delivered after the call."""

@@ -40,7 +40,8 @@ from flipgame import BACKENDS, get_backend
 from flipgame.backends.result import BatchSolution
 from flipgame.core.errors import RulesError
 from flipgame.core.limits import EXHAUSTIVE_MAX_CELLS
-from flipgame.model.grid import Game
+from flipgame.gate.session import state_rows
+from flipgame.model.system import PressSystem
 from flipgame.verify.run.agreement import (
     CHECKS,
     IMPOSSIBLE_KEY,
@@ -88,14 +89,17 @@ BATCH_CHUNK_SIZE = 1 << 20
 """Boards per unit of work for vectorised backends (gauss, bfs): 2**20 boards, about 20 MiB per answer array."""
 
 
-def as_boards(game: Game, boards: np.ndarray | Sequence[int] | None) -> np.ndarray:
-    """The run's boards: uint64 for at most 64 cells, else an object array of Python ints.
+def as_boards(game: PressSystem, boards: np.ndarray | Sequence[int] | None) -> np.ndarray:
+    """The run's boards: on two states uint64 for at most 64 cells, else an object array of Python ints;
+    beyond, rows of states (uint8, shape (b, n); every board of ``k**n`` when ``boards`` is None).
 
     Raises
     ------
     RulesError
-        A board that does not fit ``game``, or no boards for more than 30 cells.
+        A board that does not fit ``game``, too many boards to enumerate, or counters (no finite board set).
     """
+    if not game.binary:
+        return state_boards(game, boards)
     if boards is None:
         if game.n > EXHAUSTIVE_MAX_CELLS:
             raise RulesError(f"{game.size} has 2**{game.n} boards; pass a sample of boards")
@@ -111,6 +115,21 @@ def as_boards(game: Game, boards: np.ndarray | Sequence[int] | None) -> np.ndarr
     return out
 
 
+def state_boards(game: PressSystem, boards) -> np.ndarray:
+    """The boards of a k-state system as uint8 rows shape (b, n): ``boards`` checked, or all ``k**n`` of them
+    (at most 2**:data:`~flipgame.core.limits.EXHAUSTIVE_MAX_CELLS`, digit i = cell i, cell 0 most significant)."""
+    if game.states is None:
+        raise RulesError("counters have no finite set of boards to check; give boards, or solve them one by one")
+    if boards is not None:
+        return state_rows(boards, game).astype(np.uint8)
+    total = game.states ** game.n
+    if total > 1 << EXHAUSTIVE_MAX_CELLS:
+        raise RulesError(f"{game.states}^{game.n} = {total:,} boards; pass a sample of boards")
+    powers = game.states ** np.arange(game.n - 1, -1, -1, dtype=np.int64)
+    idx = np.arange(total, dtype=np.int64)
+    return ((idx[:, None] // powers[None, :]) % game.states).astype(np.uint8)
+
+
 def chunk_sizes(names: Sequence[str], chunk_size: int | None, boards: int) -> dict[str, int]:
     """Boards per unit of work for each backend: ``chunk_size`` for all, or by default
     :data:`BATCH_CHUNK_SIZE` for vectorised backends and, for per-board ones, :data:`CHUNK_SIZE`
@@ -122,7 +141,7 @@ def chunk_sizes(names: Sequence[str], chunk_size: int | None, boards: int) -> di
 
 
 def run_agreement(
-    game: Game,
+    game: PressSystem,
     backends: Sequence[str] | None = None,
     boards: np.ndarray | Sequence[int] | None = None,
     *,
@@ -222,7 +241,7 @@ def run_agreement(
                            checks["certification"], stopped or ("interrupted" if unchecked else None), unchecked)
 
 
-def solve_all(game: Game, names: Sequence[str], boards: np.ndarray, sizes: dict[str, int], options: dict,
+def solve_all(game: PressSystem, names: Sequence[str], boards: np.ndarray, sizes: dict[str, int], options: dict,
               *, jobs: int = 1, executor: Executor | None = None, store=None, progress=None,
               on_backend_done=None, on_resume=None, scheduler_timeout: float = SCHEDULER_TIMEOUT
               ) -> tuple[dict[str, BatchSolution], list[BackendSummary], str | None, int, int]:
@@ -263,7 +282,7 @@ class _Run:
     """The solving of one run, backend by backend: where each backend's chunks go, and the local
     pool (started on first use, killed on Ctrl-C or an executor fault)."""
 
-    def __init__(self, game: Game, jobs: int, executor: Executor | None, store, progress, timeout: float):
+    def __init__(self, game: PressSystem, jobs: int, executor: Executor | None, store, progress, timeout: float):
         self.game, self.jobs, self.executor, self.store, self.progress = game, jobs, executor, store, progress
         self.timeout = timeout
         self.pool = None

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from flipgame.backends.result import BatchSolution, Status
 from flipgame.core.tables import format_table
 from flipgame.model.grid import Game, format_cells
+from flipgame.model.system import PressSystem
 
 
 @dataclass
@@ -49,7 +50,7 @@ class BackendSummary:
 class AgreementReport:
     """Everything an agreement run found; :meth:`to_json` is the replayable report."""
 
-    game: Game
+    game: PressSystem
     boards: int
     summaries: list[BackendSummary]
     disagreements: list[dict]
@@ -108,18 +109,24 @@ class AgreementReport:
         } | ({"unchecked": self.unchecked} if self.unchecked else {})
 
 
-def answer_record(game: Game, batch: BatchSolution, i: int) -> dict:
-    """One backend's answer on board ``i`` of a batch, as JSON-ready text."""
+def answer_record(game: PressSystem, batch: BatchSolution, i: int) -> dict:
+    """One backend's answer on board ``i`` of a batch, as JSON-ready text: a grid's press set as x/. rows,
+    another system's press counts as a list."""
     s = batch[i]
     rec = {"status": s.status.name, "answer": s.answer()}
     if s.status is Status.OPTIMAL:
+        grid = isinstance(game, Game) and game.binary
         rec |= {
             "moves": s.moves,
-            "presses": format_cells(s.presses, game.rows, game.cols, "x", ".").split("\n"),
+            "presses": format_cells(s.presses, game.rows, game.cols, "x", ".").split("\n") if grid
+            else list(game.counts(s.presses)),
             "target": game.target_name(s.target),
         }
     return rec
 
 
-def board_record(game: Game, board: int) -> dict:
-    return {"board": board, "text": format_cells(board, game.rows, game.cols).split("\n")}
+def board_record(game: PressSystem, board) -> dict:
+    """A board as JSON: its bitmask (or states) and its text, to replay it."""
+    if isinstance(game, Game) and game.binary:
+        return {"board": board, "text": format_cells(board, game.rows, game.cols).split("\n")}
+    return {"board": game.cells_of(board), "text": game.format_board(board).split("\n")}

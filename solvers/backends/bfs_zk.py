@@ -1,4 +1,5 @@
-"""``bfs`` on a press system: a distance table over every state, by dynamic programming over buttons.
+"""bfs beyond two states: a distance table over every Z_k board, or a box of counter boards, by dynamic
+programming over buttons (the two-state table is :mod:`flipgame.backends.bfs`'s).
 
 Over Z_k the states are the ``k**n`` boards, held as an array of shape
 ``(k,) * n`` (axis i = cell i).  Presses commute and a button is pressed
@@ -29,8 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from flipgame.backends.result import Status
-from flipgame.backends.system_result import SystemBatch, SystemSolution
+from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError
 from flipgame.model.system import PressSystem
 
@@ -67,7 +67,7 @@ def distance_table(system: PressSystem) -> np.ndarray:
     dtype = _dtype(system)
     inf = np.iinfo(dtype).max
     table = np.full((k,) * n, inf, dtype=dtype)
-    for t in system.targets():
+    for t in system.targets:
         table[t] = 0
     a = system.matrix
     for j in range(system.m):
@@ -106,7 +106,7 @@ def _walk(system: PressSystem, table: np.ndarray, board: tuple[int, ...]) -> lis
     return counts
 
 
-def solve(system: PressSystem, board) -> SystemSolution:
+def solve(system: PressSystem, board) -> Solution:
     """Minimum presses for one board from the cached table (Z_k) or a box table (counters)."""
     start = time.perf_counter()
     if system.states is None:
@@ -114,18 +114,18 @@ def solve(system: PressSystem, board) -> SystemSolution:
     table = distance_table(system)
     d = int(table[tuple(board)])
     if d == np.iinfo(table.dtype).max:
-        return SystemSolution(NAME, Status.INFEASIBLE, seconds=time.perf_counter() - start)
+        return Solution(NAME, Status.INFEASIBLE, seconds=time.perf_counter() - start)
     counts = tuple(_walk(system, table, tuple(board)))
-    return SystemSolution(NAME, Status.OPTIMAL, sum(counts), counts, system.apply(board, counts),
+    return Solution(NAME, Status.OPTIMAL, sum(counts), counts, system.apply(board, counts),
                           time.perf_counter() - start)
 
 
-def solve_batch(system: PressSystem, boards: np.ndarray, *, witnesses: bool = True) -> SystemBatch:
+def solve_batch(system: PressSystem, boards: np.ndarray, *, witnesses: bool = True) -> BatchSolution:
     """Many boards (int array shape (b, n)): over Z_k one table lookup per board and a vectorised
     walk for the witnesses (``witnesses=False``: moves and status only); counters board by board."""
     start = time.perf_counter()
     boards = np.asarray(boards, dtype=np.int64)
-    out = SystemBatch.empty(NAME, boards, system.m)
+    out = BatchSolution.empty(NAME, boards, system.m)
     if system.states is None:
         for i, b in enumerate(boards):
             s = solve(system, tuple(int(v) for v in b))
@@ -179,12 +179,12 @@ MAX_BOX = 1 << 28
 """Largest counter box (states between the board and the target)."""
 
 
-def _solve_counters(system: PressSystem, board: tuple[int, ...], start: float) -> SystemSolution:
+def _solve_counters(system: PressSystem, board: tuple[int, ...], start: float) -> Solution:
     """Counters: minimum presses with ``board + A t = target``, t >= 0, over the box table."""
-    (target,) = system.targets(board)
+    (target,) = system.targets
     need = np.array(target, dtype=np.int64) - np.array(board, dtype=np.int64)
     if (need < 0).any():
-        return SystemSolution(NAME, Status.INFEASIBLE, seconds=time.perf_counter() - start,
+        return Solution(NAME, Status.INFEASIBLE, seconds=time.perf_counter() - start,
                               stats={"reason": "a counter is above its target"})
     shape = tuple(int(v) + 1 for v in need)
     if int(np.prod(shape, dtype=object)) > MAX_BOX:
@@ -198,9 +198,9 @@ def _solve_counters(system: PressSystem, board: tuple[int, ...], start: float) -
         table = _knapsack(table, a[:, j], inf)
     d = int(table[tuple(need)])
     if d >= inf:
-        return SystemSolution(NAME, Status.INFEASIBLE, seconds=time.perf_counter() - start)
+        return Solution(NAME, Status.INFEASIBLE, seconds=time.perf_counter() - start)
     counts = _walk_box(system, table, need)
-    return SystemSolution(NAME, Status.OPTIMAL, sum(counts), counts, system.apply(board, counts),
+    return Solution(NAME, Status.OPTIMAL, sum(counts), counts, system.apply(board, counts),
                           time.perf_counter() - start, {"box_states": int(table.size)})
 
 

@@ -1,0 +1,203 @@
+"""Generators of press systems besides the grid: graphs, edge lists and the JSON rules format.
+
+* :func:`from_edges`: a graph game: button v changes v's neighbours (and v itself, closed);
+* :func:`read_edge_list`: the same from text (``u v`` lines, ``cells N``, ``closed``/``open``);
+* :func:`from_json`: the JSON press-system format of docs/general-game.md (``grid`` or ``cells``,
+  ``states``, ``buttons`` with ``amounts``, or ``edges``; optional ``goal`` and ``target``).
+
+Every size is checked before anything of that size is built: a vertex number,
+a ``cells`` count or a ``grid`` shape over
+:data:`~flipgame.core.limits.SYSTEM_MAX_CELLS` is refused at once, and a
+number's text is read only up to 12 digits.  Errors are one
+:class:`~flipgame.core.errors.RulesError` line naming the key or line at fault.
+
+>>> from_edges(3, [(0, 1), (1, 2)], closed=False, goal="white").press_masks
+(2, 5, 2)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from flipgame.core.errors import RulesError
+from flipgame.core.limits import STATES_MAX, SYSTEM_MAX_CELLS
+from flipgame.model.system import PressSystem, is_number
+
+NUMBER_DIGITS = 12
+"""Longest decimal number read from rules text (10^12 is far past every limit)."""
+JSON_KEYS = ("grid", "cells", "states", "buttons", "amounts", "edges", "neighbourhood", "directed", "goal",
+             "target", "comment")
+
+
+def from_edges(cells: int, edges: Iterable[tuple[int, int]], *, closed: bool = True, directed: bool = False,
+               states: int | None = 2, goal: str = "any", target=None) -> PressSystem:
+    """A graph game: button v changes v's neighbours, and v itself when ``closed``.
+
+    With ``directed``, an edge (u, v) means pressing u changes v only (POJ 1830).
+    Running time O(cells + edges).
+
+    Raises RulesError: too many cells, a vertex outside ``0..cells-1``, or a vertex whose button
+    changes no cell.
+    """
+    if not isinstance(cells, int) or isinstance(cells, bool) or not 1 <= cells <= SYSTEM_MAX_CELLS:
+        raise RulesError(f"a graph has 1..{SYSTEM_MAX_CELLS:,} vertices, got {cells!r:.40}")
+    out: list[set[int]] = [({v} if closed else set()) for v in range(cells)]
+    for u, v in edges:
+        if not (0 <= u < cells and 0 <= v < cells):
+            raise RulesError(f"edge ({u}, {v}) names a vertex outside 0..{cells - 1}")
+        out[u].add(v)
+        if not directed:
+            out[v].add(u)
+    for v, s in enumerate(out):
+        if not s:
+            raise RulesError(f"vertex {v} changes no cell (an isolated vertex in the open neighbourhood)")
+    buttons = tuple(tuple((c, 1) for c in sorted(s)) for s in out)
+    return PressSystem(cells, buttons, states, goal, target)
+
+
+def read_edge_list(text: str, states: int | None = 2, goal: str = "any") -> PressSystem:
+    """A graph from text: optional first line ``closed`` or ``open``, optional ``cells N``, then
+    one ``u v`` pair per line (``#`` starts a comment).  Vertices are 0-based; without
+    ``cells N`` the count is the largest vertex plus one.  O(len(text)).
+
+    >>> read_edge_list("open\\n0 1\\n1 2").press_masks[0]
+    2
+    """
+    closed, cells, edges = True, None, []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        if words in (["closed"], ["open"]):
+            closed = words[0] == "closed"
+        elif len(words) == 2 and words[0] == "cells" and _number(words[1]):
+            cells = _vertices(int(words[1]), number)
+        elif len(words) == 2 and all(_number(w) for w in words):
+            u, v = (int(w) for w in words)
+            _vertices(max(u, v) + 1, number)
+            edges.append((u, v))
+        else:
+            raise RulesError(f"edge list line {number}: expected 'u v', 'cells N', 'closed' or 'open' "
+                             f"(0-based vertex numbers), got {raw.strip()!r:.40}")
+    if cells is None:
+        if not edges:
+            raise RulesError("edge list: no edges and no 'cells N'")
+        cells = 1 + max(max(e) for e in edges)
+    return from_edges(cells, edges, closed=closed, states=states, goal=goal)
+
+
+def _number(word: str) -> bool:
+    return is_number(word) and len(word) <= NUMBER_DIGITS
+
+
+def _vertices(count: int, line: int) -> int:
+    if count > SYSTEM_MAX_CELLS:
+        raise RulesError(f"edge list line {line}: {count:,} vertices; a press system has at most "
+                         f"{SYSTEM_MAX_CELLS:,} cells")
+    return count
+
+
+def from_json(data: dict | str, states: int | None | str = "file", goal: str | None = None) -> PressSystem:
+    """A press system from the JSON format (a dict or its text).
+
+    Keys: ``grid`` ("RxC") or ``cells`` (N); ``states`` (K, default 2, or ``"counters"``); ``buttons``
+    (lists of 0-based cell indices, row-major) with optional ``amounts`` (the same shape: what each
+    button adds to each of its cells, default 1), or instead ``edges`` (pairs of vertices) with
+    ``neighbourhood`` (``closed``, default, or ``open``) and ``directed`` (true/false); optional
+    ``goal`` (default ``any``, counters need one) and ``target`` (a list of cell states, for goal
+    ``board``).  ``states`` and ``goal`` given here (not ``"file"`` / None) override the file's.
+
+    Raises
+    ------
+    RulesError
+        Naming the key at fault, in one line (deep nesting and over-long numbers included).
+
+    >>> from_json('{"cells": 2, "states": 3, "buttons": [[0, 1]], "goal": "0"}').matrix.tolist()
+    [[1], [1]]
+    """
+    data = _parse_json(data) if isinstance(data, str) else data
+    if not isinstance(data, dict):
+        raise RulesError("a press-system file is a JSON object")
+    extra = sorted(set(data) - set(JSON_KEYS))
+    if extra:
+        raise RulesError(f"unknown key {', '.join(map(repr, extra))} in the press-system file "
+                         f"(keys: {', '.join(JSON_KEYS)})")
+    cells, shape = _shape(data)
+    k = _states(data.get("states", 2)) if states == "file" else states
+    buttons = _edge_buttons(data, cells, k) if "edges" in data else _listed_buttons(data)
+    goal = goal if goal is not None else data.get("goal", "any" if k is not None else None)
+    if goal is None:
+        raise RulesError('counters need a "goal" value D or a "target" board (or --goal D / --target FILE)')
+    target = _int_list(data["target"], '"target"') if goal == "board" and "target" in data else None
+    return PressSystem(cells, buttons, k, goal, target, shape)
+
+
+def _parse_json(text: str) -> dict:
+    try:
+        return json.loads(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as exc:
+        raise RulesError(f"press-system file is not JSON: {exc}") from None
+    except RecursionError:
+        raise RulesError("press-system file is nested too deep to be a press system") from None
+    except ValueError as exc:  # a number of over 4300 digits
+        raise RulesError(f"press-system file: {exc}") from None
+
+
+def _shape(data: dict) -> tuple[int, tuple[int, int] | None]:
+    if ("grid" in data) == ("cells" in data):
+        raise RulesError('a press-system file gives either "grid": "RxC" or "cells": N')
+    if "grid" in data:
+        m = re.fullmatch(r"\s*([0-9]{1,5})\s*[xX]\s*([0-9]{1,5})\s*", str(data["grid"])[:40])
+        if not m or not 1 <= int(m[1]) * int(m[2]) <= SYSTEM_MAX_CELLS:
+            raise RulesError(f'"grid" must be "RxC" with 1..{SYSTEM_MAX_CELLS:,} cells, got {data["grid"]!r:.40}')
+        rows, cols = int(m[1]), int(m[2])
+        return rows * cols, (rows, cols)
+    cells = data["cells"]
+    if not isinstance(cells, int) or isinstance(cells, bool) or not 1 <= cells <= SYSTEM_MAX_CELLS:
+        raise RulesError(f'"cells" must be an integer 1..{SYSTEM_MAX_CELLS:,}, got {cells!r:.40}')
+    return cells, None
+
+
+def _int_list(value, what: str) -> list[int]:
+    if not isinstance(value, list) or any(not isinstance(v, int) or isinstance(v, bool) for v in value):
+        raise RulesError(f"{what} must be a list of integers, got {value!r:.60}")
+    return value
+
+
+def _states(value) -> int | None:
+    if value == "counters":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= STATES_MAX:
+        raise RulesError(f'"states" must be an integer 2..{STATES_MAX} or "counters", got {value!r:.40}')
+    return value
+
+
+def _edge_buttons(data: dict, cells: int, k: int | None) -> tuple:
+    """The buttons of the ``edges`` form of the JSON format."""
+    if "buttons" in data:
+        raise RulesError('give either "buttons" or "edges", not both')
+    hood, directed = data.get("neighbourhood", "closed"), data.get("directed", False)
+    if hood not in ("closed", "open"):
+        raise RulesError(f'"neighbourhood" must be "closed" or "open", got {hood!r:.40}')
+    if not isinstance(directed, bool):
+        raise RulesError(f'"directed" must be true or false, got {directed!r:.40}')
+    if not isinstance(data["edges"], list):
+        raise RulesError(f'"edges" must be a list of pairs [u, v], got {data["edges"]!r:.40}')
+    edges = [tuple(_int_list(e, "an edge")) for e in data["edges"]]
+    if any(len(e) != 2 for e in edges):
+        raise RulesError("an edge is a pair [u, v]")
+    return from_edges(cells, edges, closed=hood == "closed", directed=directed, states=k, goal="0").buttons
+
+
+def _listed_buttons(data: dict) -> tuple:
+    """The buttons of the ``buttons`` (and ``amounts``) form as (cell, amount) pairs."""
+    if not isinstance(data.get("buttons"), list):
+        raise RulesError('a press-system file needs "buttons": a list of lists of cell indices')
+    buttons = [_int_list(b, f"button {j}") for j, b in enumerate(data["buttons"])]
+    amounts = data.get("amounts", [[1] * len(b) for b in buttons])
+    if not isinstance(amounts, list) or len(amounts) != len(buttons) or any(
+            len(_int_list(a, "amounts")) != len(b) for a, b in zip(amounts, buttons, strict=False)):
+        raise RulesError('"amounts" must have the shape of "buttons" (one amount per listed cell)')
+    return tuple(tuple(zip(b, a, strict=True)) for b, a in zip(buttons, amounts, strict=True))
