@@ -23,7 +23,8 @@ from flipgame.cli.common import (
 )
 from flipgame.core.errors import FlipgameError, RefusedError, RulesError
 from flipgame.study import metrics as study_metrics
-from flipgame.study.compare import FAMILIES, compare_strategies, plot_strategies
+from flipgame.study.compare import FAMILIES, compare_strategies
+from flipgame.study.figures import plot_cactus, plot_strategies
 from flipgame.study.structure import plot, study, system_structure, system_structure_text
 from flipgame.study.suite import suite_plan
 
@@ -231,7 +232,7 @@ def _write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
             rows = study_metrics.write_csv(st.runs, args.csv)
             print(f"CSV: {args.csv} ({rows} runs)", file=sys.stderr)
         if args.cactus:
-            study_metrics.plot_cactus(st.runs, st.time_limit, args.cactus)
+            plot_cactus(st.runs, st.time_limit, args.cactus)
             print(f"Cactus plot: {args.cactus}", file=sys.stderr)
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")

@@ -153,39 +153,3 @@ def text(runs: Sequence, time_limit: float) -> str:
         lines.append(f"  {row['strategy']:<20} {row['solved']:>5} of {row['instances']:<3} {row['par2']:>9.3f} "
                      f"{row['sgm']:>10.4f}")
     return "\n".join(lines)
-
-
-def plot_cactus(runs: Sequence, time_limit: float, path: str) -> None:
-    """Cactus plot per family: for each strategy (and the VBS, dashed), its solved instances sorted by
-    seconds; x = instances solved, y = seconds (log scale).  PNG via matplotlib.  Raises OSError."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    per = times(runs, time_limit)
-    families = sorted({f for f, _ in per})
-    names = sorted({s for _, s in per if s != VBS})
-    cmap = plt.get_cmap("tab20")
-    styles = {name: {"color": cmap(i % 20), "linestyle": "-" if i < 20 else ":"} for i, name in enumerate(names)}
-    styles[VBS] = {"color": "black", "linestyle": "--", "linewidth": 2}
-    fig, axes = plt.subplots(1, len(families), figsize=(4.2 * len(families) + 2.4, 4.2), squeeze=False)
-    for ax, family in zip(axes[0], families, strict=True):
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        for (f, strategy), secs in sorted(per.items()):
-            done = sorted(s for s in secs.values() if s is not None)
-            if f != family or not done:
-                continue
-            ax.plot(range(1, len(done) + 1), [max(s, 1e-5) for s in done], marker=".", label=strategy,
-                    **styles[strategy])
-        ax.set_yscale("log")
-        ax.axhline(time_limit, color="grey", linewidth=0.5)
-        ax.set_title(family)
-        ax.set_xlabel("instances solved")
-        ax.set_ylabel("seconds per instance")
-    handles, labels = axes[0][-1].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=7, loc="center right")  # beside the panels, never over the data
-    fig.tight_layout(rect=(0, 0, 1 - 2.2 / fig.get_figwidth(), 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
