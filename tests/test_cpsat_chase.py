@@ -8,7 +8,7 @@ import pytest
 
 from flipgame import Board, Game, solve
 from flipgame.backends.cpsat import chase_forms
-from flipgame.cli.bench import B18
+from flipgame.model.puzzles import B18
 from flipgame.verify.checks.witness import check_solution
 
 

@@ -15,6 +15,7 @@ from flipgame.core.errors import BoardTooLargeError, RefusedError, RulesError
 from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830
 from flipgame.gate.registry import taken_by
 from flipgame.model.grid import Game
+from flipgame.model.puzzles import AOC2025_10, MERLIN, MERLIN_RING
 from flipgame.model.rules import from_edges, from_json, read_edge_list
 from flipgame.verify.checks.witness import check_batch, check_certificate, check_impossible, check_solution
 
@@ -38,10 +39,7 @@ POJ1830_SAMPLE = """2
 2 1
 0 0
 """
-AOC_EXAMPLE = """[.##.] (3) (1,3) (2) (2,3) (0,2) (0,1) {3,5,4,7}
-[...#.] (0,2,3,4) (2,3) (0,4) (0,1,2) (1,2,3,4) {7,5,12,7,2}
-[.###.#] (0,1,2,3,4) (0,3,4) (0,1,2,4,5) (1,2) {10,11,11,5,10,5}
-"""
+AOC_EXAMPLE = "".join(line + "\n" for line in AOC2025_10)
 
 
 def highs(board, game):
@@ -118,11 +116,15 @@ def test_a_board_refusal_gets_the_computed_hint():
     assert str(exc.value).startswith("bfs: the counter box has 400,040,001 states, over its 268,435,456-state table")
 
 
+def test_the_merlin_example_file_is_the_reference_puzzle():
+    import json
+
+    assert json.loads((EXAMPLES / "merlin.json").read_text()) == MERLIN
+
+
 @pytest.mark.parametrize("backend", ["gauss", "bfs", "cpsat", "ilp", "sat", "mip", "auto"])
 def test_merlin(backend):
-    ring = [1, 1, 1, 1, 0, 1, 1, 1, 1]
-    data = (EXAMPLES / "merlin.json").read_text()
-    system = from_json(data).with_goal("board", ring)
+    system = from_json(MERLIN).with_goal("board", MERLIN_RING)
     assert solve(0, backend, game=system).moves == 8
     assert solve(1, backend, game=system).moves == 4
 

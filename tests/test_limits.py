@@ -15,7 +15,7 @@ from conftest import POJ_SAMPLE_TEXT, assert_within, flipgame, sigint_default, w
 
 from flipgame import Board, Game, solve
 from flipgame.cli import ExitCode
-from flipgame.cli.bench import B18, P14
+from flipgame.model.puzzles import B18, P14
 from flipgame.verify.checks.witness import check_solution
 
 

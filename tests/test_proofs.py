@@ -14,9 +14,9 @@ from faulty_backends import FunctionBackend
 from flipgame import BACKENDS, solve
 from flipgame.algebra.gf2 import eliminate
 from flipgame.cli import ExitCode, main
-from flipgame.cli.bench import B18
 from flipgame.encode.parity_proofs import refutation
 from flipgame.model.grid import Board, Game
+from flipgame.model.puzzles import B18
 from flipgame.verify.proofs.certify import CertStatus, certify_minimum
 from flipgame.verify.proofs.drat import Proof, proof_from_binary, read_proof
 from flipgame.verify.proofs.lower_bound import build_formula

@@ -23,6 +23,7 @@ from flipgame.cli.common import (
 from flipgame.core.errors import FlipgameError
 from flipgame.core.tables import format_table
 from flipgame.gate.session import solve_strategy
+from flipgame.model.puzzles import B18, P14
 from flipgame.verify.run.harness import run_agreement
 
 BENCH_MAX_CELLS = 24
@@ -52,21 +53,6 @@ def add_parser(sub) -> None:
                          f"on the same stream of all boards as `flipgame solve --backend gauss`, for at most "
                          f"{REFERENCE_TIMEOUT:g} s, and count the answers that differ")
     bp.set_defaults(run=run)
-
-
-B18 = [
-    "bwbwbwbwbbbbbwwwbb", "wwbwwbbbbbbwwwwwbb", "wbbwbwbwbbbwwbwbbw", "bwwbwwwwwbwbwbwbbb", "wwwbbwbwwwwbwbbbbw",
-    "wbwbbbbwbwwwwbbwbb", "bwwbwwbwwwwbwbbwbw", "wwwbbwbbbbwbbbwwbb", "bwbwwbbbwwwwbbwbbb", "bwwwbwwwbbbwwwwbbw",
-    "wbbwbwbwwbwwbwwwww", "bbbwbbbwbwwwbbbbwb", "wwbbwwwwwwbwwwbwwb", "wwbbbbwbwbbwwbwwbb", "bbbwwwwbwwwwwbbbww",
-    "bwbbwbbwwwbbwbbwww", "bbwbbbwwbwwwwwbwwb", "wwwwwwwbbbbwbwwbbw",
-]
-"""The backend-scaling issue's item 1: 18x18, goal black, a unique solution of 176 presses."""
-P14 = [
-    "ywwyyywywwwwyy", "wyyywwywwywyww", "wwwyywwwwywyyy", "ywwwywwwywywyy", "wywywyywyywwyy",
-    "wywwwyywywywww", "wwywwywwywywyw", "wyywyywwwwwyww", "yyywwyyyywwyyw", "wwwyyywwwwwyyy",
-    "wwwwyywwywwyyw", "wyywywwywyywwy", "ywyywyyyyywwww", "yywywwywwywwww",
-]
-"""Item 2: a POJ 1681 case (y = painted = white), n = 14, minimum 89."""
 
 
 def scaling_inputs() -> list[tuple[str, Game, int, int]]:

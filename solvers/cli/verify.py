@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
-import threading
-import time
 
 import numpy as np
 
@@ -29,9 +26,9 @@ from flipgame.cli.common import (
     writable_path,
     write_json,
 )
+from flipgame.cli.progress import ProgressLog, restore_ctrl_c, second_ctrl_c_ends_at_once
 from flipgame.core.errors import FlipgameError, RefusedError
 from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
-from flipgame.core.signals import signals_blocked
 from flipgame.verify.run.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement, state_boards
 
 NOT_INDEPENDENT = {"auto": "it answers with gauss's own path where gauss applies, so agreement with gauss "
@@ -112,122 +109,6 @@ def sample_boards(game, sample: int, seed: int) -> np.ndarray:
     if game.n <= EXHAUSTIVE_MAX_CELLS and sample >= 1 << game.n:  # without replacement: every board once
         return np.arange(1 << game.n, dtype=np.uint64)
     return game.random_boards(np.random.default_rng(seed), sample)
-
-
-class ProgressLog:
-    """Progress of a run on stderr: tqdm bars on a terminal, else a plain line every ``interval`` seconds.
-
-    A plain line names the backend and where it runs, the boards done of the
-    total, the rate and the expected time left; the rate counts only the boards
-    solved in this run (not those read from the checkpoint).
-    """
-
-    def __init__(self, total: int, where: dict[str, str], interval: float, tty: bool):
-        self.total, self.where, self.interval, self.tty = total, where, interval, tty
-        self.bars: dict = {}
-        self.lock = threading.Lock()
-        self.name: str | None = None
-        self.done = self.resumed = 0
-        self.t0 = time.perf_counter()
-        self.stop = threading.Event()
-        self.thread = None
-        self.phase: str | None = None
-        self.phase_t0 = 0.0
-
-    def set_phase(self, text: str) -> None:
-        """Report ``text`` (e.g. the checks after the last backend) instead of a backend's count."""
-        with self.lock:
-            self.phase, self.phase_t0 = text, time.perf_counter()
-
-    def __call__(self, name: str, done: int, resumed: bool = False) -> None:
-        with self.lock:
-            if name != self.name:
-                self.name, self.done, self.resumed, self.t0 = name, 0, 0, time.perf_counter()
-            self.done += done
-            if resumed:
-                self.resumed += done
-        if self.tty:
-            from tqdm import tqdm
-
-            if name not in self.bars:
-                self.bars[name] = tqdm(total=self.total, desc=f"{name:>6}", unit="board", file=sys.stderr,
-                                       leave=False, mininterval=0.5)
-            self.bars[name].update(done)
-
-    def line(self) -> str | None:
-        with self.lock:
-            if self.phase is not None:
-                return f"flipgame: progress: {self.phase} ({time.perf_counter() - self.phase_t0:.0f} s so far)"
-            if self.name is None:
-                return None
-            name, done, resumed, elapsed = self.name, self.done, self.resumed, time.perf_counter() - self.t0
-        rate = (done - resumed) / elapsed if elapsed > 0 else 0.0
-        eta = f"ETA {_duration((self.total - done) / rate)}" if rate > 0 else "ETA unknown"
-        from_ck = f", {resumed:,} from the checkpoint" if resumed else ""
-        return (f"flipgame: progress: {name} ({self.where.get(name, 'in this process')}): {done:,} of "
-                f"{self.total:,} boards ({100 * done / max(self.total, 1):.1f}%{from_ck}), "
-                f"{rate:,.0f} boards/s, {eta}")
-
-    def start(self) -> None:
-        if self.tty:
-            return
-
-        def loop() -> None:  # started with Ctrl-C blocked: only the main thread takes it
-            wait = min(5.0, self.interval)
-            while not self.stop.wait(wait):
-                text = self.line()
-                if text:
-                    print(text, file=sys.stderr, flush=True)
-                wait = self.interval
-
-        self.thread = threading.Thread(target=loop, daemon=True, name="flipgame-progress")
-        with signals_blocked():
-            self.thread.start()
-
-    def close_bar(self, name: str) -> None:
-        if name in self.bars:
-            self.bars.pop(name).close()
-
-    def close(self) -> None:
-        self.stop.set()
-        if self.thread is not None:
-            self.thread.join(1.0)
-        for bar in self.bars.values():
-            bar.close()
-        self.bars.clear()
-
-
-def second_ctrl_c_ends_at_once() -> object:
-    """Install the run's SIGINT handler and return the one it replaces.
-
-    The first Ctrl-C raises KeyboardInterrupt (the run kills its workers' chunks and writes the
-    report of everything finished); a second one ends the process at once with exit 130.  Worker
-    processes die with it (``PR_SET_PDEATHSIG``), so nothing is left behind.
-    """
-    def second(signum, frame) -> None:  # noqa: ARG001 - a signal handler's signature
-        os.write(2, b"flipgame: interrupted again: stopping at once, without the report\n")
-        os._exit(int(ExitCode.INTERRUPTED))
-
-    def first(signum, frame) -> None:  # noqa: ARG001
-        signal.signal(signal.SIGINT, second)
-        raise KeyboardInterrupt
-
-    return signal.signal(signal.SIGINT, first)
-
-
-def restore_ctrl_c(previous) -> None:
-    """Put ``previous`` back, unless a first Ctrl-C came: the process is ending, and a second one must still end it."""
-    if signal.getsignal(signal.SIGINT).__name__ != "second":
-        signal.signal(signal.SIGINT, previous)
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds < 120:
-        return f"{seconds} s"
-    if seconds < 7200:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
 def run(args: argparse.Namespace) -> ExitCode:

@@ -37,6 +37,7 @@ from flipgame.core.errors import RefusedError, RulesError
 from flipgame.encode.export import BOUNDED, COUNTS_FORMATS, SUFFIXES, export
 from flipgame.formats.press import read_aoc2025_10
 from flipgame.model.grid import Board, Game, format_cells
+from flipgame.model.puzzles import AOC2025_10, B18, MERLIN, MERLIN_RING
 from flipgame.model.rules import from_json
 from flipgame.model.system import PressSystem
 from flipgame.study.compare import FAMILIES
@@ -46,13 +47,6 @@ SUITE_FORMATS = ("cnf", "xcnf", "wcnf", "opb", "mps", "lp")
 """Formats written by default."""
 MANIFEST_FIELDS = ("instance", "family", "n", "rules", "optimum", "certificate", "bound", "expected_sat", "files")
 """Columns of ``manifest.csv``."""
-B18 = ("bwbwbwbwbbbbbwwwbb wwbwwbbbbbbwwwwwbb wbbwbwbwbbbwwbwbbw bwwbwwwwwbwbwbwbbb wwwbbwbwwwwbwbbbbw "
-       "wbwbbbbwbwwwwbbwbb bwwbwwbwwwwbwbbwbw wwwbbwbbbbwbbbwwbb bwbwwbbbwwwwbbwbbb bwwwbwwwbbbwwwwbbw "
-       "wbbwbwbwwbwwbwwwww bbbwbbbwbwwwbbbbwb wwbbwwwwwwbwwwbwwb wwbbbbwbwbbwwbwwbb bbbwwwwbwwwwwbbbww "
-       "bwbbwbbwwwbbwbbwww bbwbbbwwbwwwwwbwwb wwwwwwwbbbbwbwwbbw")
-"""The 18x18 unique-solution board of the backend-scaling issue (goal black, optimum 176)."""
-
-
 @dataclasses.dataclass(frozen=True)
 class Entry:
     """One instance of the manifest."""
@@ -100,7 +94,7 @@ def instances(families: Sequence[str], sizes: Sequence[int] | None, boards: int,
             for i, b in enumerate(fam.boards(game, rng, boards)):
                 out.append((f"{f}-{n}x{n}-{i}", f, n, game, b))
     if judge:
-        out.append(("judge-18x18-unique", "judge", 18, Game(18, 18, "black"), Board.from_rows(B18.split()).cells))
+        out.append(("judge-18x18-unique", "judge", 18, Game(18, 18, "black"), Board.from_rows(B18).cells))
     return out
 
 
@@ -146,15 +140,6 @@ def write_instance(root: str, name: str, family: str, n: int, game: PressSystem,
 
 GENERAL_FAMILY = "general"
 """The suite's family of press systems (three states, Merlin's square, counters, Z_4 and Z_5)."""
-_AOC_EXAMPLE = ("[.##.] (3) (1,3) (2) (2,3) (0,2) (0,1) {3,5,4,7}",
-                "[...#.] (0,2,3,4) (2,3) (0,4) (0,1,2) (1,2,3,4) {7,5,12,7,2}",
-                "[.###.#] (0,1,2,3,4) (0,3,4) (0,1,2,4,5) (1,2) {10,11,11,5,10,5}")
-"""The Advent of Code 2025 day 10 example machines (part 2 optima 10, 12, 11)."""
-MERLIN = {"grid": "3x3", "states": 2, "buttons": [[0, 1, 3, 4], [0, 1, 2], [1, 2, 4, 5], [0, 3, 6], [1, 3, 4, 5, 7],
-                                                  [2, 5, 8], [3, 4, 6, 7], [6, 7, 8], [4, 5, 7, 8]]}
-"""Merlin's Magic Square (examples/merlin.json)."""
-
-
 def system_instances(seed: int) -> list[tuple[str, PressSystem, object]]:
     """``(name, system with its goal, board)`` of the general family: Lights Out 2000 (5x5 mod 3, all 1s
     and all 2s to all 0s: 18 and 21), Merlin's square (to the ring: 8 from all off, 4 from
@@ -162,11 +147,11 @@ def system_instances(seed: int) -> list[tuple[str, PressSystem, object]]:
     boards mod 4 (3x3) and mod 5 (4x4) to all 0s."""
     rng = np.random.default_rng(seed)
     lo = Game(5, 5, "0", states=3)
-    ring = from_json({**MERLIN, "goal": "board", "target": [1, 1, 1, 1, 0, 1, 1, 1, 1]})
+    ring = from_json({**MERLIN, "goal": "board", "target": list(MERLIN_RING)})
     out = [("lo2000-5x5-all1", lo, (1,) * 25), ("lo2000-5x5-all2", lo, (2,) * 25),
            ("merlin-off-to-ring", ring, 0), ("merlin-bww-to-ring", ring, 1)]
     out += [(f"aoc2025-10-machine{k}", system, board)
-            for k, system, board in read_aoc2025_10(_AOC_EXAMPLE, part=2)]
+            for k, system, board in read_aoc2025_10(AOC2025_10, part=2)]
     for k, (r, c) in ((4, (3, 3)), (5, (4, 4))):
         system = Game(r, c, "0", states=k)
         out.append((f"z{k}-{r}x{c}-0", system, tuple(int(v) for v in rng.integers(0, k, r * c))))
