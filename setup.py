@@ -9,4 +9,4 @@ packages = [name for name in FOLDERS]
 for name, folder in FOLDERS.items():
     packages += [f"{name}.{sub}" for sub in find_packages(folder)]
 
-setup(packages=packages, package_dir=dict(FOLDERS))
+setup(packages=packages, package_dir=dict(FOLDERS), package_data={"flipgame.core": ["measured.json"]})

@@ -6,8 +6,9 @@ import argparse
 import os
 import platform
 import sys
+from pathlib import Path
 
-from flipgame import BACKENDS, Board, Game, format_cells, solve_batch
+from flipgame import BACKENDS, Board, Game, solve_batch
 from flipgame.backends.strategies import STRATEGIES
 from flipgame.cli.common import (
     ExitCode,
@@ -21,9 +22,11 @@ from flipgame.cli.common import (
     write_json,
 )
 from flipgame.core.errors import FlipgameError
+from flipgame.core.measured import MEASURED_FILE
 from flipgame.core.tables import format_table
 from flipgame.gate.session import solve_strategy
 from flipgame.model.puzzles import B18, P14
+from flipgame.study.measure import MEASUREMENTS, REFERENCE_TIMEOUT, measure, stream_seconds, update_docs, write
 from flipgame.verify.run.harness import run_agreement
 
 BENCH_MAX_CELLS = 24
@@ -52,6 +55,12 @@ def add_parser(sub) -> None:
                     help="also time PROGRAM (e.g. the POJ 1753 C++ reference, compiled; it reads boards of --size) "
                          f"on the same stream of all boards as `flipgame solve --backend gauss`, for at most "
                          f"{REFERENCE_TIMEOUT:g} s, and count the answers that differ")
+    bp.add_argument("--measure", nargs="?", const="all", metavar="all|LIST",
+                    help="instead: measure the figures the docs and help texts quote (" + ", ".join(MEASUREMENTS)
+                         + "), as a user runs the commands, write them to the package's measured.json with the "
+                         "date, the machine and its load, and rewrite the docs' markers under --docs")
+    bp.add_argument("--docs", default=".", metavar="DIR",
+                    help="with --measure: the checkout whose README.md and docs/*.md quote the figures (default .)")
     bp.set_defaults(run=run)
 
 
@@ -120,63 +129,6 @@ def startup_seconds(backend: str, game: Game, runs: int) -> float:
     return statistics.median(times)
 
 
-REFERENCE_TIMEOUT = 60.0
-"""Seconds the reference program may take on the stream; past that it is stopped and reported."""
-
-
-def stream_seconds(game: Game, reference: str | None) -> dict:
-    """Wall time of `flipgame solve --backend gauss` on all boards of ``game`` as one stdin stream
-    (the POJ format, one board after another), and of ``reference`` on the same bytes.
-
-    The CLI's answers must equal gauss's in-process answers line for line (RuntimeError if not:
-    a benchmark never reports a wrong answer as a time); the reference's are only counted where
-    they differ, and it is stopped after :data:`REFERENCE_TIMEOUT`.  Running time: one process
-    start each plus the stream.
-    """
-    import subprocess
-    import tempfile
-    import time
-
-    import numpy as np
-
-
-    boards = np.arange(1 << game.n, dtype=np.uint64)
-    want = solve_batch(boards, game, "gauss")
-    expected = [want[i].answer() for i in range(len(boards))]
-
-    def run(cmd: list[str], timeout: float | None) -> tuple[float, int, int]:
-        """(seconds, exit status, answers differing from ``expected``) of ``cmd`` on the stream."""
-        stream.seek(0)
-        t0 = time.perf_counter()
-        out = subprocess.run(cmd, stdin=stream, capture_output=True, check=False, timeout=timeout)
-        seconds = round(time.perf_counter() - t0, 3)
-        answers = out.stdout.decode(errors="replace").split()
-        differ = sum(a != b for a, b in zip(answers, expected, strict=False)) + abs(len(answers) - len(expected))
-        return seconds, out.returncode, differ
-
-    with tempfile.TemporaryFile("w+b") as stream:
-        stream.write(("\n".join(format_cells(int(b), game.rows, game.cols) for b in boards) + "\n").encode())
-        seconds, code, differ = run([sys.executable, "-m", "flipgame", "solve", "--backend", "gauss",
-                                     "--size", game.size], None)
-        if code or differ:
-            raise RuntimeError(f"flipgame solve answered {differ} of {len(expected)} boards differently "
-                               f"from gauss in this process (exit {code})")
-        row: dict = {"boards": len(boards), "flipgame_seconds": seconds}
-        if reference is None:
-            return row
-        try:
-            seconds, code, differ = run([reference], REFERENCE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            return row | {"reference_seconds": None, "reference_differs": None,
-                          "reference_exit": f"did not finish within {REFERENCE_TIMEOUT:g} s"}
-    row |= {"reference_seconds": seconds, "reference_differs": differ,
-            "reference_exit": 0 if code == 0 else f"killed by signal {-code}" if code < 0
-            else f"exited with status {code}"}
-    if code == 0:  # a speed ratio only for a run that finished normally
-        row["times_reference"] = round(row["flipgame_seconds"] / max(seconds, 1e-9), 1)
-    return row
-
-
 def _backend_rows(args: argparse.Namespace, game: Game, report) -> list[dict]:
     """One JSON row per backend of the agreement run: speed, relative speed, workers, start-up time."""
     fastest = min(s.seconds for s in report.summaries)
@@ -223,20 +175,56 @@ def _bench_strategies_table(args: argparse.Namespace) -> list[dict]:
     return strategy_rows
 
 
+def doc_files(root: str) -> list[Path]:
+    """The README and docs/*.md of the checkout ``root`` (those that exist)."""
+    base = Path(root)
+    return [p for p in [base / "README.md", *sorted((base / "docs").glob("*.md"))] if p.is_file()]
+
+
+def run_measure(args: argparse.Namespace) -> ExitCode:
+    """``--measure``: every figure measured, written to the package's table and into the docs' markers."""
+    names = list(MEASUREMENTS) if args.measure == "all" else [n.strip() for n in args.measure.split(",")]
+    unknown = [n for n in names if n not in MEASUREMENTS]
+    if unknown:
+        return fail(ExitCode.USAGE, f"--measure: unknown {', '.join(unknown)}; valid: all or {', '.join(MEASUREMENTS)}")
+    try:
+        table = measure(names, args.reference, progress=lambda n: print(f"  measuring {n} ...", file=sys.stderr,
+                                                                        flush=True))
+    except RuntimeError as exc:
+        return fail(ExitCode.DISAGREEMENT, f"a measured command failed: {exc}")
+    table = write(table)
+    changed = update_docs(table, doc_files(args.docs))
+    print(f"Measured {len(table['figures'])} figures ({machine_line_of(table)}); written to {MEASURED_FILE}; "
+          f"docs rewritten: {', '.join(p.name for p in changed) or 'none'}")
+    return ExitCode.OK
+
+
+def machine_line_of(table: dict) -> str:
+    m = table["machine"]
+    return f"{m['cpu']}, {m['cores']} cores, load {table['load']['before']} -> {table['load']['after']}"
+
+
+def _reference(args: argparse.Namespace) -> str | None:
+    """``--reference`` as a full path; FlipgameError if it is no executable program."""
+    if args.reference is None:
+        return None
+    import shutil
+
+    found = shutil.which(args.reference)
+    if found is None:
+        raise FlipgameError(f"--reference {args.reference}: not an executable program (a path, or a name on PATH)")
+    return found
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     game = Game(*args.size)
     try:
         writable_path(args.json, "--json")
+        args.reference = _reference(args)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    if args.reference is not None:
-        import shutil
-
-        found = shutil.which(args.reference)
-        if found is None:
-            return fail(ExitCode.USAGE, f"--reference {args.reference}: not an executable program (a path, or a "
-                                        f"name on PATH)")
-        args.reference = found
+    if args.measure is not None:
+        return run_measure(args)
     names = args.backends or [n for n, b in BACKENDS.items() if b.by_default and b.supports(game)]
     if game.n > BENCH_MAX_CELLS or any(not BACKENDS[n].supports(game) for n in names):
         return fail(ExitCode.REFUSED, f"bench solves all 2**n boards; {game.size} is too large for "

@@ -1,0 +1,242 @@
+"""One measured run: every figure the docs and the help texts quote, measured on this machine as a user
+runs the commands, written to :data:`flipgame.core.measured.MEASURED_FILE` and into the docs' markers.
+
+Each :class:`Measurement` runs the command line (``python -m flipgame ...`` in a child process, timed by
+wall clock, the machine's load recorded before and after) and returns its figures.  The docs quote a
+figure as ``<!-- measured: key -->VALUE<!-- /measured -->``; :func:`update_docs` rewrites every marker from
+the table, and :func:`stale_markers` (run by a test) lists those that differ from it.
+
+Running time: the sum of the commands measured (a few minutes; ``make bench``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+
+from flipgame import Game, format_cells, solve_batch
+from flipgame.core.measured import MEASURED_FILE, format_value
+
+MARKER = re.compile(r"<!-- measured: ([a-z0-9_.\-]+) -->(.*?)<!-- /measured -->")
+"""A quoted figure in a doc: its key and the text the last run wrote."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A command measured: its figures' keys (with units and what they are) and how to run it.
+
+    ``run(context)`` returns ``{key: value}`` for the keys of :attr:`figures`; ``context["workdir"]`` is a
+    folder for temporary files, ``context["reference"]`` the reference program (or None).
+    """
+
+    name: str
+    figures: dict[str, tuple[str, str]]
+    run: Callable[[dict], dict[str, float]]
+
+
+def flipgame(*args: str, stdin: str | bytes | None = None, check: bool = True) -> tuple[float, str, str]:
+    """``python -m flipgame args`` in a child process: (wall seconds, stdout, stderr)."""
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "flipgame", *args], input=data, capture_output=True, check=False)
+    seconds = time.perf_counter() - t0
+    if check and out.returncode != 0:
+        raise RuntimeError(f"flipgame {' '.join(args)} exited {out.returncode}: {out.stderr.decode()[-500:]}")
+    return seconds, out.stdout.decode(), out.stderr.decode()
+
+
+def _verify_4x4(context: dict) -> dict[str, float]:
+    report = context["workdir"] / "verify.json"
+    wall, _, _ = flipgame("verify", "--size", "4x4", "--report", str(report))
+    data = json.loads(report.read_text())
+    return {"verify_4x4.wall": wall} | {f"verify_4x4.{b['backend']}": b["seconds"] for b in data["backends"]}
+
+
+def _all_lit_39(context: dict) -> dict[str, float]:
+    board = "\n".join(["b" * 39] * 39) + "\n"
+    flipgame("solve", "--size", "39x39", "--goal", "white", stdin=board)  # numba's first compile, not counted
+    wall, out, err = flipgame("solve", "--size", "39x39", "--goal", "white", "--stats", stdin=board)
+    if out.split() != ["561"]:
+        raise RuntimeError(f"the 39x39 all-lit board answered {out!r}, not 561")
+    return {"solve_39x39.wall": wall, "nullity_32.seconds": float(re.search(r"seconds=([0-9.]+)", err)[1])}
+
+
+def _startup(context: dict) -> dict[str, float]:
+    board = "bwwb\nbbwb\nbwwb\nbwww\n"
+    flipgame("solve", stdin=board)  # bytecode compiled, files cached
+    walls = sorted(flipgame("solve", stdin=board)[0] for _ in range(5))
+    t0 = time.perf_counter()
+    for _ in range(5):
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return {"startup.one_board": walls[2], "startup.python": (time.perf_counter() - t0) / 5}
+
+
+REFERENCE_TIMEOUT = 60.0
+"""Seconds the reference program may take on the stream; past that it is stopped and reported."""
+
+
+def stream_seconds(game, reference: str | None) -> dict:
+    """Wall time of `flipgame solve --backend gauss` on all boards of ``game`` as one stdin stream
+    (the POJ format, one board after another), and of ``reference`` on the same bytes.
+
+    The CLI's answers must equal gauss's in-process answers line for line (RuntimeError if not:
+    a benchmark never reports a wrong answer as a time); the reference's are only counted where
+    they differ, and it is stopped after :data:`REFERENCE_TIMEOUT`.  Running time: one process
+    start each plus the stream.
+    """
+    boards = np.arange(1 << game.n, dtype=np.uint64)
+    want = solve_batch(boards, game, "gauss")
+    expected = [want[i].answer() for i in range(len(boards))]
+
+    def run(cmd: list[str], timeout: float | None) -> tuple[float, int, int]:
+        """(seconds, exit status, answers differing from ``expected``) of ``cmd`` on the stream."""
+        stream.seek(0)
+        t0 = time.perf_counter()
+        out = subprocess.run(cmd, stdin=stream, capture_output=True, check=False, timeout=timeout)
+        seconds = round(time.perf_counter() - t0, 3)
+        answers = out.stdout.decode(errors="replace").split()
+        differ = sum(a != b for a, b in zip(answers, expected, strict=False)) + abs(len(answers) - len(expected))
+        return seconds, out.returncode, differ
+
+    with tempfile.TemporaryFile("w+b") as stream:
+        stream.write(("\n".join(format_cells(int(b), game.rows, game.cols) for b in boards) + "\n").encode())
+        seconds, code, differ = run([sys.executable, "-m", "flipgame", "solve", "--backend", "gauss",
+                                     "--size", game.size], None)
+        if code or differ:
+            raise RuntimeError(f"flipgame solve answered {differ} of {len(expected)} boards differently "
+                               f"from gauss in this process (exit {code})")
+        row: dict = {"boards": len(boards), "flipgame_seconds": seconds}
+        if reference is None:
+            return row
+        try:
+            seconds, code, differ = run([reference], REFERENCE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return row | {"reference_seconds": None, "reference_differs": None,
+                          "reference_exit": f"did not finish within {REFERENCE_TIMEOUT:g} s"}
+    row |= {"reference_seconds": seconds, "reference_differs": differ,
+            "reference_exit": 0 if code == 0 else f"killed by signal {-code}" if code < 0
+            else f"exited with status {code}"}
+    if code == 0:  # a speed ratio only for a run that finished normally
+        row["times_reference"] = round(row["flipgame_seconds"] / max(seconds, 1e-9), 1)
+    return row
+
+
+def _stream(context: dict) -> dict[str, float]:
+    row = stream_seconds(Game(4, 4), context.get("reference"))
+    out = {"stream_4x4.flipgame": row["flipgame_seconds"]}
+    if row.get("times_reference") is not None:
+        out |= {"stream_4x4.reference": row["reference_seconds"], "stream_4x4.ratio": row["times_reference"]}
+    return out
+
+
+MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
+    Measurement("stream_4x4", {
+        "stream_4x4.flipgame": ("s", "flipgame solve on all 65,536 4x4 boards as one stdin stream, wall time"),
+        "stream_4x4.reference": ("s", "the POJ 1753 reference C++ on the same stream, wall time"),
+        "stream_4x4.ratio": ("x", "flipgame's time over the reference's"),
+    }, _stream),
+    Measurement("verify_4x4", {
+        "verify_4x4.wall": ("s", "make verify's job: flipgame verify --size 4x4 (every default backend on all 65,536 "
+                                 "boards), wall time"),
+        **{f"verify_4x4.{b}": ("s", f"its {b} share (the backend's solve time)")
+           for b in ("gauss", "bfs", "cpsat", "sat", "ilp")},
+    }, _verify_4x4),
+    Measurement("all_lit_39", {
+        "solve_39x39.wall": ("s", "flipgame solve --size 39x39 --goal white on the all-lit board (561), wall time"),
+        "nullity_32.seconds": ("s", "its minimum over the 2**32 null-space combinations (--stats seconds)"),
+    }, _all_lit_39),
+    Measurement("startup", {
+        "startup.one_board": ("s", "flipgame solve on one 4x4 board, wall time (median of 5, bytecode cached)"),
+        "startup.python": ("s", "python -c pass, wall time (the interpreter's own start)"),
+    }, _startup),
+)}
+"""Every measurement of ``make bench``, in the order it runs."""
+
+
+def machine() -> dict:
+    """The CPU model, cores and memory of this machine."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            cpu = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30 if hasattr(os, "sysconf") else 0
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(memory, 1), "python": platform.python_version()}
+
+
+def measure(names: Iterable[str] | None = None, reference: str | None = None, progress=None) -> dict:
+    """Run the measurements ``names`` (default all), with the reference program ``reference`` (a compiled
+    POJ 1753 solver) beside the stream, and return the table (not written).
+
+    Raises RuntimeError when a command fails or answers wrongly: a wrong answer is never a time.
+    """
+    figures = {}
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="flipgame-measure-") as tmp:
+        context = {"workdir": Path(tmp), "reference": reference}
+        for name in names or MEASUREMENTS:
+            m = MEASUREMENTS[name]
+            if progress:
+                progress(name)
+            for key, value in m.run(context).items():
+                unit, what = m.figures[key]
+                figures[key] = {"value": round(value, 6), "unit": unit, "what": what}
+    return {"measured": datetime.date.today().isoformat(), "flipgame": version("flipgame"), "machine": machine(),
+            "load": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}, "figures": figures}
+
+
+def write(new: dict, path: Path = MEASURED_FILE) -> dict:
+    """Merge ``new`` into the table at ``path`` (figures not measured now keep their old values) and write it."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = {"figures": {}}
+    merged = {**new, "figures": {**old.get("figures", {}), **new["figures"]}}
+    path.write_text(json.dumps(merged, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    return merged
+
+
+def _replacement(table: dict):
+    def replace(match: re.Match) -> str:
+        entry = table["figures"].get(match[1])
+        if entry is None:
+            return match[0]
+        return f"<!-- measured: {match[1]} -->{format_value(entry['value'], entry['unit'])}<!-- /measured -->"
+    return replace
+
+
+def update_docs(table: dict, paths: Iterable[Path]) -> list[Path]:
+    """Rewrite every marker of the docs ``paths`` from ``table``; the files changed."""
+    changed = []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        new = MARKER.sub(_replacement(table), text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+def stale_markers(table: dict, paths: Iterable[Path]) -> list[str]:
+    """``file: key`` for every marker whose text is not the table's value (or whose key it lacks)."""
+    out = []
+    for path in paths:
+        for match in MARKER.finditer(path.read_text(encoding="utf-8")):
+            entry = table["figures"].get(match[1])
+            if entry is None or match[2] != format_value(entry["value"], entry["unit"]):
+                out.append(f"{path.name}: {match[1]}")
+    return out
