@@ -35,6 +35,17 @@ REFERENCE_TRAP_BOARDS = [
 ]
 
 
+HEAVY_PER_BOARD = {"pb", "maxsat", "external", "mip"}
+"""Backends at several milliseconds a board (a program started, or a model rebuilt, per board): their sweeps over
+hundreds of boards are in ``make test-slow``; their answers on the known boards stay in the fast suite."""
+
+
+def per_board(methods) -> list:
+    """``methods`` as parameters, the sweeps of :data:`HEAVY_PER_BOARD` and of the strategy variants marked slow."""
+    return [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY_PER_BOARD or m.startswith("strategy:") else m
+            for m in methods]
+
+
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", help="also run the tests marked slow (make test-slow)")
 
@@ -52,10 +63,6 @@ def assert_within(seconds: float, bound: float, what: str = "the run") -> None:
     """Assert that ``seconds`` (wall clock) is under ``bound``, when timings are checked (see :data:`TIMING`)."""
     if TIMING["checked"]:
         assert seconds < bound, f"{what} took {seconds:.2f} s, over its bound of {bound} s"
-
-
-MISSING: dict[str, int] = {}
-"""Program -> tests skipped because it is not installed, for the line at the end of the run."""
 
 
 def program_of(method: str) -> str | None:
@@ -78,7 +85,6 @@ def missing_program(method: str) -> str | None:
 def need_program(program: str) -> None:
     """Skip the running test unless ``program`` is installed, naming its Debian package."""
     if shutil.which(program) is None:
-        MISSING[program] = MISSING.get(program, 0) + 1
         pytest.skip(f"{program} is not installed ({package_hint(program)})")
 
 
@@ -96,7 +102,6 @@ def pytest_collection_modifyitems(config, items):
     run for an external program that is not installed skips, naming the package to install."""
     for item in items:
         if program := _needed_program(item):
-            MISSING[program] = MISSING.get(program, 0) + 1
             item.add_marker(pytest.mark.skip(reason=f"{program} is not installed ({package_hint(program)})"))
     if config.getoption("--runslow") or "slow" in (config.getoption("-m") or ""):
         return
@@ -107,12 +112,14 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """One line at the end: the solver programs that were missing, and how to install them."""
-    if MISSING:
-        listed = ", ".join(f"{p} ({package_hint(p)}, {n} test{'s' if n != 1 else ''})"
-                           for p, n in sorted(MISSING.items()))
-        terminalreporter.write_line(f"skipped for missing solver programs: {listed}; "
-                                    f"install them to run every external-strategy test")
+    """One line at the end: the solver programs that were missing, and how to install them (computed here, in
+    the process that reports, so it holds with ``-n`` workers too)."""
+    programs = sorted({p for name in STRATEGIES if (p := missing_program(name))})
+    if programs:
+        skipped = sum(1 for r in terminalreporter.stats.get("skipped", []) if "is not installed" in str(r.longrepr))
+        listed = ", ".join(f"{p} ({package_hint(p)})" for p in programs)
+        terminalreporter.write_line(f"skipped {skipped} tests for missing solver programs: {listed}; install them "
+                                    f"to run every external-strategy test")
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import POJ_SAMPLE, REFERENCE_TRAP_BOARDS, batch_gate, board, solve_gate
+from conftest import POJ_SAMPLE, REFERENCE_TRAP_BOARDS, batch_gate, board, per_board, solve_gate
 
 from flipgame import BACKENDS, Board, Game, Status, UnknownBackendError, get_backend, solve
 from flipgame.backends.strategies import STRATEGIES
@@ -18,10 +18,6 @@ from flipgame.verify.checks.witness import check_solution
 
 METHODS = [*BACKENDS, *(f"strategy:{name}" for name in STRATEGIES if name not in BACKENDS)]
 """Every registered backend, then every registered strategy that is not a backend's default."""
-
-
-SLOW_PER_BOARD = {"strategy:ilp-highs"}
-"""Methods whose 160-board witness sample takes over ten seconds (HiGHS builds a model per board)."""
 
 
 def solve_by(method: str, cells, game: Game | None = None):
@@ -96,8 +92,7 @@ def test_one_press_from_white_needs_five_for_black(backend):
     assert solve_by(backend, b, Game(goal="black")).moves == 5
 
 
-@pytest.mark.parametrize("backend", [pytest.param(m, marks=pytest.mark.slow) if m in SLOW_PER_BOARD else m
-                                     for m in METHODS])
+@pytest.mark.parametrize("backend", per_board(METHODS))
 def test_witnesses_on_a_fixed_sample(backend, game4, exhaustive):
     rng = np.random.default_rng(1753)
     sample = np.concatenate([rng.choice(np.flatnonzero(exhaustive["gauss"].status == Status.OPTIMAL), 120),
@@ -124,7 +119,7 @@ def test_batch_equals_single(backend):
             assert batch[i].presses == single.presses
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", per_board(BACKENDS))
 @pytest.mark.parametrize("rows, cols", [(1, 1), (1, 5), (3, 5), (2, 7), (5, 3)])
 def test_rectangular_boards_agree_with_bfs(backend, rows, cols):
     g = Game(rows, cols)
@@ -135,7 +130,7 @@ def test_rectangular_boards_agree_with_bfs(backend, rows, cols):
     assert np.array_equal(got.moves, ref.moves)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", per_board(BACKENDS))
 def test_toroidal_4x4_agrees_with_bfs(backend):
     g = Game(4, 4, wrap=True)
     boards = np.arange(0, 1 << 16, 331, dtype=np.uint64)

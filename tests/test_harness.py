@@ -129,7 +129,8 @@ def test_verify_reports_every_known_kind_of_fault(monkeypatch, tmp_path, fault):
     """Each faulty backend makes `flipgame verify` exit non-zero with a replayable report."""
     monkeypatch.setitem(BACKENDS, fault, FAULTY[fault])
     report_path = tmp_path / "report.json"
-    rc = main(["verify", "--backends", f"gauss,bfs,{fault}", "--report", str(report_path), "--jobs", "1"])
+    rc = main(["verify", "--size", "3x3", "--backends", f"gauss,bfs,{fault}", "--report", str(report_path),
+               "--jobs", "1"])
     assert rc in (ExitCode.DISAGREEMENT, ExitCode.WITNESS_FAILURE)
     report = json.loads(report_path.read_text())
     rows = {b["backend"]: b for b in report["backends"]}
@@ -140,7 +141,7 @@ def test_verify_reports_every_known_kind_of_fault(monkeypatch, tmp_path, fault):
     record = (report["disagreements"] or report["witness_failures"])[0]
     assert record["board"] == Board.from_rows(record["text"]).cells
     truth = solve(record["text"], "bfs").answer()  # the distance table, independent of gauss
-    replay = flipgame("solve", stdin="\n".join(record["text"]) + "\n")
+    replay = flipgame("solve", "--size", "3x3", stdin="\n".join(record["text"]) + "\n")
     assert (replay.returncode, replay.stdout) == (0, truth + "\n")
     if "answers" in record:  # a disagreement: gauss recorded the truth, the fault did not
         assert record["answers"]["gauss"]["answer"] == truth != record["answers"][fault]["answer"]

@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-from conftest import batch_gate, flipgame, solve_gate
+from conftest import batch_gate, flipgame, per_board, solve_gate
 
 from flipgame import BACKENDS, Board, Game, Status
 from flipgame.cli import ExitCode, main
@@ -55,7 +55,7 @@ def test_chase_refuses_rules_it_cannot_handle():
 STENCIL_X = parse_stencil("x.x/.x./x.x")
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", per_board(BACKENDS))
 @pytest.mark.parametrize("rules", [
     dict(rows=3, cols=4, neighbourhood="cross"),
     dict(rows=3, cols=3, neighbourhood="king", wrap=True),

@@ -37,6 +37,7 @@ def test_manifest_lists_every_instance_with_its_known_answer(suite):
     assert all("toroidal" in r["rules"] for r in rows if r["family"] == "torus")
 
 
+@pytest.mark.slow  # a cbc run per instance; the press-system suite's cbc test below stays in the fast suite
 def test_cbc_finds_the_manifest_optima_from_the_mps_files_alone(suite, tmp_path):
     need_program("cbc")
     for row in manifest_rows(suite):
