@@ -70,9 +70,9 @@ def test_bench_reports_a_reference_that_fails_without_a_speed_ratio(tmp_path, ca
 
 
 def test_bench_stops_a_reference_that_hangs(tmp_path, capsys, monkeypatch):
-    from flipgame.cli import bench
+    from flipgame.study import measure
 
-    monkeypatch.setattr(bench, "REFERENCE_TIMEOUT", 1.0)
+    monkeypatch.setattr(measure, "REFERENCE_TIMEOUT", 1.0)
     ref = _script(tmp_path, "hang", "time.sleep(600)")
     rc = main(["bench", "--size", "2x2", "--backends", "gauss", "--startup-runs", "1", "--json",
                str(tmp_path / "b.json"), "--reference", ref])

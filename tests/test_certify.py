@@ -338,6 +338,7 @@ def test_time_limit_gives_unknown_and_leaves_no_child(hard_case):
 
 
 @needs_proc
+@pytest.mark.slow  # the prover must reach its forked checkers within its 4 s limit: not on a loaded machine
 def test_time_limit_kills_the_forked_checkers(hard_case):
     """With ``jobs=2`` the prover forks checkers of finished pieces; at the time limit they go with it."""
     import threading
