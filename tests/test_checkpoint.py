@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import sigint_default
@@ -205,3 +206,30 @@ def test_a_full_disk_leaves_no_empty_report(tmp_path, monkeypatch, capsys):
     assert common.write_json(str(path), {"a": 1}, "report") == ExitCode.USAGE
     assert not path.exists() and not (tmp_path / "r.json.tmp").exists()
     assert f"cannot write report {path}: No space left on device" in capsys.readouterr().err
+
+
+MERLIN_FILE = Path(__file__).resolve().parent.parent / "examples" / "merlin.json"
+
+
+@pytest.mark.parametrize("rules", [["--rules", str(MERLIN_FILE)], ["--states", "3", "--size", "2x3"]],
+                         ids=["merlin-two-states", "z3-2x3"])
+def test_a_press_system_run_killed_and_resumed_reports_as_an_uninterrupted_one(tmp_path, rules):
+    """Any press system: --jobs 2 --checkpoint, killed with -9 and resumed, gives the uninterrupted report."""
+    args = [sys.executable, "-m", "flipgame", "verify", *rules, "--backends", "gauss,cpsat", "--jobs", "2",
+            "--chunk-size", "32"]
+    whole = subprocess.run([*args, "--report", str(tmp_path / "whole.json")], capture_output=True, text=True,
+                           timeout=300)
+    assert whole.returncode == ExitCode.OK, whole.stderr
+    checkpoint = tmp_path / "run.jsonl"
+    proc = subprocess.Popen([*args, "--checkpoint", str(checkpoint), "--report", str(tmp_path / "partial.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (checkpoint.exists() and checkpoint.read_text().count("\n") >= 3):
+        time.sleep(0.02)
+    proc.kill()
+    proc.wait(timeout=60)
+    resumed = subprocess.run([*args, "--checkpoint", str(checkpoint), "--report", str(tmp_path / "resumed.json")],
+                             capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == ExitCode.OK, resumed.stderr
+    assert "resumed:" in resumed.stderr
+    assert comparable(tmp_path / "resumed.json") == comparable(tmp_path / "whole.json")

@@ -194,6 +194,16 @@ def test_local_dask_cluster_gives_the_local_report(tmp_path):
     assert {b["backend"] for b in counts(tmp_path / "dask.json")["backends"]} >= {"gauss", "bfs", "cpsat", "sat", "ilp"}
 
 
+@pytest.mark.slow  # two Dask clusters started: about 10 s idle
+def test_a_press_system_on_a_local_dask_cluster_gives_the_local_counts(tmp_path):
+    rules = ("--states", "3", "--size", "2x2", "--backends", "gauss,cpsat,ilp")
+    local = verify(*rules, "--jobs", "2", "--report", str(tmp_path / "local.json"))
+    dask = verify(*rules, "--scheduler", "local:2", "--report", str(tmp_path / "dask.json"))
+    assert local.returncode == dask.returncode == ExitCode.OK, dask.stderr
+    assert counts(tmp_path / "local.json") == counts(tmp_path / "dask.json")
+    assert [b["solvable"] for b in counts(tmp_path / "dask.json")["backends"]] == [81, 81, 81]
+
+
 @pytest.mark.parametrize("scheduler, words", [("local:0", "positive number of workers"),
                                               ("local:x", "positive number of workers")])
 def test_bad_scheduler_is_a_usage_error(tmp_path, scheduler, words):
