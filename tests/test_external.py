@@ -145,17 +145,17 @@ def test_a_program_that_says_unsat_is_caught_by_the_certificate_check(tmp_path):
                          text=True, timeout=60)
     assert (out.returncode, out.stdout) == (3, "Error\nError\nImpossible\n"), out.stderr
     assert out.stderr.splitlines() == [
-        f"flipgame: case {k}: external answer rejected: says Impossible, but a goal board is reachable (no parity "
-        "certificate exists)" for k in (1, 2)]
+        f"flipgame: case {k}: external ({tmp_path / 'liar.sh'}) answer rejected: says Impossible, but a goal board is "
+        "reachable (no parity certificate exists)" for k in (1, 2)]
 
 
-def test_a_program_whose_model_reaches_no_goal_is_an_error_in_one_line(tmp_path):
+def test_a_program_whose_model_reaches_no_goal_is_a_rejected_witness_in_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--solver-cmd",
                           lying_program(tmp_path, "s SATISFIABLE\\nv 1 0\\n")],
                          input="\n".join(POJ_SAMPLE) + "\n", capture_output=True, text=True, timeout=60)
-    assert (out.returncode, out.stdout) == (4, "Error\n")
-    assert re.fullmatch(r"flipgame: standard input: case 1: external gave no proven answer \(ERROR, \d+\.\d s\): "
-                        r"the program's press set 0x1 does not reach a goal board\n", out.stderr), out.stderr
+    assert (out.returncode, out.stdout) == (3, "Error\n")
+    assert re.fullmatch(r"flipgame: case 1: external \(\S+liar.sh\) witness rejected: pressing the witness gives "
+                        r"board \d+, not the claimed target 0\n", out.stderr), out.stderr
 
 
 def test_time_limit_kills_the_process_group(tmp_path):

@@ -1,9 +1,10 @@
 """``external``: any solver program, run on an exported file, its answer read in the competitions' conventions.
 
 The board is written with :mod:`flipgame.encode.export` in the program's format and the
-program is run as a child process in a session of its own, so that its whole
-process group is killed at the time limit or on Ctrl-C.  What it prints is read
-as the community it comes from prints it:
+program runs bounded and measured (:func:`flipgame.core.processes.run_bounded`): its own
+session, the time limit, an address-space limit (``memory_limit`` GiB), a cap on the output
+read, its whole process group killed after every call.  What it prints is read as the
+community it comes from prints it (:mod:`flipgame.backends.program_output`):
 
 ``cnf`` / ``xcnf`` (SAT)
     ``s SATISFIABLE`` / ``s UNSATISFIABLE`` and ``v`` lines of literals (SAT
@@ -12,48 +13,77 @@ as the community it comes from prints it:
     bound: the file without a bound gives a first press set of weight w (or
     Impossible), then the file with "at most w - 1 presses" is solved again until
     it is UNSAT, so the last model is a minimum.
-``wcnf`` (MaxSAT) and ``opb`` (PB)
+``wcnf`` (MaxSAT), ``opb`` / ``opb-xor`` (PB)
     ``o COST``, ``s OPTIMUM FOUND`` / ``s UNSATISFIABLE`` and a ``v`` line (MaxSAT
     Evaluation 2022: a string of 0/1 or literals; PB competition: ``x1 -x2 ...``).
-``mps`` (MIP)
+``mps`` / ``lp`` (MIP)
     CBC's solution file (``Optimal - objective value 4`` / ``Infeasible ...``, then
     one line per non-zero column) when the command names ``{out}``.
 
-Every press set read back must reach the goal under the board model
-(:meth:`flipgame.model.system.PressSystem.apply`) with the weight read; anything else is an
-error, never an answer.  A time-out is UNKNOWN.  A program that is not installed
-is refused before anything runs, in one line naming its Debian package.
+The command may also name ``{seconds}`` (the whole seconds left of the limit) and
+``{memory_mb}``, for the program's own limit flags.  The answer is the program's
+claim, passed on as claimed: a press set that reaches no goal is returned as the
+witness it claims to be, for the callers' witness checks to reject (``solve`` exits 3),
+and a claimed minimum or Impossible is checked by ``solve`` against gauss or a proof
+(:mod:`flipgame.verify.checks.claims`).  Output that is no answer (garbage, a crash, no
+``s`` line) is ERROR, its message quoting the output, the exit status and the command
+line; a time-out is UNKNOWN.  ``stats`` carries the program, its version, the calls and
+their summed ``wall`` and ``cpu`` seconds, the largest ``peak_rss`` (bytes; None when every
+call ended before it could be measured, see :class:`~flipgame.core.processes.RunResult`), and the limits
+(``time_limit`` seconds, ``memory_limit`` GiB).  A program
+that is not installed, or lacks its exec bit, is refused before anything runs.
 
 Running time: the program's, plus a process start and a file per call (about
 2-10 ms on 4x4).
 Source: SAT competition output rules; MaxSAT Evaluation 2022 rules; PB
-competition rules (Roussel & Manquinho 2016); CBC's ``solu`` command.
+competition rules (Roussel & Manquinho 2016); CBC's ``solu`` command; runsolver.
 """
 
 from __future__ import annotations
 
-import contextlib
+import math
 import os
 import shlex
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 
-from flipgame.backends.base import TIME_LIMIT, Backend, Option, default_time_limit, no_canonical
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit, no_canonical
+from flipgame.backends.program_output import (
+    ProgramOutputError,
+    literals,
+    read_cbc,
+    read_competition,
+    read_minisat,
+)
 from flipgame.backends.result import Solution, Status
 from flipgame.core.errors import OptionError, RefusedError
+from flipgame.core.processes import OUTPUT_MAX_BYTES, RunResult, run_bounded
 from flipgame.encode.export import SUFFIXES, export
 from flipgame.model.system import PressSystem
 
-FORMATS = ("cnf", "xcnf", "wcnf", "opb", "mps")
-"""Formats an external program can be given."""
+FORMATS = ("cnf", "xcnf", "wcnf", "opb", "opb-xor", "mps", "lp")
+"""Formats an external program can be given (every one :func:`flipgame.encode.export.export` writes
+that a program reads; ``cpsat`` is OR-Tools' own)."""
+DECISION = ("cnf", "xcnf")
+"""Formats whose programs decide (SAT): the backend descends over the bound."""
+ANSWERS = ("auto", "competition", "minisat", "cbc")
+"""How a program answers: ``competition`` ``s``/``v``/``o`` lines on standard output; ``minisat`` or
+``cbc``, a result file it writes to ``{out}``; ``auto``: cbc for mps/lp, minisat for cnf/xcnf naming
+``{out}``, else competition."""
 PACKAGES = {"cadical": "cadical", "cryptominisat5": "cryptominisat", "minisat": "minisat", "picosat": "picosat",
             "cbc": "coinor-cbc", "kissat": "kissat", "glucose": "glucose", "lingeling": "lingeling"}
 """Program -> the Debian package that installs it (for the refusal message)."""
-KILL_GRACE = 2.0
-"""Seconds to wait for a killed process group to be reaped."""
+VERSION_SECONDS = 5.0
+"""Seconds a version command may take (they print one line at once; a hung one is not waited for)."""
+RESULT_STATUSES = {"SATISFIABLE": "sat", "OPTIMUM FOUND": "sat", "UNSATISFIABLE": "unsat", "UNSAT": "unsat",
+                   "UNKNOWN": "unknown", "INDET": "unknown"}
+"""The ``s`` words a program may answer, and what each means; no ``s`` line at all is no answer (ERROR)."""
+
+
+FLAGS = {"command": "--solver-cmd", "format": "--solver-format", "answer": "--solver-answer"}
+"""The command-line flags of the program's options, as messages name them."""
 
 
 class ExternalRefused(RefusedError):
@@ -68,92 +98,52 @@ def package_hint(program: str) -> str:
     return f"apt-get install {pkg}" if pkg else "install it or give its full path"
 
 
-def run_program(argv: list[str], seconds: float) -> str | None:
-    """Run ``argv`` in a new session; its standard output, or None at the time limit.
-
-    The whole process group is killed (SIGKILL) at ``seconds`` and on any exception,
-    KeyboardInterrupt included, which is re-raised.  Exit codes are not errors
-    (SAT solvers exit 10 and 20).
-    """
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                            text=True, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=max(seconds, 0.001))
-        return out
-    except subprocess.TimeoutExpired:
-        _kill(proc)
+def not_runnable(program: str) -> str | None:
+    """One line if ``program`` (a path, or a name on ``PATH``) cannot be run, else None: not installed,
+    or a file without its exec bit (named as such, with the ``chmod`` that fixes it)."""
+    if "/" in program:
+        candidates = [program]
+    elif shutil.which(program) is not None:
         return None
-    except BaseException:
-        _kill(proc)
-        raise
+    else:
+        candidates = [os.path.join(d, program) for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]
+    for path in candidates:
+        if os.path.isfile(path) and not os.access(path, os.X_OK):
+            return f"{path} is not executable (chmod +x {path})"
+        if os.path.isdir(path):
+            return f"{path} is a folder, not a program"
+    if "/" in program and os.path.isfile(program):
+        return None
+    return f"{program} is not installed ({package_hint(program)})"
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):  # a process that survives SIGKILL
-        proc.communicate(timeout=KILL_GRACE)
+_VERSIONS: dict[str, str] = {}
 
 
-def literals(tokens: list[str]) -> set[int]:
-    """The true variables among DIMACS / OPB literal tokens (``12``, ``-3``, ``x5``, ``-x7``), 0 ignored."""
-    true = set()
-    for tok in tokens:
-        neg = tok.startswith("-")
-        v = int(tok.lstrip("-").lstrip("x") or 0)
-        if v and not neg:
-            true.add(v)
-    return true
+def version_of(command: str) -> str:
+    """The first line of ``command``'s output that names a version (has a digit), else its first line;
+    ``""`` for no command.  Run once per command (cached), bounded by :data:`VERSION_SECONDS`."""
+    if not command:
+        return ""
+    if command not in _VERSIONS:
+        try:
+            run = run_bounded(shlex.split(command), VERSION_SECONDS, output_cap=1 << 16)
+            text = (run.stdout + b"\n" + run.stderr_tail).decode("utf-8", "replace")
+            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+            _VERSIONS[command] = next((ln for ln in lines if any(c.isdigit() for c in ln)), lines[0] if lines else
+                                      f"unknown ({run.ended})")[:120]
+        except (OSError, ValueError) as exc:
+            _VERSIONS[command] = f"unknown ({getattr(exc, 'strerror', None) or exc})"
+    return _VERSIONS[command]
 
 
-def read_competition(text: str) -> tuple[str, set[int]]:
-    """``(status, true variables)`` from ``s``/``v`` lines; status is the ``s`` line's word(s) or ``""``.
+@dataclass(frozen=True)
+class Call:
+    """One program call: the status word it answered (``""`` for none), its true press variables, the run."""
 
-    A ``v`` line of only 0/1 characters (MaxSAT Evaluation 2022) gives variable i+1 for each 1.
-
-    >>> read_competition("c hi\\ns SATISFIABLE\\nv 1 -2\\nv 3 0\\n")
-    ('SATISFIABLE', {1, 3})
-    >>> read_competition("o 2\\ns OPTIMUM FOUND\\nv 0110\\n")
-    ('OPTIMUM FOUND', {2, 3})
-    """
-    status, true = "", set()
-    for line in text.splitlines():
-        head, _, rest = line.strip().partition(" ")
-        if head == "s":
-            status = rest.strip()
-        elif head == "v":
-            rest = rest.strip()
-            if rest and set(rest) <= {"0", "1"} and len(rest) > 1 or rest in ("0", "1") and not true:
-                true |= {i + 1 for i, ch in enumerate(rest) if ch == "1"}
-            else:
-                true |= literals(rest.split())
-    return status, true
-
-
-def read_minisat(text: str) -> tuple[str, set[int]]:
-    """MiniSat's result file: ``SAT`` then the literals, ``UNSAT``, or ``INDET``."""
-    words = text.split()
-    if not words:
-        return "", set()
-    status = {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE"}.get(words[0], "")
-    return status, literals(words[1:])
-
-
-def read_cbc(text: str, n: int) -> tuple[str, set[int]]:
-    """CBC's solution file: ``Optimal - objective value W`` / ``Infeasible - ...``, then
-    ``index name value reduced-cost`` lines; the presses are columns ``press_j`` at 1."""
-    lines = text.splitlines()
-    if not lines:
-        return "", set()
-    first = lines[0].lower()
-    status = ("OPTIMUM FOUND" if first.startswith("optimal") else
-              "UNSATISFIABLE" if "infeasible" in first else "")
-    true = set()
-    for line in lines[1:]:
-        parts = line.split()
-        if len(parts) >= 3 and parts[1].startswith("press_") and float(parts[2]) > 0.5:
-            true.add(int(parts[1][6:]) + 1)
-    return status, true
+    status: str
+    true: frozenset
+    run: RunResult
 
 
 class Program:
@@ -162,91 +152,179 @@ class Program:
     Parameters
     ----------
     command : str
-        ``PROGRAM ARGS {file}``; ``{out}`` names a result file the program writes.
+        ``PROGRAM ARGS {file}``; ``{out}`` names a result file the program writes; ``{seconds}`` and
+        ``{memory_mb}`` its limits.
     fmt : str
         One of :data:`FORMATS`.
+    answer : str
+        One of :data:`ANSWERS`.
+    flags : dict
+        What the messages call the command, format and answer (the CLI flags, or a file's keys).
+
+    Raises
+    ------
+    OptionError
+        No ``{file}``, an unknown format or answer, or a result-file answer without ``{out}``.
     """
 
-    def __init__(self, command: str, fmt: str):
-        self.argv = shlex.split(command)
+    def __init__(self, command: str, fmt: str, answer: str = "auto", flags: dict[str, str] = FLAGS):
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise OptionError(f"{flags['command']} {command!r}: {exc}") from None
         if not self.argv or not any("{file}" in a for a in self.argv):
-            raise OptionError(f"--solver-cmd must name the instance file as {{file}}, got {command!r}")
+            raise OptionError(f"{flags['command']} must name the instance file as {{file}}, got {command!r}")
         if fmt not in FORMATS:
-            raise OptionError(f"--solver-format: {fmt!r} is not one of {', '.join(FORMATS)}")
-        self.fmt = fmt
+            raise OptionError(f"{flags['format']}: {fmt!r} is not one of {', '.join(FORMATS)}")
+        if answer not in ANSWERS:
+            raise OptionError(f"{flags['answer']}: {answer!r} is not one of {', '.join(ANSWERS)}")
+        self.fmt, self.uses_out = fmt, any("{out}" in a for a in self.argv)
+        if answer == "auto":
+            answer = "cbc" if fmt in ("mps", "lp") else "minisat" if self.uses_out and fmt in DECISION else \
+                "competition"
+        if answer != "competition" and not self.uses_out:
+            raise OptionError(f"a {answer} answer is a result file: the command must name it as {{out}}, "
+                              f"got {command!r}")
+        self.answer = answer
 
     @property
     def program(self) -> str:
         return self.argv[0]
 
     def missing(self) -> str | None:
-        """One line if the program cannot be found, else None."""
-        if shutil.which(self.program) is None:
-            return f"{self.program} is not installed ({package_hint(self.program)})"
-        return None
+        """One line if the program cannot be run, else None."""
+        return not_runnable(self.program)
 
-    def run(self, game: PressSystem, board: int, seconds: float,
-            bound: int | None = None) -> tuple[str, set[int]] | None:
-        """Write the instance, run the program on it; ``(status, true variables)`` or None at the time limit."""
+    def read(self, text: str, n: int, limit: int | None = None) -> tuple[str, set[int]]:
+        """``(status word, true press variables)`` of the answer ``text``, at most ``limit`` literals.
+        Raises ProgramOutputError."""
+        reader = {"competition": read_competition, "minisat": read_minisat, "cbc": read_cbc}[self.answer]
+        return reader(text, n, limit)
+
+    def run(self, game: PressSystem, board: int, seconds: float, bound: int | None = None,
+            memory_gib: float | None = None) -> Call:
+        """Write the instance, run the program on it bounded, read its answer.
+
+        Raises
+        ------
+        ProgramOutputError
+            Its output is no answer (the message quotes the offending line).
+        OSError
+            It cannot be started.
+        """
+        memory = None if memory_gib is None else int(memory_gib * (1 << 30))
         with tempfile.TemporaryDirectory(prefix="flipgame-") as tmp:
             path = os.path.join(tmp, "instance" + SUFFIXES[self.fmt])
             out = os.path.join(tmp, "result.txt")
+            instance = export(self.fmt, game, board, bound=bound)
             with open(path, "w") as f:
-                f.write(export(self.fmt, game, board, bound=bound))
-            argv = [a.replace("{file}", path).replace("{out}", out) for a in self.argv]
-            stdout = run_program(argv, seconds)
-            if stdout is None:
-                return None
-            uses_out = any("{out}" in a for a in self.argv)
-            text = _read(out) if uses_out else stdout
-        if self.fmt == "mps":
-            return read_cbc(text, game.m)
-        if uses_out and self.fmt in ("cnf", "xcnf"):
-            return read_minisat(text)
-        return read_competition(text)
+                f.write(instance)
+            fill = {"{file}": path, "{out}": out, "{seconds}": str(max(1, math.ceil(seconds))),
+                    "{memory_mb}": str(memory >> 20 if memory else 0)}
+            argv = [_fill(a, fill) for a in self.argv]
+            run = run_bounded(argv, seconds, memory_limit=memory)
+            if run.timed_out or run.over_cap:
+                return Call("", frozenset(), run)
+            text = _read(out) if self.uses_out and self.answer != "competition" else \
+                run.stdout.decode("utf-8", "replace")
+        try:
+            status, true = self.read(text, game.m, len(instance) // 2 + 1)  # each variable is in the file
+        except ProgramOutputError as exc:
+            raise ProgramOutputError(f"{exc} (`{run.command}` {run.ended})") from None
+        return Call(status, frozenset(true), run)
+
+
+def _fill(arg: str, fill: dict[str, str]) -> str:
+    for key, value in fill.items():
+        arg = arg.replace(key, value)
+    return arg
 
 
 def _read(path: str) -> str:
+    """A result file, at most :data:`~flipgame.core.processes.OUTPUT_MAX_BYTES` of it (``""`` if absent).
+    Raises ProgramOutputError for a larger one."""
     try:
-        with open(path) as f:
-            return f.read()
+        with open(path, "rb") as f:
+            data = f.read(OUTPUT_MAX_BYTES + 1)
     except FileNotFoundError:
         return ""
+    if len(data) > OUTPUT_MAX_BYTES:
+        raise ProgramOutputError(f"its result file is larger than {OUTPUT_MAX_BYTES >> 20} MiB")
+    return data.decode("utf-8", "replace")
 
 
-def _presses(true: set[int], n: int) -> int:
+def _presses(true, n: int) -> int:
     return sum(1 << (v - 1) for v in true if v <= n)
 
 
-def _wrong_model(game: PressSystem, board: int, presses: int) -> str | None:
-    """Why the program's press set is no witness (it reaches no goal board), or None."""
-    if game.apply(board, presses) in game.targets:
-        return None
-    return f"the program's press set {presses:#x} does not reach a goal board"
+class _Descent:
+    """The calls of one board: their summed measures, and the answer as ``(status, presses, stats)``."""
+
+    def __init__(self, prog: Program, version: str, time_limit: float, memory_gib: float | None):
+        self.prog = prog
+        self.stats = {"program": prog.program, "format": prog.fmt, "calls": 0, "wall": 0.0, "cpu": 0.0,
+                      "peak_rss": None, "time_limit": time_limit, "memory_limit": memory_gib}
+        if version:
+            self.stats["version"] = version
+
+    def add(self, run: RunResult) -> None:
+        s = self.stats
+        s["calls"] += 1
+        s["wall"] += run.wall
+        s["cpu"] += run.cpu
+        if run.peak_rss is not None:
+            s["peak_rss"] = max(s["peak_rss"] or 0, run.peak_rss)
+        s["exit_status"], s["signal"] = run.exit_status, run.signal
+
+    def no_answer(self, status: Status, why: str) -> tuple[Status, None, dict]:
+        return status, None, self.stats | {"error": f"{self.prog.program} {why}"}
+
+    def call(self, game: PressSystem, board: int, deadline: float, bound: int | None, memory_gib: float | None,
+             time_limit: float) -> Call | tuple[Status, None, dict]:
+        """One call that answered SAT or UNSAT (its ``status`` then a key of :data:`RESULT_STATUSES`), or the
+        board's final ``(status, None, stats)`` when it gave no answer."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
+        try:
+            call = self.prog.run(game, board, remaining, bound, memory_gib)
+        except ProgramOutputError as exc:
+            return self.no_answer(Status.ERROR, f"printed no answer: {exc}")
+        except OSError as exc:
+            return self.no_answer(Status.ERROR, f"cannot be run: {exc.strerror or exc}")
+        self.add(call.run)
+        meaning = RESULT_STATUSES.get(call.status.upper())
+        if call.run.timed_out:
+            return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
+        if call.run.over_cap or meaning is None:
+            return self.no_answer(Status.ERROR, f"gave no answer: {call.run.describe()}")
+        if meaning == "unknown":
+            return self.no_answer(Status.UNKNOWN, f"answered {call.status}: {call.run.describe()}")
+        return Call(meaning, call.true, call.run)
 
 
-def solve_external(prog: Program, game: PressSystem, board: int, time_limit: float) -> tuple[Status, int | None, dict]:
-    """``(status, presses, stats)``: one optimisation call, or the SAT descent over the bound."""
-    deadline = time.perf_counter() + time_limit
-    stats = {"program": prog.program, "format": prog.fmt, "calls": 0}
+def solve_external(prog: Program, game: PressSystem, board: int, time_limit: float, memory_gib: float | None = None,
+                   version: str = "") -> tuple[Status, int | None, dict]:
+    """``(status, presses, stats)``: one optimisation call, or the SAT descent over the bound.
+
+    A press set that reaches no goal ends the descent and is returned as claimed (OPTIMAL, for the
+    witness check to reject); a model over the bound asked for is ERROR; see the module docstring.
+    """
+    deadline = time.monotonic() + time_limit
+    d = _Descent(prog, version, time_limit, memory_gib)
     bound, best = None, None
     while True:
-        stats["calls"] += 1
-        got = prog.run(game, board, deadline - time.perf_counter(), bound)
-        if got is None:
-            return Status.UNKNOWN, None, stats
-        status, true = got
-        if status in ("UNSATISFIABLE", "UNSAT"):
-            return (Status.INFEASIBLE, None, stats) if best is None else (Status.OPTIMAL, best, stats)
-        if status not in ("SATISFIABLE", "OPTIMUM FOUND"):
-            return Status.UNKNOWN, None, stats
-        best = _presses(true, game.m)
-        if wrong := _wrong_model(game, board, best):
-            return Status.ERROR, None, stats | {"error": wrong}
-        if prog.fmt not in ("cnf", "xcnf"):
-            return Status.OPTIMAL, best, stats
-        if best == 0:
-            return Status.OPTIMAL, 0, stats
+        call = d.call(game, board, deadline, bound, memory_gib, time_limit)
+        if not isinstance(call, Call):
+            return call
+        if call.status == "unsat":
+            return (Status.INFEASIBLE, None, d.stats) if best is None else (Status.OPTIMAL, best, d.stats)
+        best = _presses(call.true, game.m)
+        if bound is not None and best.bit_count() > bound:
+            return d.no_answer(Status.ERROR, f"answered a model of {best.bit_count()} presses to 'at most {bound} "
+                                             f"presses': {call.run.command}")
+        if game.apply(board, best) not in game.targets or prog.fmt not in DECISION or best == 0:
+            return Status.OPTIMAL, best, d.stats
         bound = best.bit_count() - 1
 
 
@@ -259,25 +337,32 @@ class External(Backend):
     """
 
     name = "external"
-    summary = "an external solver program on an exported DIMACS/WCNF/OPB/MPS file (SAT: descent over the bound)"
+    summary = ("an external solver program on an exported DIMACS/WCNF/OPB/MPS/LP file (SAT: descent over the "
+               "bound), bounded and measured")
     parallel = True
     max_cells = 40_000
     by_default = False
     options = (
         TIME_LIMIT,
+        MEMORY_LIMIT,
         Option("command", str, "cadical -q {file}", "external program: 'PROGRAM ARGS {file}' ({out}: a result "
-               "file it writes)", flag="--solver-cmd"),
+               "file it writes; {seconds}, {memory_mb}: its limits)", flag="--solver-cmd"),
         Option("format", str, "cnf", "the format the external program reads", choices=FORMATS,
                flag="--solver-format"),
+        Option("answer", str, "auto", "how the external program answers: s/v/o lines, or a minisat or cbc "
+               "result file at {out}", choices=ANSWERS, flag="--solver-answer"),
+        Option("version", str, "", "a command printing the external program's version (recorded)",
+               flag="--solver-version"),
     )
 
     def check_options(self, options: dict) -> dict:
         checked = no_canonical(self.name, super().check_options(options))
-        Program(checked["command"], checked["format"])
+        Program(checked["command"], checked["format"], checked["answer"])
         return checked
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:
-        return super().refusal(game, options) or Program(options["command"], options["format"]).missing()
+        return super().refusal(game, options) or Program(options["command"], options["format"],
+                                                         options["answer"]).missing()
 
     def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:
         return ExternalRefused if self.supports(game) else super().refusal_error(game, options)
@@ -286,8 +371,22 @@ class External(Backend):
         options = self.check_options(options)  # defaults filled when called without the gate
         start = time.perf_counter()
         limit = options.get("time_limit") or default_time_limit(game)
-        status, presses, stats = solve_external(Program(options["command"], options["format"]), game, board, limit)
+        prog = Program(options["command"], options["format"], options["answer"])
+        status, presses, stats = solve_external(prog, game, board, limit, options["memory_limit"],
+                                                version_of(options["version"]))
         seconds = time.perf_counter() - start
         if status is not Status.OPTIMAL:
             return Solution(self.name, status, seconds=seconds, stats=stats)
-        return Solution(self.name, status, presses.bit_count(), presses, game.apply(board, presses), seconds, stats)
+        after = game.apply(board, presses)
+        target = after if after in game.targets else game.targets[0]  # a wrong press set keeps its claim
+        return Solution(self.name, status, presses.bit_count(), presses, target, seconds, stats)
+
+
+def is_program(backend: Backend) -> bool:
+    """True if ``backend`` runs an external program (the backend itself, or a strategy over it)."""
+    return getattr(getattr(backend, "base", backend), "name", None) == External.name
+
+
+__all__ = ["ANSWERS", "DECISION", "FORMATS", "Call", "External", "ExternalRefused", "Program", "is_program",
+           "literals", "not_runnable", "read_cbc", "read_competition", "read_minisat", "solve_external",
+           "version_of"]

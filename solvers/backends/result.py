@@ -8,6 +8,7 @@ sentinel (batch), never missing.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -96,6 +97,13 @@ class Solution:
         has_number = self.status is Status.OPTIMAL
         if has_number != (self.moves is not None) or has_number != (self.presses is not None):
             raise ValueError(f"{self.status.name} solution must {'' if has_number else 'not '}carry moves and presses")
+
+    def __reduce__(self):
+        """Pickled with its mappings as plain dicts (a ``mappingproxy`` does not pickle), frozen again on load:
+        an answer can come back from a worker process (:func:`flipgame.core.processes.run_function`)."""
+        values = tuple(dict(v) if isinstance(v, MappingProxyType) else v
+                       for v in (getattr(self, f.name) for f in dataclasses.fields(self)))
+        return type(self), values
 
     @property
     def success(self) -> bool:

@@ -26,6 +26,7 @@ from types import MappingProxyType
 import numpy as np
 
 from flipgame.backends.base import Backend
+from flipgame.backends.external import Program
 from flipgame.backends.result import BatchSolution, Solution
 from flipgame.core.errors import RefusedError, RulesError
 from flipgame.gate.registry import ALIASES, get_backend
@@ -143,27 +144,59 @@ for _s in (
     Strategy("scip-direct", "mip", {"solver": "scip"}, "MIP, SCIP through PySCIPOpt, a persistent model"),
     Strategy("highs-direct", "mip", {"solver": "highs"}, "MIP, HiGHS through highspy, a persistent model"),
     # External programs (Debian packages), each on an exported file; SAT ones descend over the bound.
-    Strategy("cadical", "external", {"command": "cadical -q {file}", "format": "cnf"},
+    Strategy("cadical", "external", {"command": "cadical -q {file}", "format": "cnf",
+                                     "version": "cadical --version"},
              "CaDiCaL (program) on DIMACS CNF, descent over the bound"),
-    Strategy("cryptominisat5", "external", {"command": "cryptominisat5 --verb 0 {file}", "format": "xcnf"},
+    Strategy("cryptominisat5", "external", {"command": "cryptominisat5 --verb 0 {file}", "format": "xcnf",
+                                            "version": "cryptominisat5 --version"},
              "CryptoMiniSat 5 (program) on CNF-XOR, descent over the bound"),
-    Strategy("minisat", "external", {"command": "minisat -verb=0 {file} {out}", "format": "cnf"},
+    Strategy("minisat", "external", {"command": "minisat -verb=0 {file} {out}", "format": "cnf",
+                                     "version": "dpkg-query -W -f=${Version} minisat"},
              "MiniSat (program) on DIMACS CNF, result file, descent over the bound"),
-    Strategy("picosat", "external", {"command": "picosat {file}", "format": "cnf"},
+    Strategy("picosat", "external", {"command": "picosat {file}", "format": "cnf", "version": "picosat --version"},
              "PicoSAT (program) on DIMACS CNF, descent over the bound"),
-    Strategy("cbc", "external", {"command": "cbc {file} -cuts off solve solu {out}", "format": "mps"},
+    Strategy("cbc", "external", {"command": "cbc {file} -cuts off solve solu {out}", "format": "mps",
+                                 "version": "cbc -quit"},
              "COIN-OR CBC (program) on the MPS, no cuts (4x4: 0.07 s a call, 0.8 s with), its solution file"),
 ):
     register(_s)
 
 EXTERNAL = ("cadical", "cryptominisat5", "minisat", "picosat", "cbc")
 """The strategies that run a Debian package's program."""
+BUILTIN = frozenset(STRATEGIES)
+"""The strategies flipgame itself registers (a strategies file may not reuse their names)."""
+PROGRAM_KEYS = ("command", "format", "answer", "version")
+"""The ``external`` options that define a program: a strategy fixes them, a flag does not change them."""
+SOLVER_CMD = "external"
+"""The strategy name of ``--solver-cmd`` (``study --strategies gauss,external --solver-cmd ...``)."""
 
 
-def solver_cmd_strategy(command: str, fmt: str) -> Strategy:
-    """The strategy for ``--solver-cmd COMMAND --solver-format FMT``, registered as ``solver-cmd``."""
-    return register(Strategy("solver-cmd", "external", {"command": command, "format": fmt},
+def solver_cmd_strategy(command: str, fmt: str = "cnf", answer: str = "auto", version: str = "") -> Strategy:
+    """The strategy for ``--solver-cmd COMMAND --solver-format FMT``, registered as :data:`SOLVER_CMD`.
+
+    Raises OptionError for a command or format the ``external`` backend does not take."""
+    Program(command, fmt, answer)
+    return register(Strategy(SOLVER_CMD, "external", {"command": command, "format": fmt, "answer": answer,
+                                                      "version": version},
                              f"external program: {command} ({fmt})"))
+
+
+def portable(name: str) -> tuple | None:
+    """A strategy registered at run time (a strategies file, ``--solver-cmd``) as a plain picklable tuple
+    ``(name, backend, options, summary)`` for a worker process to register (:func:`ensure_registered`);
+    None for a built-in strategy or a backend, which every process has."""
+    s = STRATEGIES.get(name)
+    if s is None or name in BUILTIN:
+        return None
+    return s.name, s.backend, dict(s.options), s.summary
+
+
+def ensure_registered(definition: tuple) -> None:
+    """Register the strategy of :func:`portable` in this process unless it is there already."""
+    name, backend, options, summary = definition
+    s = STRATEGIES.get(name)
+    if s is None or s.backend != backend or dict(s.options) != options:
+        register(Strategy(name, backend, options, summary))
 
 
 class StrategyBackend(Backend):
@@ -202,9 +235,11 @@ _AS_BACKEND: dict[str, StrategyBackend] = {}
 
 def strategy_backend(name: str) -> StrategyBackend:
     """The strategy ``name`` as a backend (cached).  Raises KeyError for an unknown name."""
-    if name not in _AS_BACKEND:
-        _AS_BACKEND[name] = StrategyBackend(STRATEGIES[name])
-    return _AS_BACKEND[name]
+    strategy = STRATEGIES[name]
+    cached = _AS_BACKEND.get(name)
+    if cached is None or cached.strategy is not strategy:  # new, or registered again under that name
+        cached = _AS_BACKEND[name] = StrategyBackend(strategy)
+    return cached
 
 
 ALIASES.append(strategy_backend)

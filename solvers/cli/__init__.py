@@ -16,10 +16,13 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from flipgame.cli.common import COMMAND_HELP, ExitCode, OneLineParser, fail
+from flipgame.cli.common import COMMAND_HELP, ExitCode, OneLineParser, fail, register_programs
+from flipgame.core.errors import FlipgameError
 
 COMMANDS = tuple(COMMAND_HELP)
 """Command names; each is a module of this package with ``add_parser(subparsers)`` and ``run(args)``."""
+PROGRAM_COMMANDS = ("solve", "verify", "study")
+"""The commands that take ``--strategies-file`` and the ``external`` strategy of ``--solver-cmd``."""
 
 
 def command_module(name: str) -> ModuleType:
@@ -76,6 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("flipgame: standard output is closed", file=sys.stderr)
         return int(ExitCode.USAGE)
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in PROGRAM_COMMANDS:
+        try:
+            register_programs(argv[1:])
+        except FlipgameError as exc:
+            return int(fail(ExitCode.USAGE, str(exc)))
     args = build_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
         return int(args.run(args))

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from flipgame import BACKENDS, Backend, Game, get_backend
-from flipgame.backends import strategies
+from flipgame.backends import strategies, strategies_file
 from flipgame.backends.strategies import STRATEGIES, StrategyBackend
 from flipgame.core.errors import BoardFormatError, RulesError
 from flipgame.core.limits import BOARD_MAX_CELLS
@@ -108,7 +108,17 @@ def name_list(text: str, valid: Sequence[str], what: str, *, allow_all: bool = F
 
 def strategy_names(text: str) -> list[str]:
     """``all`` or comma-separated names of :data:`flipgame.backends.strategies.STRATEGIES`."""
-    return name_list(text, list(STRATEGIES), "strategy", allow_all=True)
+    try:
+        return name_list(text, list(STRATEGIES), "strategy", allow_all=True)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}{_external_hint(text)}") from None
+
+
+def _external_hint(text: str) -> str:
+    """The hint for a strategy list naming ``external`` when no ``--solver-cmd`` defined it."""
+    named = strategies.SOLVER_CMD in (t.strip() for t in text.split(","))
+    return (f" ('{strategies.SOLVER_CMD}' is the program of --solver-cmd; give --solver-cmd 'PROGRAM ARGS {{file}}')"
+            if named and strategies.SOLVER_CMD not in STRATEGIES else "")
 
 
 def positive_seconds(text: str) -> float:
@@ -247,9 +257,49 @@ def chosen_backend(args, default: str = "gauss") -> Backend:
 
 
 def chosen_options(backend: Backend, args) -> dict:
-    """The flags given for ``backend`` (for a strategy: the flags of its underlying backend)."""
+    """The flags given for ``backend`` (for a strategy: the flags of its underlying backend, but not those
+    that define a program, which the strategy fixes)."""
     base = backend.base.name if isinstance(backend, StrategyBackend) else backend.name
-    return backend_options([base], args)[base]
+    options = backend_options([base], args)[base]
+    if not isinstance(backend, StrategyBackend):
+        return options
+    if _without_program(options) != options:
+        raise RulesError(f"--solver-cmd and its --solver-* flags define a program; the strategy {backend.name} "
+                         f"has its own (give one or the other)")
+    return options
+
+
+def _without_program(options: dict) -> dict:
+    return {k: v for k, v in options.items() if k not in strategies.PROGRAM_KEYS}
+
+
+def add_strategies_file(parser: argparse.ArgumentParser) -> None:
+    """``--strategies-file FILE`` (read by :func:`register_programs` before the arguments are parsed)."""
+    parser.add_argument("--strategies-file", action="append", metavar="FILE",
+                        help="register solver programs as strategies by name: a TOML file, one table per "
+                             "program (command with {file}, format; see docs/solvers.md); may be repeated")
+
+
+def register_programs(argv: Sequence[str]) -> None:
+    """Register the programs of ``--strategies-file`` and the ``--solver-cmd`` strategy
+    (:data:`~flipgame.backends.strategies.SOLVER_CMD`) before the command's parser is built, so that
+    ``--strategy`` and ``--strategies`` take their names.
+
+    Raises
+    ------
+    FlipgameError
+        A strategies file that cannot be read or names a program wrongly, or a bad --solver-cmd.
+    """
+    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    pre.add_argument("--strategies-file", action="append", default=[])
+    for flag in ("--solver-cmd", "--solver-format", "--solver-answer", "--solver-version"):
+        pre.add_argument(flag)
+    known, _ = pre.parse_known_args(list(argv))
+    for path in known.strategies_file:
+        strategies_file.load(path)
+    if known.solver_cmd is not None:
+        strategies.solver_cmd_strategy(known.solver_cmd, known.solver_format or "cnf", known.solver_answer or "auto",
+                                       known.solver_version or "")
 
 
 def strategy_list(text: str) -> list[str]:
@@ -257,7 +307,7 @@ def strategy_list(text: str) -> list[str]:
     try:
         return strategies.strategy_list(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(f"{exc}{_external_hint(text)}") from None
 
 
 def strategy_options(names: Sequence[str], args) -> dict[str, dict]:
@@ -268,10 +318,14 @@ def strategy_options(names: Sequence[str], args) -> dict[str, dict]:
     RulesError
         When a flag given applies to none of the strategies' backends.
     """
-    base = {n: get_backend(n) for n in names}
-    base = {n: b.base.name if isinstance(b, StrategyBackend) else b.name for n, b in base.items()}
+    backends = {n: get_backend(n) for n in names}
+    base = {n: b.base.name if isinstance(b, StrategyBackend) else b.name for n, b in backends.items()}
     flags = backend_options(sorted(set(base.values())), args)
-    return {n: dict(flags[base[n]]) for n in names}
+    if strategies.SOLVER_CMD not in names and any(_without_program(f) != f for f in flags.values()):
+        raise RulesError(f"--solver-cmd and its --solver-* flags define the strategy "
+                         f"'{strategies.SOLVER_CMD}': name it in --strategies")
+    return {n: _without_program(flags[base[n]]) if isinstance(backends[n], StrategyBackend) else dict(flags[base[n]])
+            for n in names}
 
 
 RULES_MAX_BYTES = 64 << 20

@@ -22,11 +22,13 @@ import numpy as np
 
 from flipgame import BACKENDS, Game, Session
 from flipgame.algebra.gf2 import nullity
+from flipgame.backends.external import is_program
 from flipgame.backends.result import Solution, Status
 from flipgame.backends.strategies import STRATEGIES
 from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
+    add_strategies_file,
     backend_summary,
     chosen_backend,
     chosen_options,
@@ -47,6 +49,7 @@ from flipgame.verify.checks.witness import (
     check_solution,
 )
 from flipgame.verify.proofs.certify import CertStatus, certify_minimum
+from flipgame.verify.proofs.claims import check_claim, unchecked_line
 
 
 def add_parser(sub) -> None:
@@ -87,6 +90,7 @@ def add_parser(sub) -> None:
     p.add_argument("--stats", action="store_true",
                    help="per case on stderr: rules, status, presses, nullity, seconds and solver statistics")
     add_rule_options(p)
+    add_strategies_file(p)
     p.set_defaults(run=run)
 
 
@@ -150,6 +154,7 @@ class _Stream:
     def __init__(self, args: argparse.Namespace, fmt: Format, session: Session, name: str):
         self.args, self.fmt, self.session, self.name = args, fmt, session, name
         self.worst = ExitCode.OK
+        self.lied = False  # a program's claim was refuted: the run exits DISAGREEMENT
         self.read = 0  # cases read so far
         self.number = 0  # the case being answered (for error messages)
         self.pending: list[Case] = []
@@ -198,8 +203,22 @@ class _Stream:
     def one(self, case: Case) -> None:
         self.number = case.number
         sol = self.session.solve(case.board, game=case.game)
-        self.report(case, sol, check_solution(case.game, case.board, sol)
-                    or check_impossible(case.game, case.board, sol))
+        problem = check_solution(case.game, case.board, sol) or check_impossible(case.game, case.board, sol)
+        if not problem and is_program(self.session.backend) and not self._claim_checked(case, sol):
+            return
+        self.report(case, sol, problem)
+
+    def _claim_checked(self, case: Case, sol: Solution) -> bool:
+        """A program's claimed minimum or Impossible checked (:func:`check_claim`): False, after an Error
+        line naming the lie, when it is false; a claim nothing could check is named so on stderr."""
+        claim = check_claim(case.game, case.board, sol, prove=not self.args.certify)
+        if claim.problem:
+            print("Error", flush=True)
+            fail(ExitCode.DISAGREEMENT, f"{self.name}: case {case.number}: {claim.problem}")
+            self.lied = True
+        elif claim.unchecked and sol.status in (Status.OPTIMAL, Status.INFEASIBLE):
+            fail(ExitCode.OK, f"{self.name}: case {case.number}: {unchecked_line(sol)}")
+        return not claim.problem
 
     def flush(self) -> None:
         """Answer the cases waiting: one batch, one witness check, one write."""
@@ -240,9 +259,14 @@ class _Stream:
         if args.explain and sol.status is Status.INFEASIBLE:
             print(explain_impossible(game, case.board, self.fmt, sol.certificates))
 
+    def answerer(self, sol: Solution) -> str:
+        """The backend's name, and an external program's (``external (/opt/my-solver.sh)``)."""
+        name = self.session.backend.name
+        return f"{name} ({sol.stats['program']})" if "program" in sol.stats else name
+
     def report(self, case: Case, sol: Solution, problem: str | None) -> None:
         """Write one case's answer lines (and its --presses, --explain, --certify, --stats lines)."""
-        args, fmt, game, number, backend = self.args, self.fmt, case.game, case.number, self.session.backend.name
+        args, fmt, game, number, backend = self.args, self.fmt, case.game, case.number, self.answerer(sol)
         if problem:
             print("Error", flush=True)
             what = "answer" if sol.status is Status.INFEASIBLE else "witness"
@@ -345,7 +369,7 @@ def _answer_all(stream: _Stream, fmt: Format, lines: LineSource, rules: Game, ar
     stream.flush()
     if fmt.footer is not None:
         print(fmt.footer(stream.total))
-    return stream.worst
+    return ExitCode.DISAGREEMENT if stream.lied else stream.worst
 
 
 def _format(args: argparse.Namespace) -> Format:

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from flipgame.backends.strategies import STRATEGIES
+from flipgame.backends.strategies import PROGRAM_KEYS, STRATEGIES
 from flipgame.cli import common
 from flipgame.cli.common import (
     ExitCode,
@@ -90,6 +90,7 @@ def add_parser(sub) -> None:
     group.add_argument("--cactus", type=png_path, metavar="FILE.png",
                        help="cactus plot per family (instances solved against seconds, with the virtual best solver)")
     common.add_rule_options(sp)
+    common.add_strategies_file(sp)
     sp.set_defaults(run=run)
 
 
@@ -157,6 +158,8 @@ def _strategy_time_limit(args: argparse.Namespace) -> float:
     time_limit = STRATEGY_TIME_LIMIT
     for flag, owners in option_flags().items():
         value = getattr(args, "opt_" + flag[2:].replace("-", "_"), None)
+        if value is not None and owners[0][1].name in PROGRAM_KEYS:
+            continue  # --solver-cmd and its --solver-* flags: the strategy 'external' (registered by main)
         if value is not None and owners[0][1].name == "time_limit":
             try:
                 time_limit = positive_seconds(value)

@@ -13,6 +13,7 @@ from flipgame.backends.strategies import STRATEGIES
 from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
+    add_strategies_file,
     backend_caps,
     backend_list,
     backend_options,
@@ -83,6 +84,7 @@ def add_parser(sub) -> None:
                    help="ask every backend for the canonical (lexicographically smallest) minimum press set "
                         "and compare press sets too, not only counts")
     add_rule_options(v)
+    add_strategies_file(v)
     v.set_defaults(run=run)
 
 

@@ -1,21 +1,438 @@
-"""Worker processes that die with their parent: the one home of that concept.
+"""Child processes, bounded and measured: the one home of that concept.
 
-Used by the agreement run's local pool and by the certifier's proof process,
-so that no worker outlives a killed ``flipgame verify`` or ``solve --certify``.
-Standard library only (the certificate checker imports it and no solver).
+:func:`run_bounded` runs a program as runsolver and BenchExec run a solver: in a
+session of its own, under a wall-time limit, an address-space limit
+(``RLIMIT_AS``, set before ``exec``) and a cap on the output kept, and measured
+by ``os.wait4`` (wall time, CPU time of the program and the children it waited
+for, peak resident memory).  Its whole process group is killed after every run,
+at the limit, past the cap, on Ctrl-C, and also when it exits normally, so no
+grandchild outlives it; it dies with its parent (``PR_SET_PDEATHSIG`` through
+util-linux ``setpriv``, where installed).
+:func:`run_function` runs a Python function the same way, in a fresh
+interpreter, for in-process work that must be killable (the certifier's proof
+child, a study's measured run).  Worker pools die with their parent through
+:func:`die_with_parent` and are stopped at once by :func:`kill_pool`.
+
+Standard library only: the certificate checker imports this module and no solver.
+Source: runsolver (Roussel 2011, "Controlling a solver execution with the
+runsolver tool", JSAT 7); BenchExec (Beyer, Loewe, Wendler 2019, STTT 21).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import resource
+import selectors
+import shlex
+import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 
 PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal the kernel sends a process when its parent exits (Linux)."""
+OUTPUT_MAX_BYTES = 64 << 20
+"""Most bytes of a program's standard output kept (64 MiB); past it the program is killed.  The largest
+honest answer is a ``v`` line over every variable of the largest exported model (200x200 with a
+cardinality bound: about 2 million variables, 16 MB), and 64 MiB kept plus its decoded copy stays
+well under flipgame's 300 MB budget when a program prints gigabytes."""
+TAIL_BYTES = 4096
+"""Bytes kept of the end of each output stream, for the message about a program that gave no answer."""
+KILL_GRACE_SECONDS = 1.0
+"""Seconds to read what is left in the pipes after the group is killed (a grandchild that left the group
+may hold them open; it is not waited for longer)."""
+POLL_SECONDS = 0.01
+"""How often the leader's exit is polled where the kernel has no process file descriptors (before Linux 5.3)."""
+SAMPLE_SECONDS = 0.1
+"""How often a running program's peak memory (``VmHWM``) is sampled besides each read of its output."""
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How one bounded run ended, and what it cost.
+
+    Attributes
+    ----------
+    argv : tuple of str
+        The command line run.
+    wall : float
+        Seconds from start to the leader's exit (or kill).
+    cpu : float
+        User plus system seconds of the program and of the children it waited for (``os.wait4``).
+    peak_rss : int or None
+        Peak resident set size in bytes (``ru_maxrss``) of the program or of a child it waited for.  Linux
+        counts the forked copy of the parent before ``exec`` in ``ru_maxrss``; when that is all it shows
+        (a program smaller than flipgame), the program's own ``VmHWM``, sampled while it runs (every
+        5 ms at first), is taken instead; None when the program ended before a sample (a few ms).
+    exit_status : int or None
+        The exit code when it exited, None when a signal ended it.
+    signal : int or None
+        The signal that ended it (SIGKILL at the time limit or past the output cap), else None.
+    timed_out, over_cap : bool
+        Killed at the time limit; killed because its standard output passed the cap.
+    stdout : bytes
+        Standard output, at most the cap.
+    stdout_tail, stderr_tail : bytes
+        The last :data:`TAIL_BYTES` of each stream.
+    """
+
+    argv: tuple[str, ...]
+    wall: float
+    cpu: float
+    peak_rss: int | None
+    exit_status: int | None
+    signal: int | None
+    timed_out: bool
+    over_cap: bool
+    stdout: bytes
+    stdout_tail: bytes
+    stderr_tail: bytes
+
+    @property
+    def command(self) -> str:
+        """The command line, quoted as a shell would take it."""
+        return shlex.join(self.argv)
+
+    @property
+    def ended(self) -> str:
+        """``exit status 3``, ``killed at the time limit``, ``killed by SIGSEGV``, ..."""
+        if self.timed_out:
+            return "killed at the time limit"
+        if self.over_cap:
+            return f"killed: printed more than {OUTPUT_MAX_BYTES >> 20} MiB"
+        if self.signal is not None:
+            return f"killed by {signal.Signals(self.signal).name}" if self.signal in _SIGNALS else \
+                f"killed by signal {self.signal}"
+        return f"exit status {self.exit_status}"
+
+    def tail(self, lines: int = 5) -> str:
+        """The last ``lines`` lines of its standard output and standard error, one string (``|`` between lines)."""
+        out = []
+        for stream in (self.stdout_tail, self.stderr_tail):
+            out += stream.decode("utf-8", "replace").strip().splitlines()[-lines:]
+        return " | ".join(line.strip()[:200] for line in out) or "(no output)"
+
+    def describe(self) -> str:
+        """One line for a run that gave no answer: the command, how it ended, the tail of its output."""
+        return f"`{self.command}` {self.ended}; output ends: {self.tail()}"
+
+    def measures(self) -> dict:
+        """``wall``, ``cpu`` (seconds), ``peak_rss`` (bytes), ``exit_status`` and ``signal``: a study's record."""
+        return {"wall": self.wall, "cpu": self.cpu, "peak_rss": self.peak_rss, "exit_status": self.exit_status,
+                "signal": self.signal}
+
+
+_SIGNALS = {int(s) for s in signal.Signals}
+_LIBC = None
+
+
+def _libc():
+    """The C library through ctypes, loaded in the parent (never between fork and exec)."""
+    global _LIBC
+    if _LIBC is None and sys.platform.startswith("linux"):
+        import ctypes  # standard library, but 5 ms of start-up that only a child needs
+
+        with contextlib.suppress(OSError):
+            _LIBC = ctypes.CDLL(None, use_errno=True)
+    return _LIBC
+
+
+_SETPRIV: list[str | None] = []
+
+
+def _launcher(argv: list[str]) -> list[str]:
+    """``argv`` behind util-linux ``setpriv --pdeathsig KILL`` where it is installed (Linux): the program
+    dies with flipgame even when flipgame is killed by SIGKILL.  An exec chain, not a ``preexec_fn``:
+    Python then spawns by ``vfork``, where a preexec function forces a ``fork`` that copies the page
+    tables of all of flipgame (several times slower a start once the solvers are imported).
+
+    Raises FileNotFoundError or PermissionError as ``exec`` would (the shim would only exit 127)."""
+    if shutil.which(argv[0]) is None:
+        path = argv[0] if os.sep in argv[0] else None
+        if path is not None and os.path.exists(path):
+            raise PermissionError(errno.EACCES, "not executable", path)
+        raise FileNotFoundError(errno.ENOENT, "no such program", argv[0])
+    if not _SETPRIV:
+        _SETPRIV.append(shutil.which("setpriv") if sys.platform.startswith("linux") else None)
+    return [_SETPRIV[0], "--pdeathsig", "KILL", "--", *argv] if _SETPRIV[0] else list(argv)
+
+
+def _limit_memory(pid: int, memory_bytes: int | None) -> None:
+    """The address-space limit (``RLIMIT_AS``) on the started program (``prlimit``; Linux).  Set just
+    after its ``exec``: what it maps from then on counts against the limit."""
+    if memory_bytes is not None and hasattr(resource, "prlimit"):
+        with contextlib.suppress(ProcessLookupError, PermissionError, ValueError):
+            resource.prlimit(pid, resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+
+class _Streams:
+    """The run's pipes, read (and standard input written) without blocking, standard output capped."""
+
+    def __init__(self, proc: subprocess.Popen, stdin: bytes | None, cap: int | None):
+        self.sel = selectors.DefaultSelector()
+        self.out, self.out_tail, self.err_tail = bytearray(), bytearray(), bytearray()
+        self.cap, self.over_cap = cap, False
+        self.pending = memoryview(stdin or b"")
+        self.pipes = 0
+        for f, ev, what in ((proc.stdout, selectors.EVENT_READ, "out"), (proc.stderr, selectors.EVENT_READ, "err"),
+                            (proc.stdin, selectors.EVENT_WRITE, "in")):
+            if f is not None:
+                os.set_blocking(f.fileno(), False)
+                self.sel.register(f, ev, what)
+                self.pipes += 1
+        self.pidfd = None  # readable once the leader exits (Linux 5.3+), so no polling is needed
+        with contextlib.suppress(AttributeError, OSError):
+            self.pidfd = os.pidfd_open(proc.pid)
+            self.sel.register(self.pidfd, selectors.EVENT_READ, "exit")
+        self.exited = False
+
+    @property
+    def open(self) -> bool:
+        """True while a pipe is open."""
+        return self.pipes > 0
+
+    def pump(self, timeout: float) -> None:
+        """Move what is ready within ``timeout`` seconds (or note the leader's exit)."""
+        for key, _ in self.sel.select(max(timeout, 0.0)):
+            f = key.fileobj
+            if key.data == "exit":
+                self.exited = True
+                self.sel.unregister(f)
+                continue
+            if key.data == "in":
+                self._write(f)
+                continue
+            try:
+                data = os.read(f.fileno(), _CHUNK)
+            except BlockingIOError:
+                continue
+            if not data:
+                self._drop(f)
+            elif key.data == "out":
+                self._keep(data)
+            else:
+                self.err_tail = (self.err_tail + data)[-TAIL_BYTES:]
+
+    def _drop(self, f) -> None:
+        self.sel.unregister(f)
+        self.pipes -= 1
+
+    def _write(self, f) -> None:
+        try:
+            n = os.write(f.fileno(), self.pending[:_CHUNK]) if self.pending else 0
+        except (BrokenPipeError, BlockingIOError) as exc:
+            n = 0 if isinstance(exc, BlockingIOError) else len(self.pending)
+        self.pending = self.pending[n:]
+        if not self.pending:
+            self._drop(f)
+            f.close()
+
+    def _keep(self, data: bytes) -> None:
+        self.out_tail = (self.out_tail + data)[-TAIL_BYTES:]
+        if self.cap is not None and len(self.out) + len(data) > self.cap:
+            self.out += data[:self.cap - len(self.out)]
+            self.over_cap = True
+        else:
+            self.out += data
+
+    def close(self) -> None:
+        for key in list(self.sel.get_map().values()):
+            self.sel.unregister(key.fileobj)
+        self.sel.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+
+def _exited(pid: int) -> bool:
+    """True once process ``pid`` has ended (it stays a zombie, unreaped: ``WNOWAIT``)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _hiwater(pid: int) -> int:
+    """Peak resident bytes of ``pid``'s memory since its ``exec`` (``VmHWM``), 0 once it has exited."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _rss(pid: int | str = "self") -> int:
+    """Resident bytes of ``pid`` now (``/proc/PID/statm``), 0 where unknown."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _watch(pid: int, streams: _Streams, deadline: float) -> tuple[bool, int]:
+    """Read the run's output until the leader exits, the output passes the cap or the deadline passes;
+    ``(timed out, the largest VmHWM sampled)``, sampled at each wake-up, every 5 ms at first and every
+    :data:`SAMPLE_SECONDS` from its first second on."""
+    peak, start = 0, time.monotonic()
+    while not streams.over_cap:
+        now = time.monotonic()
+        remaining = deadline - now
+        if remaining <= 0:
+            return True, peak
+        every = min(SAMPLE_SECONDS, max(POLL_SECONDS / 2, (now - start) / 10))  # often while it is young
+        streams.pump(min(remaining, every if streams.pidfd is not None else POLL_SECONDS))
+        if streams.exited or (streams.pidfd is None and _exited(pid)):
+            return False, peak
+        peak = max(peak, _hiwater(pid))
+    return False, peak
+
+
+def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None = None,
+                output_cap: int | None = OUTPUT_MAX_BYTES, stdin: bytes | None = None,
+                cwd: str | None = None) -> RunResult:
+    """Run ``argv`` bounded and measured; see the module docstring.
+
+    Parameters
+    ----------
+    argv : list of str
+        Program and arguments (no shell).
+    time_limit : float
+        Seconds of wall time; the group is killed (SIGKILL) then.
+    memory_limit : int, optional
+        Bytes of address space (``RLIMIT_AS``, set by ``prlimit`` as the program starts); an allocation
+        past it fails in the program.
+    output_cap : int or None
+        Bytes of standard output kept (default :data:`OUTPUT_MAX_BYTES`); past it the group is killed.
+        None keeps everything (for flipgame's own children).
+    stdin : bytes, optional
+        Written to its standard input (then closed); default: ``/dev/null``.
+
+    Returns
+    -------
+    RunResult
+        Exit codes are not errors (SAT solvers exit 10 and 20).
+
+    Raises
+    ------
+    FileNotFoundError, PermissionError, OSError
+        The program cannot be started (not found; no exec bit).
+    KeyboardInterrupt
+        Re-raised after the group is killed and reaped.
+
+    Running time: the program's, plus two ``vfork``/``exec`` (the ``setpriv`` shim, then the program).
+
+    >>> r = run_bounded(["sh", "-c", "echo hi; exit 3"], 5)
+    >>> (r.stdout, r.exit_status, r.ended)
+    (b'hi\\n', 3, 'exit status 3')
+    """
+    own = _rss()
+    start = time.monotonic()
+    deadline = start + max(time_limit, 0.0)
+    proc = subprocess.Popen(_launcher(argv), stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
+    _limit_memory(proc.pid, memory_limit)
+    streams = _Streams(proc, stdin, output_cap)
+    timed_out = reaped = False
+    try:
+        timed_out, sampled = _watch(proc.pid, streams, deadline)
+        wall = time.monotonic() - start
+        _kill_group(proc.pid)  # the leader is a zombie (not reaped), so its group id is still its own
+        grace = time.monotonic() + KILL_GRACE_SECONDS
+        while streams.open and not streams.over_cap and time.monotonic() < grace:
+            streams.pump(grace - time.monotonic())
+        _, status, usage = os.wait4(proc.pid, 0)
+        reaped = True
+    finally:
+        if not reaped:  # Ctrl-C or another exception: no child survives
+            _kill_group(proc.pid)
+            with contextlib.suppress(ChildProcessError):
+                os.wait4(proc.pid, 0)
+        proc.returncode = proc.returncode if proc.returncode is not None else -1
+        streams.close()
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            if f is not None:
+                with contextlib.suppress(OSError):
+                    f.close()
+    signalled = os.WIFSIGNALED(status)
+    proc.returncode = -os.WTERMSIG(status) if signalled else os.WEXITSTATUS(status)
+    peak = usage.ru_maxrss * 1024
+    if peak <= own:  # the fork's copy of this process, not the program's own peak
+        peak = sampled or None
+    return RunResult(tuple(argv), wall, usage.ru_utime + usage.ru_stime, peak,
+                     None if signalled else os.WEXITSTATUS(status), os.WTERMSIG(status) if signalled else None,
+                     timed_out, streams.over_cap, bytes(streams.out), bytes(streams.out_tail),
+                     bytes(streams.err_tail))
+
+
+@dataclass(frozen=True)
+class FunctionResult:
+    """:func:`run_function`'s outcome: the run (measured), and the function's value or why there is none."""
+
+    run: RunResult
+    value: object = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+_FUNCTION_CHILD = "from flipgame.core.processes import _function_child; _function_child()"
+
+
+def run_function(target: str, args: tuple, time_limit: float, *, memory_limit: int | None = None) -> FunctionResult:
+    """``module:function(*args)`` in a fresh Python, bounded and measured as :func:`run_bounded`.
+
+    The arguments and the value travel pickled (standard input, standard output); the child ignores
+    Ctrl-C (the parent kills it and re-raises) and dies with the parent.  ``error`` names a time-out,
+    an exception in the function (``TypeError: ...``) or a child that died (its exit and last lines).
+
+    >>> run_function("operator:add", (2, 3), 30).value
+    5
+    """
+    import pickle
+
+    run = run_bounded([sys.executable, "-c", _FUNCTION_CHILD, str(os.getpid()), target], time_limit,
+                      memory_limit=memory_limit, output_cap=None, stdin=pickle.dumps(args))
+    if run.timed_out:
+        return FunctionResult(run, error=f"not finished within {time_limit:g} s")
+    if run.exit_status != 0 or not run.stdout:
+        return FunctionResult(run, error=f"worker {run.ended}: {run.tail(1)}")
+    kind, value = pickle.loads(run.stdout)
+    return FunctionResult(run, value) if kind == "ok" else FunctionResult(run, error=value)
+
+
+def _function_child() -> None:
+    """Entry point of :func:`run_function`'s child: arguments on stdin, ``(kind, value)`` pickled on stdout."""
+    import importlib
+    import pickle
+
+    die_with_parent(int(sys.argv[1]))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and kills us)
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # stray prints from C code cannot corrupt the result stream
+    module, _, name = sys.argv[2].partition(":")
+    args = pickle.load(sys.stdin.buffer)
+    try:
+        result = pickle.dumps(("ok", getattr(importlib.import_module(module), name)(*args)))
+    except Exception as e:  # noqa: BLE001 - reported to the parent, which decides
+        result = pickle.dumps(("error", f"{type(e).__name__}: {e}"))
+    out.write(result)
+    out.close()
 
 
 def die_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
@@ -28,11 +445,10 @@ def die_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
     ``os._exit`` once the parent has changed (between native calls).  Exits
     at once if the parent is already gone.
     """
-    if sys.platform.startswith("linux"):
-        import ctypes  # standard library, but 5 ms of start-up that only a worker needs
-
+    libc = _libc()
+    if libc is not None:
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
         os._exit(1)
 
@@ -42,3 +458,20 @@ def die_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="flipgame-parent-watch").start()
+
+
+def kill_pool(pool) -> None:
+    """Kill a ``ProcessPoolExecutor``'s worker processes at once (their running tasks are lost), then shut it down.
+
+    Ctrl-C must not wait for the running chunks (measured: 6.8 s on the default agreement run, 33 s
+    with ``--chunk-size 16384``).  ``ProcessPoolExecutor`` has no public way before Python 3.14
+    (``kill_workers``), so its ``_processes`` are killed.
+    """
+    kill = getattr(pool, "kill_workers", None)
+    if kill is not None:
+        kill()
+    else:
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                proc.kill()
+    pool.shutdown(wait=False, cancel_futures=True)

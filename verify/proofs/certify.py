@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import enum
 import os
-import signal
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +43,7 @@ from pathlib import Path
 from flipgame.algebra.gf2 import certificates, min_weight, solution_cosets
 from flipgame.backends.result import Status
 from flipgame.core.errors import BoardTooLargeError
-from flipgame.core.processes import die_with_parent
+from flipgame.core.processes import run_function
 from flipgame.encode import parity_proofs as proofs
 from flipgame.model.grid import Game
 from flipgame.verify.checks.witness import check_certificate
@@ -331,54 +329,18 @@ def _lightest(game: Game, board: int) -> int | None:
 # ---------------------------------------------------------------------------
 
 
-def _child_main() -> None:
-    """Entry point of the worker process: a pickled job on stdin, the pickled result on stdout."""
-    import pickle
-
-    die_with_parent(int(sys.argv[1]))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and kills us)
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # stray prints from C code cannot corrupt the result stream
-    job = pickle.load(sys.stdin.buffer)
-    try:
-        result = _run_job(job)
-    except Exception as e:  # report it; the parent turns it into UNKNOWN
-        result = {"kind": "error", "reason": f"{type(e).__name__}: {e}"}
-    pickle.dump(result, out)
-    out.close()
-
-
-_CHILD_CODE = "from flipgame.verify.proofs.certify import _child_main; _child_main()"
-
-
 def _run_in_child(job: dict, time_limit: float) -> dict | None:
     """``_run_job(job)`` in a child Python killed after ``time_limit`` s; None on timeout.
 
-    A fresh interpreter (``subprocess``, not ``multiprocessing``): it needs no
-    ``if __name__ == "__main__"`` guard in the caller's script and imports only
-    this module, python-sat and dratify.  It runs in its own session, so a
-    terminal's Ctrl-C reaches only the parent, which kills it and re-raises.
+    :func:`flipgame.core.processes.run_function`: a fresh interpreter (no ``if __name__ ==
+    "__main__"`` guard needed in the caller's script) that imports only this module, python-sat and
+    dratify, in its own session, so a terminal's Ctrl-C reaches only the parent, which kills it and
+    re-raises; it dies with the parent.
     """
-    import pickle
-    import subprocess
-
-    deadline = time.monotonic() + time_limit
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD_CODE, str(os.getpid())],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    try:
-        try:
-            stdout, stderr = proc.communicate(pickle.dumps(job), timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            return None
-        if proc.returncode != 0 or not stdout:
-            tail = stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-            return {"kind": "error", "reason": f"worker exited with code {proc.returncode}: {tail[0]}"}
-        return pickle.loads(stdout)
-    finally:  # timeout, result, KeyboardInterrupt or any other exception: no child survives
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+    got = run_function(f"{__name__}:_run_job", (job,), time_limit)
+    if got.run.timed_out:
+        return None
+    return got.value if got.ok else {"kind": "error", "reason": got.error}
 
 
 # ---------------------------------------------------------------------------

@@ -30,8 +30,9 @@ import numpy as np
 
 from flipgame import solve, solve_batch
 from flipgame.backends.result import NO_MOVES, BatchSolution, Solution, Status, board_at
+from flipgame.backends.strategies import ensure_registered, portable
 from flipgame.core.errors import FlipgameError
-from flipgame.core.processes import die_with_parent
+from flipgame.core.processes import die_with_parent, kill_pool  # noqa: F401 - kill_pool re-exported
 from flipgame.core.signals import signals_blocked
 from flipgame.model.system import PressSystem
 
@@ -56,12 +57,16 @@ class ExecutorLost(Exception):
     :data:`SCHEDULER_TIMEOUT` seconds, or a worker process died.  The message says which."""
 
 
-def _solve_chunk(name: str, game: PressSystem, boards: np.ndarray, options: dict) -> BatchSolution:
+def _solve_chunk(name: str, game: PressSystem, boards: np.ndarray, options: dict,
+                 strategy: tuple | None = None) -> BatchSolution:
     """Solve one chunk; an exception becomes ERROR answers for the chunk, and the run goes on.
 
     Boards of more than 64 cells (an object array of Python ints) are solved
-    board by board through the gate's :func:`flipgame.solve`.
+    board by board through the gate's :func:`flipgame.solve`.  ``strategy``: a strategy registered at
+    run time (:func:`flipgame.backends.strategies.portable`), registered in this worker first.
     """
+    if strategy is not None:
+        ensure_registered(strategy)
     start = time.perf_counter()
     if boards.dtype != object:
         try:
@@ -104,23 +109,6 @@ def _pool_worker_init(parent_pid: int) -> None:
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
     die_with_parent(parent_pid)
-
-
-def kill_pool(pool: ProcessPoolExecutor) -> None:
-    """Kill the pool's worker processes at once (their running chunks are lost), then shut it down.
-
-    Ctrl-C must not wait for the running chunks (measured: 6.8 s on the default run, 33 s with
-    ``--chunk-size 16384``).  ``ProcessPoolExecutor`` has no public way before Python 3.14
-    (``kill_workers``), so its ``_processes`` are killed.
-    """
-    kill = getattr(pool, "kill_workers", None)
-    if kill is not None:
-        kill()
-    else:
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                proc.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _ignore_sigint() -> None:
@@ -318,4 +306,4 @@ def _submit(ex: Executor, name: str, game: PressSystem, chunk: np.ndarray, opts:
     inside ``submit``, and they inherit the mask, so a Ctrl-C during their start-up (before the
     initializer ignores it) is no traceback in them; here it is delivered after the call."""
     with signals_blocked():
-        return ex.submit(_solve_chunk, name, game, chunk, opts)
+        return ex.submit(_solve_chunk, name, game, chunk, opts, portable(name))
