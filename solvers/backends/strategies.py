@@ -243,26 +243,3 @@ def strategy_backend(name: str) -> StrategyBackend:
 
 
 ALIASES.append(strategy_backend)
-
-
-def strategy_list(text: str) -> list[str]:
-    """``all`` or comma-separated strategy names, checked.
-
-    Raises
-    ------
-    ValueError
-        An unknown or repeated name; the message lists the valid ones.
-
-    >>> strategy_list("gauss, sat-xor")
-    ['gauss', 'sat-xor']
-    """
-    if text.strip() == "all":
-        return list(STRATEGIES)
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if len(set(names)) != len(names):
-        raise ValueError(f"a strategy is named twice in {text!r}")
-    unknown = [n for n in names if n not in STRATEGIES]
-    if unknown or not names:
-        raise ValueError(f"unknown strategy {', '.join(map(repr, unknown)) or '(none given)'}; valid: all or "
-                         f"{', '.join(STRATEGIES)}")
-    return names

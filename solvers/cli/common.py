@@ -302,14 +302,6 @@ def register_programs(argv: Sequence[str]) -> None:
                                        known.solver_version or "")
 
 
-def strategy_list(text: str) -> list[str]:
-    """``--strategies LIST`` checked (``all`` or names); an argparse error names the valid ones."""
-    try:
-        return strategies.strategy_list(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{exc}{_external_hint(text)}") from None
-
-
 def strategy_options(names: Sequence[str], args) -> dict[str, dict]:
     """Per-strategy options from the flags given: each strategy gets its underlying backend's flags.
 
