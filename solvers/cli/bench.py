@@ -32,11 +32,13 @@ from flipgame.verify.run.harness import run_agreement
 
 BENCH_MAX_CELLS = 24
 """bench solves every board of its rules: 2**24 (16.7 M) at most (24 cells of two states)."""
+
+
 def add_parser(sub) -> None:
     bp = sub.add_parser("bench", description="Benchmark: every backend over all boards of the rules in this process "
                                     f"(per-board solvers in --jobs workers; at most {BENCH_MAX_CELLS} cells of two "
-                                    f"states, or 2**{BENCH_MAX_CELLS} boards), boards/s, speed ratios, and the start-up time of "
-                                    "`flipgame solve` on one board per backend.")
+                                    f"states, or 2**{BENCH_MAX_CELLS} boards), boards/s, speed ratios, and the "
+                                    "start-up time of `flipgame solve` on one board per backend.")
     bp.add_argument("--backends", type=backend_list, metavar="LIST", help="comma-separated backends (default all)")
     bp.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                     help="worker processes for per-board solvers (default: all cores)")
