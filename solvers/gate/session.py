@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -212,32 +213,65 @@ def solve_batch(boards: Sequence[int] | np.ndarray, game: PressSystem, backend: 
 
 def _batch_boards(boards, game: PressSystem) -> np.ndarray:
     """``boards`` as uint64 bitmasks of a two-state ``game`` (at most 64 cells), or int64 rows of
-    states shape (b, n) of another; raises RulesError."""
+    states shape (b, n) of another; raises RulesError naming what does not fit."""
     if not game.binary:
         return state_rows(boards, game)
     if game.n > 64:
         raise RulesError(f"batches hold boards of at most 64 cells in uint64; {game.size} has {game.n}: "
                          f"use solve() per board")
-    boards = np.asarray(boards, dtype=np.uint64)
-    if boards.ndim != 1:
-        raise RulesError(f"boards must be a one-dimensional array of bitmasks, got shape {boards.shape}")
-    if len(boards) and int(boards.max()) > game.full:
-        raise RulesError(f"board {int(boards.max())} is not a {game.size} bitmask (0..{game.full})")
-    return boards
+    values = _integers(boards, f"boards of {game.size} are integer bitmasks")
+    if values.ndim != 1:
+        raise RulesError(f"boards must be a one-dimensional array of bitmasks, got shape {values.shape}")
+    bad = _out_of_range(values, game.full + 1)
+    if bad is not None:
+        raise RulesError(f"board {bad} is not a {game.size} bitmask (0..{game.full})")
+    return values.astype(np.uint64)
 
 
 def state_rows(boards, game: PressSystem) -> np.ndarray:
     """Rows of states (int64, shape (b, n)) of a k-state or counter ``game``; RulesError if they do not fit."""
-    try:
-        rows = np.asarray(boards, dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        raise RulesError(f"boards of {game.size} are rows of {game.n} integer states") from None
+    rows = _integers(boards, f"boards of {game.size} are rows of {game.n} integer states")
     if rows.ndim != 2 or rows.shape[1] != game.n:
         raise RulesError(f"boards of {game.size} are an array of shape (b, {game.n}), got {rows.shape}")
     top = game.states if game.states else COUNTER_MAX + 1
-    if rows.size and (rows.min() < 0 or rows.max() >= top):
-        raise RulesError(f"a board cell is not a state 0..{top - 1}")
-    return rows
+    bad = _out_of_range(rows, top)
+    if bad is not None:
+        raise RulesError(f"a board cell is {bad}, not a state 0..{top - 1}")
+    return rows.astype(np.int64)
+
+
+DTYPE_WORDS = {"f": "floats", "c": "complex numbers", "b": "booleans", "U": "text", "S": "bytes"}
+"""How a batch error names an array's kind of values (numpy's ``dtype.kind``)."""
+
+
+def _integers(values, what: str) -> np.ndarray:
+    """``values`` as an array of integers (an integer dtype, or Python ints in an object array), never
+    parsed from text nor cut from a float (1.5 is not read as 1).  Raises RulesError(``what``, and the
+    kind of value found)."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise RulesError(f"{what}: {exc}") from None
+    if arr.dtype.kind in "iu":
+        return arr
+    if not arr.size:
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "O":
+        bad = [v for v in arr.flat if not isinstance(v, (int, np.integer)) or isinstance(v, bool)][:1]
+        if not bad:
+            return arr
+        raise RulesError(f"{what}, got {type(bad[0]).__name__} {str(bad[0])[:20]!r}")
+    raise RulesError(f"{what}, got {DTYPE_WORDS.get(arr.dtype.kind, 'values')} ({arr.dtype})")
+
+
+def _out_of_range(values: np.ndarray, top: int) -> int | None:
+    """A value of ``values`` (an integer or object array) outside ``0..top-1``, or None.  O(size)."""
+    if not values.size:
+        return None
+    low, high = values.min(), values.max()
+    if low < 0:
+        return int(low)
+    return int(high) if high >= top else None
 
 
 def _solve_many(b: Backend, game: PressSystem, normal: PressSystem, boards: np.ndarray, options: dict,
@@ -256,6 +290,16 @@ def _solve_many(b: Backend, game: PressSystem, normal: PressSystem, boards: np.n
                                target=np.where(solved, np.uint64(game.target), np.uint64(0)))
 
 
+class _Slot:
+    """One open model of a :class:`Session`: the lock that serialises its solves, the model (built on
+    first use, under the lock) and how many threads are using or waiting for it (never evicted then)."""
+
+    __slots__ = ("lock", "model", "users")
+
+    def __init__(self):
+        self.lock, self.model, self.users = threading.Lock(), None, 0
+
+
 class Session:
     """Many solves by one backend with one set of options, through the gate.
 
@@ -268,12 +312,21 @@ class Session:
     code), and so are the answers.  Models are closed by :meth:`close`, at the
     end of a ``with`` block.
 
+    Threads: a session may be shared by threads.  Each open model has a lock,
+    so solves on one model run one at a time (a native solver's model is
+    changed by every board, and OR-Tools and CryptoMiniSat abort or crash when
+    two threads use one model at once), while solves on models of different
+    games, and every solve of a backend without a model (gauss, bfs), run side
+    by side.  A model in use is never closed by the least-recently-used
+    eviction; :meth:`close` waits for the solves running on each model.  For
+    parallel solves of one game, give each thread its own session.
+
     Parameters
     ----------
     backend : str or Backend
         A key of :data:`BACKENDS`.
     max_models : int
-        Open models kept at most; past it the least recently used is closed
+        Open models kept at most; past it the least recently used idle one is closed
         (each may hold up to ``memory_limit`` GiB).
     **options
         The backend's declared options, as for :func:`solve`.
@@ -295,7 +348,8 @@ class Session:
         self.options = self.backend.check_options(options)
         self.max_models = max(1, int(max_models))
         self._taken: dict[PressSystem, PressSystem] = {}
-        self._models: OrderedDict[PressSystem, object] = OrderedDict()
+        self._models: OrderedDict[PressSystem, _Slot] = OrderedDict()
+        self._lock = threading.Lock()  # guards _models, the slots' users and models_built
         self.models_built = 0
         """Models built so far (at most one per distinct normalised game while it stays open)."""
 
@@ -309,10 +363,14 @@ class Session:
         return f"<Session {self.backend.name}: {len(self._models)} open model(s)>"
 
     def close(self) -> None:
-        """Close every open model (frees the solvers' native memory); the session stays usable."""
-        while self._models:
-            _, model = self._models.popitem(last=False)
-            model.close()
+        """Close every open model (frees the solvers' native memory), each once the solve running on it
+        has finished; the session stays usable."""
+        with self._lock:
+            slots = list(self._models.values())
+            self._models.clear()
+        for slot in slots:
+            with slot.lock:
+                _close(slot)
 
     def prepare(self, game: PressSystem) -> PressSystem:
         """The normalised ``game``, once the backend takes it; cached per game.  O(1) after the first call.
@@ -327,34 +385,66 @@ class Session:
             normal = self._taken[game] = _normal_taken(self.backend, game, self.options)
         return normal
 
+    @contextlib.contextmanager
     def _model(self, normal: PressSystem):
-        """The open model of ``normal`` for a model backend, else None."""
+        """The open model of ``normal`` for a model backend (else None), held under its lock for the block."""
         if not isinstance(self.backend, ModelBackend):
-            return None
-        model = self._models.get(normal)
-        if model is None:
-            model = self._models[normal] = self.backend.open(normal, **self.options)
-            self.models_built += 1
-            if len(self._models) > self.max_models:
-                self._models.popitem(last=False)[1].close()
-        else:
+            yield None
+            return
+        with self._lock:
+            slot = self._models.get(normal)
+            if slot is None:
+                slot = self._models[normal] = _Slot()
             self._models.move_to_end(normal)
-        return model
+            slot.users += 1
+        try:
+            with slot.lock:
+                if slot.model is None:
+                    slot.model = self.backend.open(normal, **self.options)
+                    with self._lock:
+                        self.models_built += 1
+                yield slot.model
+        finally:
+            with self._lock:
+                slot.users -= 1
+                idle = self._evict()
+            for old in idle:
+                _close(old)
+
+    def _evict(self) -> list[_Slot]:
+        """The least recently used idle slots past :attr:`max_models`, taken out of the session (the
+        caller holds the session lock, and closes them after releasing it)."""
+        out = []
+        for key in list(self._models):
+            if len(self._models) <= self.max_models:
+                break
+            if self._models[key].users == 0:
+                out.append(self._models.pop(key))
+        return out
 
     def solve(self, board, *, game: PressSystem | None = None) -> Solution:
         """One board, as :func:`solve` with this session's backend and options (same arguments, errors)."""
         cells, game = _board_and_game(board, game)
         normal = self.prepare(game)
-        return _solve_one(self.backend, game, normal, cells, self.options, self._model(normal))
+        with self._model(normal) as model:
+            return _solve_one(self.backend, game, normal, cells, self.options, model)
 
     def solve_batch(self, boards: Sequence[int] | np.ndarray, game: PressSystem) -> BatchSolution:
         """Many boards of one game (at most 64 cells), as :func:`solve_batch`."""
         boards = _batch_boards(boards, game)
         normal = self.prepare(game)
-        return _solve_many(self.backend, game, normal, boards, self.options, self._model(normal))
+        with self._model(normal) as model:
+            return _solve_many(self.backend, game, normal, boards, self.options, model)
 
     def solution(self, batch: BatchSolution, i: int, game: PressSystem) -> Solution:
         """Board ``i`` of ``batch`` (from :meth:`solve_batch` on ``game``) as :func:`solve` returns it:
         an Impossible board carries its certificates.  Per-board ``seconds`` and ``stats`` are not
         kept by a batch (0 and empty).  O(n^2 / w) for an Impossible board, O(1) otherwise."""
         return _with_certificates(game, int(batch.boards[i]), batch[i])
+
+
+def _close(slot: _Slot) -> None:
+    """Close the model of ``slot``, if it was built (the caller holds its lock or it is idle)."""
+    if slot.model is not None:
+        slot.model.close()
+        slot.model = None
