@@ -27,18 +27,30 @@ ETH Zurich, 2000, ch. 7 (Smith form over Z/NZ by Bezout transforms).
 
 from __future__ import annotations
 
+import hashlib
+import threading
+import time
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from math import gcd
 
 import numpy as np
 
-from flipgame.core.errors import NullityTooLargeError
+from flipgame.core.errors import BoardTooLargeError, NullityTooLargeError
+from flipgame.core.limits import ZK_DENSE_MAX_CELLS
 
 MAX_ENUMERATED = 1 << 24
 """Largest (kernel size x buttons) the minimum enumerates, in cells of an int32 array (64 MiB)."""
 CHUNK_ELEMENTS = 1 << 22
 """Batch minimum: boards x kernel elements x buttons handled per numpy step."""
+WORKING_MATRICES = 2
+"""n x m int64 matrices alive at the peak of a diagonal form, besides U and V: the press matrix the system
+keeps and the one being reduced (the gcds that choose a pivot take one byte an entry more)."""
+CACHE_BYTES = 256 << 20
+"""Most bytes of diagonal forms kept by :func:`diagonal_of` (its U and V); least recently used go first."""
+EXACT_COUNT_MAX = 10**15
+"""Kernel sizes up to this are written in full; above, as a product of powers (3^8997 has 4,293 digits,
+and Python refuses ``str`` of an int of over 4,300)."""
 
 
 def _egcd(a: int, b: int) -> tuple[int, int, int]:
@@ -101,6 +113,18 @@ class Diagonal:
         return out
 
     @property
+    def kernel_text(self) -> str:
+        """:attr:`kernel_size` as text: in full up to :data:`EXACT_COUNT_MAX`, else as a product of powers of
+        the orders (``3^8997``, ``2^3 * 4^5``), never a number of thousands of digits.  O(m)."""
+        return count_text(self.orders)
+
+    @property
+    def kernel_count(self) -> int | str:
+        """:attr:`kernel_size` for statistics: the int up to :data:`EXACT_COUNT_MAX`, else :attr:`kernel_text`."""
+        size = self.kernel_size
+        return size if size <= EXACT_COUNT_MAX else self.kernel_text
+
+    @property
     def nullity(self) -> int:
         """Free columns plus zero pivots: the nullity over GF(k) when k is prime."""
         return sum(1 for o in self.orders if o == self.k)
@@ -153,38 +177,61 @@ def _matmul_mod(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     return np.rint(a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64) % k
 
 
-def diagonalise(a: np.ndarray, k: int) -> Diagonal:
+def estimate_bytes(n: int, m: int) -> int:
+    """Peak memory of the diagonal form of an n x m press matrix, in bytes: :data:`WORKING_MATRICES`
+    int64 n x m matrices, U (n x n) and V (m x m).  O(1), nothing built."""
+    return 8 * (WORKING_MATRICES * n * m + n * n + m * m) + n * m
+
+
+def diagonalise(a: np.ndarray, k: int, deadline: float | None = None) -> Diagonal:
     """The diagonal form of ``a`` (int array shape (n, m)) over Z_k.
 
-    Running time O(n m min(n, m) log k) integer operations on numpy rows.
+    Running time O(n m min(n, m) log k) integer operations on numpy rows; memory
+    :func:`estimate_bytes` (a pivot is an entry of least gcd with k, found through a table of
+    gcds, one byte an entry).  ``deadline`` (``time.perf_counter()`` seconds): TimeoutError once it
+    has passed, checked between row operations.
 
     >>> d = diagonalise(np.array([[2, 0], [0, 3]]), 6)
     >>> d.d, d.kernel_size
     ((2, 3), 6)
     """
-    mat = np.asarray(a, dtype=np.int64) % k
+    return _diagonalise(np.asarray(a, dtype=np.int64) % k, k, deadline)
+
+
+def _diagonalise(mat: np.ndarray, k: int, deadline: float | None) -> Diagonal:
+    """:func:`diagonalise` reducing ``mat`` (int64, entries 0..k-1) in place."""
     n, m = mat.shape
     u, v = np.eye(n, dtype=np.int64), np.eye(m, dtype=np.int64)
+    gcd_of = np.array([gcd(x, k) for x in range(k)], dtype=np.uint8)  # gcd(0, k) = k: zero is never least
     pivots: list[int] = []
     for p in range(min(n, m)):
+        _check_deadline(deadline)
         sub = mat[p:, p:]
-        nz = np.argwhere(sub != 0)
-        if not len(nz):
+        gs = gcd_of[sub]
+        at = int(np.argmin(gs))
+        if gs.flat[at] == k:
             break
-        gs = np.gcd(sub[nz[:, 0], nz[:, 1]], k)
-        i, j = nz[int(np.argmin(gs))] + p
+        del gs
+        i, j = divmod(at, m - p)
+        i, j = i + p, j + p
         mat[[p, i]], u[[p, i]] = mat[[i, p]], u[[i, p]]
         mat[:, [p, j]], v[:, [p, j]] = mat[:, [j, p]], v[:, [j, p]]
         unit = _unit_to_divisor(int(mat[p, p]), k)
         mat[p], u[p] = mat[p] * unit % k, u[p] * unit % k
-        _clear(mat, u, v, p, k)
+        _clear(mat, u, v, p, k, deadline)
         pivots.append(int(mat[p, p]))
     return Diagonal(k, u, v, tuple(pivots))
 
 
-def _clear(mat: np.ndarray, u: np.ndarray, v: np.ndarray, p: int, k: int) -> None:
+def _check_deadline(deadline: float | None) -> None:
+    if deadline is not None and time.perf_counter() > deadline:
+        raise TimeoutError("time limit reached in the diagonal form over Z_k")
+
+
+def _clear(mat: np.ndarray, u: np.ndarray, v: np.ndarray, p: int, k: int, deadline: float | None) -> None:
     """Zero row p and column p of ``mat`` outside (p, p) by Bezout transforms, in place."""
     while True:
+        _check_deadline(deadline)
         for i in np.flatnonzero(mat[p + 1:, p]) + p + 1:
             _combine(mat, u, p, int(i), k)
         for j in np.flatnonzero(mat[p, p + 1:]) + p + 1:
@@ -207,15 +254,55 @@ def _combine(mat: np.ndarray, u: np.ndarray, p: int, i: int, k: int) -> None:
         rows[i] = (-(b // g) * rp + (a // g) * ri) % k
 
 
-@lru_cache(maxsize=8)
-def _cached(key: bytes, shape: tuple[int, int], k: int) -> Diagonal:
-    return diagonalise(np.frombuffer(key, dtype=np.int64).reshape(shape), k)
+_cache: OrderedDict[tuple, Diagonal] = OrderedDict()
+_cache_lock = threading.Lock()
 
 
-def diagonal_of(a: np.ndarray, k: int) -> Diagonal:
-    """:func:`diagonalise`, cached by the matrix's bytes (a verify run asks once per board)."""
-    a = np.ascontiguousarray(a, dtype=np.int64) % k
-    return _cached(a.tobytes(), a.shape, k)
+def diagonal_of(a: np.ndarray, k: int, deadline: float | None = None) -> Diagonal:
+    """:func:`diagonalise`, cached by a digest of the matrix (a verify run asks once per board), at most
+    :data:`CACHE_BYTES` of forms kept.  Works on one copy of ``a`` (see :func:`estimate_bytes`)."""
+    mat = np.ascontiguousarray(a, dtype=np.int64) % k
+    key = (hashlib.blake2b(mat, digest_size=16).digest(), mat.shape, k)
+    with _cache_lock:
+        found = _cache.get(key)
+        if found is not None:
+            _cache.move_to_end(key)
+            return found
+    diag = _diagonalise(mat, k, deadline)
+    del mat
+    with _cache_lock:
+        _cache[key] = diag
+        while len(_cache) > 1 and sum(d.u.nbytes + d.v.nbytes for d in _cache.values()) > CACHE_BYTES:
+            _cache.popitem(last=False)
+    return diag
+
+
+def quick_diagonal(system) -> Diagonal:
+    """The diagonal form of a k-state ``system`` when it is quick to compute, for an answer's certificate or
+    a plan: at most :data:`~flipgame.core.limits.ZK_DENSE_MAX_CELLS` cells and buttons, no time limit.
+
+    Raises BoardTooLargeError above that size.
+    """
+    if max(system.cells, system.m) > ZK_DENSE_MAX_CELLS:
+        raise BoardTooLargeError(f"the diagonal form over Z_{system.states} is computed without a time limit up to "
+                                 f"{ZK_DENSE_MAX_CELLS:,} cells and buttons; this system has {system.cells:,} cells "
+                                 f"and {system.m:,} buttons")
+    return diagonal_of(system.matrix, system.states)
+
+
+def count_text(orders) -> str:
+    """The product of ``orders`` (ints >= 1) as text: in full up to :data:`EXACT_COUNT_MAX`, else as powers.
+
+    >>> count_text([3] * 40), count_text([2, 2, 6])
+    ('3^40', '24')
+    """
+    total = 1
+    for o in orders:
+        total *= o
+        if total > EXACT_COUNT_MAX:
+            powers = sorted(Counter(o for o in orders if o > 1).items())
+            return " * ".join(f"{o}^{c}" if c > 1 else str(o) for o, c in powers)
+    return f"{total:,}"
 
 
 def kernel_elements(diag: Diagonal, limit: int = MAX_ENUMERATED) -> np.ndarray:
@@ -229,7 +316,7 @@ def kernel_elements(diag: Diagonal, limit: int = MAX_ENUMERATED) -> np.ndarray:
     size, k = diag.kernel_size, diag.k
     if size * diag.m > limit:
         raise NullityTooLargeError(
-            f"gauss: the solution coset has {size:,} press vectors ({diag.m} buttons), over the "
+            f"gauss: the solution coset has {diag.kernel_text} press vectors ({diag.m:,} buttons), over the "
             f"{limit:,}-entry enumeration budget (--max-nullity); cpsat and ilp search it instead")
     out = np.zeros((1, diag.m), dtype=np.int32)
     for gen, order in diag.kernel_generators():
@@ -267,7 +354,7 @@ def certificates(system, board) -> dict | None:
     >>> certificates(Game(1, 2, "0", states=3), (1, 0))  # both cells always change together
     {(0, 0): (2, 1)}
     """
-    diag = diagonal_of(system.matrix, system.states)
+    diag = quick_diagonal(system)
     found = {}
     for t in system.targets:
         _, cert = diag.particular((np.array(t, dtype=np.int64) - np.array(board, dtype=np.int64)) % system.states)

@@ -138,14 +138,20 @@ def plan(game: PressSystem, options: dict | None = None) -> Plan:
 
 def _plan_counts(game: PressSystem, options: dict) -> Plan:
     """The plan beyond two states: gauss over Z_k when its coset fits the enumeration budget, else search."""
-    if game.states is not None and STRATEGIES["gauss"].refusal(game) is None:
-        diag = zk.diagonal_of(game.matrix, game.states)
-        if diag.kernel_size * game.m <= zk.MAX_ENUMERATED:
-            return Plan("gauss", f"Z_{game.states}: the diagonal form takes {game.size} and the coset has "
-                                 f"{diag.kernel_size:,} press vectors: gauss enumerates them", diag.nullity)
-        why = f"the Z_{game.states} coset has {diag.kernel_size:,} press vectors, over gauss's budget"
-    else:
+    if game.states is None:
         why = f"{game.kind} are integer programs"
+    elif (refused := STRATEGIES["gauss"].refusal(game)) is not None:
+        why = refused
+    else:
+        try:
+            diag = zk.quick_diagonal(game)
+        except BoardTooLargeError as exc:
+            diag, why = None, str(exc)
+        if diag is not None and diag.kernel_size * game.m <= zk.MAX_ENUMERATED:
+            return Plan("gauss", f"Z_{game.states}: the diagonal form takes {game.size} and the coset has "
+                                 f"{diag.kernel_text} press vectors: gauss enumerates them", diag.nullity)
+        if diag is not None:
+            why = f"the Z_{game.states} coset has {diag.kernel_text} press vectors, over gauss's budget"
     name, why = _search(game, options, why)
     return Plan(name, why)
 

@@ -22,6 +22,15 @@ solution and O(2**k k) for the minimum (k = nullity; 2**32 in
 
 Source: Anderson & Feil, "Turning Lights Out with Linear Algebra", Math.
 Magazine 71(4), 1998.
+
+Over Z_k (k >= 3) the diagonal form of :mod:`flipgame.algebra.zk` takes the
+place of the elimination.  Its matrices are estimated before anything is built
+(:func:`flipgame.algebra.zk.estimate_bytes`), and a system over
+:data:`~flipgame.core.limits.MEMORY_LIMIT_GIB` is refused; the form stops at
+:data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS` (Unknown), and Ctrl-C
+stops it between row operations.  (gauss has no ``time_limit`` or
+``memory_limit`` option: two-state boards are bounded by ``max_nullity`` and
+:data:`~flipgame.core.limits.DENSE_MAX_CELLS`.)
 """
 
 from __future__ import annotations
@@ -32,10 +41,10 @@ import numpy as np
 
 from flipgame.algebra import gf2 as algebra
 from flipgame.algebra import zk
-from flipgame.backends.base import Backend, Option, interruptible
+from flipgame.backends.base import Backend, Option, interruptible, kind_of
 from flipgame.backends.result import BatchSolution, Solution, Status
-from flipgame.core.errors import NullityTooLargeError, RefusedError
-from flipgame.core.limits import BOARD_MAX_CELLS, DENSE_MAX_CELLS
+from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError, NullityTooLargeError, RefusedError
+from flipgame.core.limits import BOARD_MAX_CELLS, DENSE_MAX_CELLS, MEMORY_LIMIT_GIB, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.model.system import PressSystem
 
 DEFAULT_MAX_NULLITY = 32
@@ -89,12 +98,15 @@ class Gauss(Backend):
         if why:
             return why
         if not game.binary:
-            return None
+            return zk_memory_refusal(game)
         try:
             algebra.method_for(game, options.get("method", "auto"))
         except RefusedError as exc:
             return f"gauss: {exc}"
         return None
+
+    def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:
+        return MemoryBudgetError if kind_of(game) == "mod k" and self.supports(game) else BoardTooLargeError
 
     def solve(self, game: PressSystem, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
               canonical: bool = False) -> Solution:
@@ -214,28 +226,47 @@ def _dense_batch(name: str, game: PressSystem, boards: np.ndarray, canonical: bo
     return out.with_time(time.perf_counter() - start, rank=elim.rank, nullity=elim.nullity)
 
 
+def zk_memory_refusal(system: PressSystem) -> str | None:
+    """Why gauss declines a k-state ``system``: its diagonal form's estimated memory
+    (:func:`flipgame.algebra.zk.estimate_bytes`) over :data:`~flipgame.core.limits.MEMORY_LIMIT_GIB`;
+    else None.  O(1)."""
+    need, budget = zk.estimate_bytes(system.cells, system.m), MEMORY_LIMIT_GIB * 2**30
+    if need <= budget:
+        return None
+    return (f"gauss: the diagonal form of {system.cells:,} cells x {system.m:,} buttons over Z_{system.states} needs "
+            f"about {need / 2**20:,.0f} MiB, over gauss's {budget / 2**20:,.0f} MiB budget")
+
+
 def _zk_kernel(diag: zk.Diagonal) -> np.ndarray:
     """The kernel's elements (:func:`flipgame.algebra.zk.kernel_elements`); refused over its budget."""
-    try:
-        return zk.kernel_elements(diag, zk.MAX_ENUMERATED)
-    except NullityTooLargeError:
-        raise NullityTooLargeError(f"gauss: the solution coset has {diag.kernel_size:,} press vectors "
-                                   f"({diag.m} buttons), over the {zk.MAX_ENUMERATED:,}-entry enumeration budget") \
-            from None
+    return zk.kernel_elements(diag, zk.MAX_ENUMERATED)
+
+
+def _zk_diagonal(system: PressSystem, start: float) -> zk.Diagonal:
+    """The diagonal form of ``system``; TimeoutError once :data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS`
+    from ``start`` have passed."""
+    return zk.diagonal_of(system.matrix, system.states, start + TIME_LIMIT_DEFAULT_SECONDS)
 
 
 def _solve_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solution:
     """Over Z_k (k >= 3): the diagonal form of :mod:`flipgame.algebra.zk`, one particular solution per
     goal board, then the cheapest element of its coset.  INFEASIBLE carries a certificate per goal
-    board.  Running time: the diagonal form once per system, O(n m min(n, m) log k); per board
-    O(n^2 + m^2) plus O(kernel size * m).
+    board; UNKNOWN when the diagonal form is not done within :data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS`.
+    Running time:
+    the diagonal form once per system, O(n m min(n, m) log k); per board O(n^2 + m^2) plus
+    O(kernel size * m).
 
     Raises NullityTooLargeError for a solvable board whose coset is over the enumeration budget.
     """
     start = time.perf_counter()
     k = system.states
-    diag = zk.diagonal_of(system.matrix, k)
-    stats = {"nullity": diag.nullity, "kernel_size": diag.kernel_size}
+    try:
+        diag = _zk_diagonal(system, start)
+    except TimeoutError:
+        return Solution(name, Status.UNKNOWN, seconds=time.perf_counter() - start,
+                        stats={"error": f"the diagonal form over Z_{k} takes over gauss's "
+                                        f"{TIME_LIMIT_DEFAULT_SECONDS:g} s; cpsat and ilp search instead"})
+    stats = {"nullity": diag.nullity, "kernel_size": diag.kernel_count}
     best, certs, reachable, kernel = None, {}, 0, None
     for t in system.targets:
         x0, cert = diag.particular((np.array(t, dtype=np.int64) - np.array(board, dtype=np.int64)) % k)
@@ -247,21 +278,32 @@ def _solve_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solutio
         x = tuple(int(v) for v in zk.min_cost(x0, kernel, k))
         if best is None or sum(x) < sum(best[0]):
             best = (x, t)
-    stats["solutions"] = reachable * diag.kernel_size
+    stats["solutions"] = _solutions(reachable, diag)
     seconds = time.perf_counter() - start
     if best is None:
         return Solution(name, Status.INFEASIBLE, seconds=seconds, stats=stats, certificates=certs)
     return Solution(name, Status.OPTIMAL, sum(best[0]), best[0], system.apply(board, best[0]), seconds, stats)
 
 
+def _solutions(reachable: int, diag: zk.Diagonal) -> int | str:
+    """The press vectors reaching one of ``reachable`` goal boards: an int, or text past
+    :data:`flipgame.algebra.zk.EXACT_COUNT_MAX` (``2 * 3^8997``)."""
+    total = reachable * diag.kernel_size
+    return total if total <= zk.EXACT_COUNT_MAX else zk.count_text([reachable, *diag.orders])
+
+
 def _batch_zk(name: str, system: PressSystem, boards: np.ndarray) -> BatchSolution:
     """Vectorised :func:`_solve_zk` for boards as an int64 array shape (b, n); the coset is enumerated
-    once for every board (NullityTooLargeError over budget)."""
+    once for every board (NullityTooLargeError over budget); every board UNKNOWN when the diagonal form is
+    not done in time."""
     start = time.perf_counter()
     k, boards = system.states, np.asarray(boards, dtype=np.int64)
-    diag = zk.diagonal_of(system.matrix, k)
-    kernel = _zk_kernel(diag)
     out = BatchSolution.empty(name, boards, system.m)
+    try:
+        diag = _zk_diagonal(system, start)
+    except TimeoutError:  # every board stays UNKNOWN
+        return out.with_time(time.perf_counter() - start)
+    kernel = _zk_kernel(diag)
     best = np.full(len(boards), np.iinfo(np.int32).max, dtype=np.int64)
     for t in system.targets:
         tv = np.array(t, dtype=np.int64)
