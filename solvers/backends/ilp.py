@@ -29,6 +29,7 @@ import time
 
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, CountsModel, Model, ModelBackend, Option
 from flipgame.backends.result import Status
+from flipgame.core.errors import RefusedError
 from flipgame.core.limits import MODEL_MAX_CELLS
 from flipgame.encode.congruence import CongruenceRows
 from flipgame.model.system import PressSystem
@@ -68,6 +69,12 @@ peaks were 65/107/227 MB, and the break-it run's 200x200 with 15 reached 2.29 GB
 refused at ``--memory-limit 1`` before building).  The search grows with the time given."""
 BASE_BYTES = 64 << 20
 """Fixed part of the estimate: SCIP's plugins and buffers."""
+COUNTER_TARGET_MAX = 100_000
+"""Largest counter target ilp takes.  SCIP accepts a row whose activity is within 1e-6 of its right-hand
+side, relative to it: below 10^5 that is under 0.1 of a press, so a row it accepts holds exactly.  Measured
+on random counter systems (1-3 cells, 1-4 buttons, amounts up to 13, or up to 2**20 + 1): targets near
+10^9 and 2**31 gave witnesses that miss the target by 1 to 106 (caught by the model, exit 3) and Unknown
+after SCIP's numerical errors; none of 150 systems did at 10^6, 10^7 or 10^8.  cpsat takes the rest."""
 
 SCIP_SETTINGS = {
     # No probing rounds in presolve: probing finds nothing in these small models.
@@ -96,6 +103,17 @@ def scip_settings_text(cells: int) -> str:
     def value(v):
         return ("TRUE" if v else "FALSE") if isinstance(v, bool) else v
     return "".join(f"{k} = {value(v)}\n" for k, v in scip_parameters(cells).items())
+
+
+def exact_parameters():
+    """OR-Tools solve parameters asking for a proven optimum: a relative MIP gap of 0.  pywraplp's default
+    gap is 1e-4 (``MPSolverParameters``), so above 10,000 presses a solution one press over the minimum was
+    reported OPTIMAL (a counter system: 14,171 for 14,170; docs/general-game.md)."""
+    from ortools.linear_solver import pywraplp
+
+    params = pywraplp.MPSolverParameters()
+    params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, 0.0)
+    return params
 
 
 def new_solver(solver: str, cells: int):
@@ -144,6 +162,7 @@ class IlpModel(Model):
 
         self._lp = pywraplp
         s = self.mip = new_solver(solver, game.n)
+        self._params = exact_parameters()
         self._limit_ms = max(1, round(time_limit * 1000))
         self._deadline = 0.0
         s.SetTimeLimit(self._limit_ms)
@@ -195,7 +214,7 @@ class IlpModel(Model):
         lp, s = self._lp, self.mip
         s.SetTimeLimit(self._limit_ms)
         self._deadline = time.perf_counter() + self._limit_ms / 1000  # the board's, for the canonical refinement
-        code = s.Solve()
+        code = s.Solve(self._params)
         stats = {"nodes": s.nodes(), "wall_time": s.wall_time() / 1000}
         if code == lp.Solver.OPTIMAL:
             return Status.OPTIMAL, self._presses(), stats
@@ -212,7 +231,7 @@ class IlpModel(Model):
             raise TimeoutError("no proof within the time limit while choosing the canonical witness")
         self.mip.SetTimeLimit(max(1, round(left * 1000)))
         self._fix_presses(fixed)
-        code = self.mip.Solve()
+        code = self.mip.Solve(self._params)
         if code == self._lp.Solver.OPTIMAL:
             return self._presses() if round(self.mip.Objective().Value()) == weight else None
         if code == self._lp.Solver.INFEASIBLE:
@@ -233,6 +252,7 @@ class CountsIlpModel(CountsModel):
 
         self._lp, self.rows = pywraplp, CongruenceRows(system)
         mip = self.mip = new_solver(solver, system.cells)
+        self._params = exact_parameters()
         self.x = [mip.IntVar(0, u, f"x{j}") for j, u in enumerate(self.rows.top)]
         g = mip.IntVar(0, system.states - 1, "goal") if self.rows.goal is None else 0
         self.constraints = []
@@ -256,13 +276,24 @@ class CountsIlpModel(CountsModel):
         if self.system.states is None:
             for v, u in zip(self.x, bounds, strict=True):
                 v.SetUb(u)
-        code = self.mip.Solve()
+        code = self.mip.Solve(self._params)
         stats = {"nodes": self.mip.nodes()}
         if code == self._lp.Solver.OPTIMAL:
             return Status.OPTIMAL, tuple(int(round(v.solution_value())) for v in self.x), stats
         if code == self._lp.Solver.INFEASIBLE:
             return Status.INFEASIBLE, None, stats
         return Status.UNKNOWN, None, stats
+
+
+def _target_refusal(game: PressSystem) -> str | None:
+    """Why ilp declines a counter system whose goal is over :data:`COUNTER_TARGET_MAX`, or None.  O(n)."""
+    if game.states is not None:
+        return None
+    top = max(max(t) for t in game.targets)
+    if top <= COUNTER_TARGET_MAX:
+        return None
+    return (f"ilp takes counter targets up to {COUNTER_TARGET_MAX:,} (a MIP's rows hold within 1e-6 of their "
+            f"right-hand side, relative to it: past that, within a press or more); this goal has {top:,}")
 
 
 class Ilp(ModelBackend):
@@ -283,6 +314,14 @@ class Ilp(ModelBackend):
         Option("solver", str, "SCIP", "MIP solver for ilp", choices=SOLVERS, flag="--mip-solver"),
         MEMORY_LIMIT,
     )
+
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
+        return super().refusal(game, options) or _target_refusal(game)
+
+    def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:
+        if super().refusal(game, options) is None and _target_refusal(game):
+            return RefusedError
+        return super().refusal_error(game, options)
 
     def estimate_bytes(self, game: PressSystem, options: dict) -> int:
         """:data:`BASE_BYTES` + :data:`BYTES_PER_CELL` per cell + :data:`BYTES_PER_ENTRY` per non-zero of the

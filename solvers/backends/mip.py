@@ -153,6 +153,7 @@ class HighsModel(_Mip):
         with _quiet_stdout():  # the constructor prints HiGHS's banner on standard output
             h = self.mip = highspy.Highs()
         h.setOptionValue("output_flag", False)
+        h.setOptionValue("mip_rel_gap", 0.0)  # HiGHS stops at a 1e-4 gap by default: not a proven minimum
         n = game.m
         cols = n + 1 + game.n
         slack = [(len(f) + 1) // 2 for f in game.flippers]
