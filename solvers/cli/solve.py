@@ -37,7 +37,7 @@ from flipgame.cli.common import (
     writable_folder,
 )
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
-from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS
+from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS, ZK_DENSE_MAX_CELLS
 from flipgame.formats.judge import FORMATS, Case, Format, LineSource, aoc_reader
 from flipgame.model.grid import format_cells
 from flipgame.model.system import PressSystem
@@ -101,7 +101,10 @@ def explain_impossible(game: PressSystem, board, fmt: Format, certificates) -> s
     """
     if certificates is None:
         if game.states is None:
-            return "(no certificate: counters are integer programs; the Impossible is the backend's word)"
+            return "(no certificate: counters are integer programs; the Impossible is the backend's word, unchecked)"
+        if not game.binary:
+            return (f"(no certificate: the diagonal form over Z_{game.states} is computed for certificates up to "
+                    f"{ZK_DENSE_MAX_CELLS:,} cells and buttons; the Impossible is the backend's word, unchecked)")
         return "(no certificate: neither the dense elimination nor light chasing takes these rules at this size)"
     out = []
     for target, cert in certificates.items():

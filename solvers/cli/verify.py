@@ -298,6 +298,8 @@ def _print_summary(args, report) -> None:
 def _exit_code(args, report, names) -> ExitCode:
     """The exit code of a finished run, with its last line (stopped, interrupted or all well)."""
     cert = report.certification
+    for note in report.notes:
+        print(f"flipgame: note: {note}", file=sys.stderr)
     if report.stopped and report.stopped != "interrupted":  # the executor failed: one line, exit 4
         resume = ", and rerunning with the same --checkpoint resumes" if args.checkpoint else ""
         return fail(ExitCode.INCOMPLETE, f"stopped: {report.stopped}; the report {args.report} holds everything "
@@ -313,9 +315,9 @@ def _exit_code(args, report, names) -> ExitCode:
         return ExitCode.CERTIFICATION_FAILURE
     if report.incomplete or (cert is not None and cert["unknown"]):
         return ExitCode.INCOMPLETE
+    certified = "" if report.notes else " and every Impossible has a certificate"
     if len(report.summaries) == 1:
-        print(f"Every witness of {names[0]} checks out and every Impossible has a certificate "
-              f"(one backend: nothing to compare).")
+        print(f"Every witness of {names[0]} checks out{certified} (one backend: nothing to compare).")
     else:
         print("All backends agree on every board; every witness checks out.")
     return ExitCode.OK

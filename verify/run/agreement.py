@@ -19,6 +19,7 @@ import numpy as np
 from flipgame.algebra.gf2 import consistency_rows
 from flipgame.algebra.zk import certificates as zk_certificates
 from flipgame.backends.result import NO_MOVES, BatchSolution, Status, board_at
+from flipgame.core.errors import BoardTooLargeError
 from flipgame.model.system import PressSystem
 from flipgame.verify.checks.witness import check_batch, check_certificate, check_solution
 from flipgame.verify.proofs.certify import certify_run
@@ -40,11 +41,11 @@ def _checks(game: PressSystem, boards: np.ndarray, results: dict[str, BatchSolut
 
     Returns the findings and the steps not done: on Ctrl-C the report keeps every finished step
     (issue 18: an interrupt during the final checks lost the whole report)."""
-    out: dict = {"witness_failures": [], "disagreements": [], "certification": None}
+    out: dict = {"witness_failures": [], "disagreements": [], "certification": None, "notes": []}
     steps = [
         ("witness_failures", lambda: out["witness_failures"].extend(_witness_failures(game, results, summaries))),
         ("certificates", lambda: out["witness_failures"].extend(
-            _certificate_failures(game, boards, results, summaries))),
+            _certificate_failures(game, boards, results, summaries, out["notes"]))),
         ("disagreements", lambda: out.update(disagreements=_compare(game, results, summaries, compare_presses))),
     ]
     if certify and results:
@@ -88,11 +89,19 @@ def _witness_failures(game: PressSystem, results: dict[str, BatchSolution],
 
 
 def _certificate_failures(game: PressSystem, boards: np.ndarray, results: dict[str, BatchSolution],
-                          summaries: list[BackendSummary]) -> list[dict]:
-    """Every Impossible answer without a certificate (charged as a witness failure)."""
+                          summaries: list[BackendSummary], notes: list[str] | None = None) -> list[dict]:
+    """Every Impossible answer without a certificate (charged as a witness failure).  When the algebra does
+    not take the rules, the Impossible answers stay unchecked, and a line in ``notes`` says so."""
     out = []
     infeasible_sets = {name: np.flatnonzero(b.status == Status.INFEASIBLE) for name, b in results.items()}
-    for name, idx in _uncertified(game, boards, infeasible_sets).items():
+    try:
+        uncertified = _uncertified(game, boards, infeasible_sets)
+    except BoardTooLargeError as exc:
+        count = sum(len(v) for v in infeasible_sets.values())
+        if notes is not None:
+            notes.append(f"{count} Impossible answer(s) unchecked: no certificate is built ({exc})")
+        return out
+    for name, idx in uncertified.items():
         next(s for s in summaries if s.backend == name).witness_failures += len(idx)
         for i in idx:
             out.append(board_record(game, board_at(boards, i)) | {

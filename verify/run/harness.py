@@ -238,7 +238,8 @@ def run_agreement(
                                 on_certify)
     return AgreementReport(game, len(boards), summaries, checks["disagreements"], checks["witness_failures"],
                            time.perf_counter() - start, not stopped and not unchecked, found, total,
-                           checks["certification"], stopped or ("interrupted" if unchecked else None), unchecked)
+                           checks["certification"], stopped or ("interrupted" if unchecked else None), unchecked,
+                           checks["notes"])
 
 
 def solve_all(game: PressSystem, names: Sequence[str], boards: np.ndarray, sizes: dict[str, int], options: dict,

@@ -66,6 +66,8 @@ class AgreementReport:
     """Why solving stopped early (``"interrupted"`` for Ctrl-C, else the executor's fault), or None."""
     unchecked: list[str] = field(default_factory=list)
     """Steps after solving (:data:`CHECKS`) that a Ctrl-C left undone; their counts are not in the report."""
+    notes: list[str] = field(default_factory=list)
+    """What the checks could not check (Impossible answers of rules the algebra does not take), one line each."""
 
     @property
     def incomplete(self) -> bool:
@@ -106,7 +108,7 @@ class AgreementReport:
             "disagreements": self.disagreements,
             "witness_failures": self.witness_failures,
             "certification": self.certification,
-        } | ({"unchecked": self.unchecked} if self.unchecked else {})
+        } | ({"unchecked": self.unchecked} if self.unchecked else {}) | ({"notes": self.notes} if self.notes else {})
 
 
 def answer_record(game: PressSystem, batch: BatchSolution, i: int) -> dict:
