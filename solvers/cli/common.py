@@ -172,7 +172,7 @@ def states_arg(text: str) -> int:
     if text == "counters":
         return 0
     if not (text.isascii() and text.isdigit()) or not 2 <= int(text) <= MAX_STATES:
-        raise argparse.ArgumentTypeError(f"expected a number of states 2..{MAX_STATES} or 'counters', got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a number of states 2..{MAX_STATES} or 'counters', got {text!r:.40}")
     return int(text)
 
 
@@ -180,7 +180,8 @@ def goal_arg(text: str) -> str:
     """``--goal``: any, white, black, or a state D (every cell D)."""
     if text in ("any", "white", "black") or (is_number(text) and len(text) <= 12):
         return text
-    raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D, got {text!r}")
+    raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D (at most 12 digits), "
+                                     f"got {text!r:.40}")
 
 
 def option_flags() -> dict[str, list[tuple[str, object]]]:

@@ -67,5 +67,10 @@ class MemoryBudgetError(RefusedError):
     """The estimated model size is over the memory budget."""
 
 
+class ProofFormatError(FlipgameError, ValueError):
+    """A DRAT proof or DIMACS CNF file that cannot be read: not a regular file (a device or a pipe, which
+    could be read forever), not DRAT or DIMACS, or undecodable.  The message names the file."""
+
+
 class CheckpointError(FlipgameError, ValueError):
     """A checkpoint file that cannot be resumed: unreadable, or written by another run."""

@@ -40,7 +40,7 @@ from flipgame.core.limits import BOARD_MAX_CELLS as MAX_CELLS
 from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830, read_state_boards
 from flipgame.model.grid import Board, BoardFormatError, Game, cells_of, format_cells, parse_row
 from flipgame.model.rules import NUMBER_DIGITS
-from flipgame.model.system import PressSystem
+from flipgame.model.system import PressSystem, is_number
 
 
 def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
@@ -154,7 +154,7 @@ def _grid(source, case: int, rows: int, cols: int, alphabet: dict[str, str], wha
 
 def _positive_ints(text: str, count: int, case: int, line: int, what: str) -> list[int]:
     parts = text.split()
-    if len(parts) != count or not all(p.isascii() and p.isdigit() and int(p) > 0 for p in parts):
+    if len(parts) != count or not all(is_number(p) and len(p) <= NUMBER_DIGITS and int(p) > 0 for p in parts):
         raise BoardFormatError(f"expected {what}, got {ascii(text[:40])}", case=case, line=line)
     return [int(p) for p in parts]
 

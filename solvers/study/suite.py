@@ -203,11 +203,13 @@ def suite_plan(root: str) -> tuple[list[tuple], list[str]]:
     ValueError
         A damaged manifest, or a board whose answer (gauss, re-checked) is not the manifest's.
     """
-    with open(os.path.join(root, "manifest.json")) as f:
-        manifest = json.load(f)
+    manifest = _manifest(os.path.join(root, "manifest.json"))
     plan, index = [], {}
     try:
-        for e in manifest["instances"]:
+        for number, e in enumerate(manifest["instances"], start=1):
+            if not isinstance(e, dict):
+                kind = JSON_TYPES.get(type(e), "value")
+                raise ValueError(f"{root}/manifest.json: instance {number} is a JSON {kind}, not an object")
             game, board = _instance(root, e)
             answer = known_answer(game, board)[0]
             if answer != str(e["optimum"]):
@@ -217,6 +219,31 @@ def suite_plan(root: str) -> tuple[list[tuple], list[str]]:
     except (KeyError, TypeError, AttributeError, RulesError) as exc:
         raise ValueError(f"{root}/manifest.json is not a flipgame suite manifest ({exc})") from None
     return plan, []
+
+
+JSON_TYPES = {str: "string", list: "array", int: "number", float: "number", bool: "boolean", type(None): "null"}
+"""How a message names the JSON type of a value read by :func:`json.loads`."""
+MANIFEST_MAX_BYTES = 64 << 20
+"""Largest manifest.json read (one of a suite of every family at its largest sizes is under 1 MB)."""
+
+
+def _manifest(path: str) -> dict:
+    """The manifest at ``path``: a JSON object whose ``instances`` is a list, read up to
+    :data:`MANIFEST_MAX_BYTES` (a byte-order mark allowed).  Raises OSError, or ValueError naming what
+    is wrong (not JSON, nested too deep, not a manifest's shape)."""
+    with open(path, "rb") as f:
+        data = f.read(MANIFEST_MAX_BYTES + 1)
+    if len(data) > MANIFEST_MAX_BYTES:
+        raise ValueError(f"{path}: over {MANIFEST_MAX_BYTES >> 20} MiB, not a flipgame suite manifest")
+    try:
+        manifest = json.loads(data.decode("utf-8-sig"))
+    except RecursionError:
+        raise ValueError(f"{path} is nested too deep to be a flipgame suite manifest") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a number of over 4300 digits
+        raise ValueError(f"{path} is not a flipgame suite manifest (not JSON: {exc})") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("instances"), list):
+        raise ValueError(f'{path} is not a flipgame suite manifest: expected an object whose "instances" is a list')
+    return manifest
 
 
 def _instance(root: str, entry: dict) -> tuple[PressSystem, object]:

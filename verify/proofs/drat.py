@@ -13,10 +13,13 @@ using expressive clausal proofs", SAT 2014 (both formats).
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from flipgame.core.errors import ProofFormatError
 
 
 @dataclass
@@ -128,10 +131,25 @@ def write_proof(path: str | os.PathLike, proof: Proof, binary: bool = False) -> 
             fh.write(line + "\n")
 
 
+def regular_file(path: str | os.PathLike, what: str) -> str:
+    """``path`` as a string, once it names a regular file (not a device such as ``/dev/urandom``, nor a
+    pipe: a proof is read whole).  Raises OSError if it cannot be looked up, ProofFormatError otherwise."""
+    path = os.fspath(path)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ProofFormatError(f"{what} {path} is not a regular file")
+    return path
+
+
 def read_proof(path: str | os.PathLike) -> Proof:
     """A text or binary DRAT file (binary when its first byte is ``a`` (0x61) followed by a byte
-    that is no digit, space or minus, or when the file is not ASCII)."""
-    data = Path(path).read_bytes()
-    if data[:1] in (b"a", b"d") and len(data) > 1 and data[1:2] not in b" -0123456789":
-        return proof_from_binary(data)
-    return proof_from_text(data.decode("ascii"))
+    that is no digit, space or minus, or when the file is not ASCII).
+
+    Raises OSError if it cannot be read, ProofFormatError if it is no regular file or no DRAT proof.
+    """
+    data = Path(regular_file(path, "proof")).read_bytes()
+    try:
+        if (data[:1] in (b"a", b"d") and len(data) > 1 and data[1:2] not in b" -0123456789") or not data.isascii():
+            return proof_from_binary(data)
+        return proof_from_text(data.decode("ascii"))
+    except ValueError as exc:
+        raise ProofFormatError(f"proof {os.fspath(path)}: {exc}") from None

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flipgame.core.errors import ProofFormatError
 from flipgame.core.processes import die_with_parent
-from flipgame.verify.proofs.drat import Proof, read_proof
+from flipgame.verify.proofs.drat import Proof, read_proof, regular_file
 from flipgame.verify.proofs.lower_bound import Formula
 
 CHECK_ENGINE = "auto"
@@ -533,11 +534,15 @@ def check_proof_files(cnf_path: str | os.PathLike, proof_path: str | os.PathLike
     ------
     OSError
         If a file cannot be read.
-    ValueError
-        If either file is malformed.
+    ProofFormatError
+        If either file is no regular file (a device would be read forever) or is malformed.
     """
     from dratify import parse_dimacs_file
 
-    cnf = parse_dimacs_file(os.fspath(cnf_path))
+    path = regular_file(cnf_path, "CNF")
+    try:
+        cnf = parse_dimacs_file(path)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProofFormatError(f"CNF {path}: {exc}") from None
     clauses = [[(lit >> 1) + 1 if not lit & 1 else -((lit >> 1) + 1) for lit in c] for c in cnf.clauses]
     return check_refutation((clauses, cnf.nvars), read_proof(proof_path)).ok
