@@ -371,17 +371,18 @@ def system_structure(system: PressSystem) -> dict:
     form), how many boards are solvable, and, up to :data:`SYSTEM_MAX_BOARDS` boards, the distribution of
     minimum presses from the bfs table.  Running time: the diagonal form, then O(k^n m k) for the table.
 
-    Raises RulesError for counters (no finite board set).
+    Raises RulesError for counters (no finite board set), BoardTooLargeError past
+    :data:`~flipgame.core.limits.ZK_DENSE_MAX_CELLS` cells or buttons (the diagonal form has no time limit here).
     """
     if system.states is None:
         raise RulesError("the structure study takes Z_k systems; counters have no finite board set "
                          "(flipgame solve answers them)")
     k, n = system.states, system.cells
-    diag = zk.diagonal_of(system.matrix, k)
-    out = {"rules": system.rules, "states": k, "kernel_size": json_count(diag.kernel_size), "nullity": diag.nullity,
-           "pivots": sorted({int(d) for d in diag.d}), "boards": json_count(k ** n)}
+    diag = zk.quick_diagonal(system)
+    out = {"rules": system.rules, "states": k, "kernel_size": _product(diag.orders), "nullity": diag.nullity,
+           "pivots": sorted({int(d) for d in diag.d}), "boards": _product([k] * n)}
     if k ** n > SYSTEM_MAX_BOARDS:
-        out["solvable_per_goal"] = json_count(k ** system.m // diag.kernel_size)
+        out["solvable_per_goal"] = _product([k // o for o in diag.orders])  # k^m / kernel size
         return out
     table = bfs_zk.distance_table(system).reshape(-1)
     inf = np.iinfo(table.dtype).max
@@ -390,14 +391,26 @@ def system_structure(system: PressSystem) -> dict:
     return out
 
 
+def _product(factors) -> int | str:
+    """The product of ``factors`` for JSON: the int up to :data:`JSON_EXACT_MAX`, else as powers (``3^1600``)."""
+    total = 1
+    for f in factors:
+        total *= f
+    return total if total <= JSON_EXACT_MAX else zk.count_text(factors)
+
+
+def _count_text(value: int | str) -> str:
+    return f"{value:,}" if isinstance(value, int) else value
+
+
 def system_structure_text(st: dict) -> str:
     """:func:`system_structure` as the lines ``flipgame study`` prints."""
     pivots = ", ".join(map(str, st["pivots"])) or "none"
-    lines = [st["rules"], f"kernel: {st['kernel_size']:,} press vectors (nullity {st['nullity']} mod {st['states']}; "
-                          f"pivots {pivots})"]
+    lines = [st["rules"], f"kernel: {_count_text(st['kernel_size'])} press vectors (nullity {st['nullity']} mod "
+                          f"{st['states']}; pivots {pivots})"]
     if "distribution" not in st:
-        lines.append(f"solvable boards per goal board: {st['solvable_per_goal']:,} of {st['boards']:,}; "
-                     f"distribution: over {SYSTEM_MAX_BOARDS:,} boards, not enumerated")
+        lines.append(f"solvable boards per goal board: {_count_text(st['solvable_per_goal'])} of "
+                     f"{_count_text(st['boards'])}; distribution: over {SYSTEM_MAX_BOARDS:,} boards, not enumerated")
         return "\n".join(lines)
     lines.append(f"solvable boards: {st['solvable']:,} of {st['boards']:,}")
     lines.append("minimum presses: " + ", ".join(f"{d}: {c:,}" for d, c in enumerate(st["distribution"])))
