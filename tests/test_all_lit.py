@@ -65,6 +65,8 @@ def test_the_fixed_subcoset_of_a_symmetry():
     x, basis = coset_search.fixed_subcoset(parts[0][0], quiet, maps["rotate 180"])
     assert len(basis) == 8 and symmetry.permute(x, maps["rotate 180"]) == x
     assert all(symmetry.permute(b, maps["rotate 180"]) == b and game.apply(0, b) == 0 for b in basis)
+    classes = coset_search._conjugacy_representatives(symmetry.stabiliser(game, game.full))
+    assert [name for name, _ in classes] == ["rotate 90", "rotate 180", "flip rows", "transpose"]
 
 
 def test_the_search_gives_an_upper_bound_with_its_witness():
@@ -75,7 +77,7 @@ def test_the_search_gives_an_upper_bound_with_its_witness():
 
 @pytest.mark.slow
 def test_a79_upper_bound(tmp_path):
-    r = flipgame("study", "--all-lit", "79", "--search-seconds", "5", "--witness-dir", str(tmp_path), timeout=900)
+    r = flipgame("study", "--all-lit", "79", "--search-seconds", "120", "--witness-dir", str(tmp_path), timeout=900)
     assert r.returncode == 0, r.stderr
     bound = int(r.stdout.split("<= ")[1].split()[0])
     assert bound <= 2629 and "(upper bound, not proven minimal)" in r.stdout

@@ -62,9 +62,12 @@ class InterruptedRun(KeyboardInterrupt):
     """Ctrl-C during a long enumeration: ``best`` is the lightest solution found so far (or None), an
     upper bound on the minimum that is not proven; ``checkpoint`` the file that resumes the run."""
 
-    def __init__(self, best: Best | None, checkpoint: str | None):
+    def __init__(self, best: Best | None = None, checkpoint: str | None = None):
         super().__init__("interrupted")
         self.best, self.checkpoint = best, checkpoint
+
+    def __reduce__(self):  # a worker process hands it back whole
+        return InterruptedRun, (self.best, self.checkpoint)
 
     def bound_text(self) -> str:
         """``Unknown (at most N presses found, not proven minimal)``, or ``Unknown (no solution found yet)``."""
@@ -181,7 +184,8 @@ def _block(part: Part, k: int, block: int, best: Best | None) -> tuple[Best | No
     _, arg, _ = minweight.group_maxima(part.codes, k, first, full=True)
     a = (int(first[0]) << part.action.inner) | int(arg[0])
     x = _element(part.action, a)
-    assert x.bit_count() == weight, "the transform and the assembled press set disagree"
+    if x.bit_count() != weight:  # pragma: no cover - a kernel fault
+        raise RuntimeError(f"the transform gives {weight} presses, the assembled press set {x.bit_count()}")
     return Best(weight, x, part.target), groups.size
 
 

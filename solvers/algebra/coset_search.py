@@ -7,7 +7,8 @@ Walsh-Hadamard transform (:func:`flipgame.algebra.minweight.min_weight`) over a
 subspace of dimension ``dim`` (2**dim elements in about a second):
 
 * *symmetric starts*: for each symmetry ``s`` of the board (an involution or a rotation,
-  :mod:`flipgame.algebra.symmetry`), the solutions that ``s`` fixes form a sub-coset
+  :mod:`flipgame.algebra.symmetry`; one per conjugacy class, as conjugate symmetries fix
+  solutions of the same weights), the solutions that ``s`` fixes form a sub-coset
   (``(M_s - I) a = c_s`` in coordinates); where its dimension is small enough it is
   searched whole (up to :data:`SYMMETRIC_MAX_DIM`).  Symmetric boards often have a symmetric lightest solution (the
   all-lit n x n boards for n = 19, 30, 32, 33, 39, 62, 64, 67 among those checked);
@@ -33,6 +34,8 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from flipgame.algebra import minweight, symmetry
 
@@ -94,6 +97,28 @@ def fixed_subcoset(x: int, basis: Sequence[int], perm) -> tuple[int, list[int]] 
     return symmetry.combine(basis, a0) ^ x, [symmetry.combine(basis, v) for v in kernel]
 
 
+def _conjugacy_representatives(symmetries: Sequence) -> list:
+    """One symmetry per conjugacy class, identity left out: ``t s t^-1`` fixes the image under ``t`` of
+    what ``s`` fixes, solutions of the same weights, so one of them is enough."""
+    kept: list = []
+    for name, perm in list(symmetries)[1:]:
+        conjugates = ({tuple(t[perm[np.argsort(t)]]) for _, t in symmetries})
+        if not any(tuple(p) in conjugates for _, p in kept):
+            kept.append((name, perm))
+    return kept
+
+
+def _symmetric_starts(x: int, basis: Sequence[int], symmetries: Sequence):
+    """``(name, (particular, basis))`` of the fixed sub-coset of one symmetry per conjugacy class, up to
+    :data:`SYMMETRIC_MAX_DIM`, smallest first."""
+    out = []
+    for name, perm in _conjugacy_representatives(symmetries):
+        sub = fixed_subcoset(x, basis, perm)
+        if sub is not None and len(sub[1]) <= SYMMETRIC_MAX_DIM:
+            out.append((name, sub))
+    return sorted(out, key=lambda item: len(item[1][1]))
+
+
 def _random_subspace(rng: random.Random, basis: Sequence[int], dim: int) -> list[int]:
     """``dim`` random elements of span(basis) (dependent ones are fine: the transform counts them twice)."""
     k = len(basis)
@@ -109,7 +134,8 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
     x, basis, n
         The coset (bitmasks of ``n`` bits; ``basis`` independent).
     seconds : float
-        Time budget; the sub-search running when it ends is finished.
+        Time budget, checked between sub-searches (the symmetric starts, smallest first, count in it);
+        the sub-search running when it ends is finished.
     symmetries : sequence of (name, cell map)
         Symmetries that map the coset onto itself (:func:`flipgame.algebra.symmetry.stabiliser`),
         for the symmetric starts; the identity is skipped.
@@ -141,10 +167,10 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
                 on_better(best)
         return y
 
-    for name, perm in list(symmetries)[1:]:
-        sub = fixed_subcoset(x, basis, perm)
-        if sub is not None and len(sub[1]) <= SYMMETRIC_MAX_DIM:
-            lightest(sub[0], sub[1], f"the solutions fixed by {name}")
+    for name, (sx, sub) in _symmetric_starts(x, basis, symmetries):
+        if time.perf_counter() - start >= seconds:
+            break
+        lightest(sx, sub, f"the solutions fixed by {name}")
     current, stale = best.presses, 0
     while time.perf_counter() - start < seconds:
         if stale >= RESTART:

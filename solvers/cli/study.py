@@ -138,7 +138,8 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
             worst = max(worst, fail(ExitCode.REFUSED, f"a({n}): nullity {k}, over the {MAX_NULLITY} that can be "
                                                      f"enumerated; --search-seconds S finds an upper bound"))
             continue
-        t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed) if k > MAX_NULLITY else all_lit.term(n)
+        t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(n)) \
+            if k > MAX_NULLITY else all_lit.term(n)
         t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
         print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
               flush=True)
@@ -154,6 +155,13 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
     if args.json:
         print(json.dumps([t.to_json() for t in done], indent=1))
     return worst
+
+
+def _improved(n: int):
+    """The stderr line of each improvement of the a(n) search (so that a Ctrl-C loses nothing)."""
+    def show(found) -> None:
+        print(f"  a({n}) <= {found.weight} after {found.seconds:.1f} s ({found.how})", file=sys.stderr, flush=True)
+    return show
 
 
 def _write_term(args: argparse.Namespace, t, done: list) -> None:
