@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 
 from flipgame.core.errors import CheckpointError
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 FORMAT = "flipgame coset-run checkpoint"
 VERSION = 1
@@ -55,7 +55,7 @@ class RunState:
         self.next_block[part] += 1
 
 
-def _rules(game: Game) -> object:
+def _rules(game: PressSystem) -> object:
     return game.to_json() if hasattr(game, "to_json") else repr(game)
 
 
@@ -69,7 +69,7 @@ def layout_hash(parts, block_groups: int) -> str:
                                     p.action.inner, list(p.action.names)] for p in parts]])
 
 
-def _solves(game: Game, board: int, best: Best) -> bool:
+def _solves(game: PressSystem, board: int, best: Best) -> bool:
     """True if the press set reaches ``best.target`` from ``board`` (XOR of its press masks)."""
     effect = 0
     masks = game.press_masks
@@ -92,7 +92,7 @@ class Checkpoint:
         return RunState([0] * len(parts))
 
     @classmethod
-    def open(cls, path: str, game: Game, board: int, parts, block_groups: int) -> Checkpoint:
+    def open(cls, path: str, game: PressSystem, board: int, parts, block_groups: int) -> Checkpoint:
         """Resume from ``path`` if it holds a run of this board, else start one there (written at once, so an
         unwritable path fails now and not after hours).  Raises CheckpointError (one line)."""
         header = {"format": FORMAT, "version": VERSION, "rules": _rules(game), "rules_text": game.rules,

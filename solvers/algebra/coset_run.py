@@ -41,7 +41,7 @@ import numpy as np
 
 from flipgame.algebra import minweight, symmetry
 from flipgame.algebra.coset_checkpoint import Best, Checkpoint
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 RATE = 2.0e9
 """Null-space assignments enumerated per second on this 2-core machine, the one figure every estimate
@@ -105,7 +105,7 @@ class Result:
     seconds: float
 
 
-def _actions(game: Game, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int],
+def _actions(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int],
              use_symmetry: bool) -> list[tuple[int, symmetry.CosetAction]]:
     inner = minweight.low_bits(len(quiet)) + minweight.LANE_BITS
     out = []
@@ -115,7 +115,7 @@ def _actions(game: Game, board: int, parts: Sequence[tuple[int, int]], quiet: Se
     return out
 
 
-def plan(game: Game, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int], *,
+def plan(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int], *,
          use_symmetry: bool = True) -> list[Part]:
     """The cosets of ``board`` (``parts`` and ``quiet`` as :func:`flipgame.algebra.gf2.solution_cosets`
     gives them) laid out for the blocked transform, each in a basis adapted to its symmetry group.
@@ -125,13 +125,13 @@ def plan(game: Game, board: int, parts: Sequence[tuple[int, int]], quiet: Sequen
     k = len(quiet)
     out = []
     for t, action in _actions(game, board, parts, quiet, use_symmetry):
-        codes, f, m, w0 = minweight.prepare(action.x, action.basis, game.n)
+        codes, f, m, w0 = minweight.prepare(action.x, action.basis, game.m)
         laid = minweight.layout(codes, f, minweight.low_bits(k), m)
         out.append(Part(t, action, laid, m, w0, action.orbit_count()))
     return out
 
 
-def estimate(game: Game, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int], *,
+def estimate(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int], *,
              use_symmetry: bool = True) -> tuple[float, int]:
     """``(seconds, symmetries)``: the time :func:`minimum` takes on this board at :data:`RATE`, and the
     order of its largest symmetry group.  Any nullity (no kernel layout is built).  O(k^3 |G|) per coset."""
@@ -208,7 +208,7 @@ class _Progress:
         self.bar.close()
 
 
-def minimum(game: Game, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int], *,
+def minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int], *,
             use_symmetry: bool = True, checkpoint: str | None = None, progress: bool | None = None) -> Result:
     """The lightest press set over every coset of ``board``, by a long blocked enumeration.
 

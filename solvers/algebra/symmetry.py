@@ -30,7 +30,7 @@ Sources: J. L. Alperin & R. B. Bell, "Groups and Representations", Springer 1995
 section 3.1 (a p-group acting on a vector space over GF(p) has a fixed vector);
 W. Burnside, "Theory of Groups of Finite Order", 1897 (counting orbits by fixed points).
 
->>> from flipgame.model.grid import Game
+>>> from flipgame import Game
 >>> [name for name, _ in rule_symmetries(Game(4, 4))][:3]
 ['identity', 'rotate 90', 'rotate 180']
 >>> len(stabiliser(Game(5, 5, "white"), (1 << 25) - 1))
@@ -45,7 +45,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 Symmetry = tuple[str, np.ndarray]
 """A symmetry's name and its cell map, int64 array of shape (n,): cell ``c`` goes to ``perm[c]``."""
@@ -81,14 +81,15 @@ def square_maps(rows: int, cols: int) -> list[Symmetry]:
 
 
 def _grid_shape(game) -> tuple[int, int] | None:
-    rows, cols = getattr(game, "rows", None), getattr(game, "cols", None)
-    if rows is None or cols is None or not rows * cols == game.n == game.m:
+    """``(rows, cols)`` of a two-state system laid out on a grid with one button per cell, else None."""
+    shape = getattr(game, "shape", None)
+    if not shape or not getattr(game, "binary", True) or not shape[0] * shape[1] == game.n == game.m:
         return None
-    return rows, cols
+    return tuple(shape)
 
 
 @lru_cache(maxsize=16)
-def rule_symmetries(game: Game) -> tuple[Symmetry, ...]:
+def rule_symmetries(game: PressSystem) -> tuple[Symmetry, ...]:
     """The grid symmetries that map the rules onto themselves: ``press_masks[j]`` onto
     ``press_masks[perm[j]]`` for every button j.  Only the identity for a game that is not a grid
     (one button per cell).  O(8 * nnz log nnz) for nnz press-matrix entries; cached per game."""
@@ -106,7 +107,7 @@ def rule_symmetries(game: Game) -> tuple[Symmetry, ...]:
     return tuple(out)
 
 
-def stabiliser(game: Game, d: int) -> list[Symmetry]:
+def stabiliser(game: PressSystem, d: int) -> list[Symmetry]:
     """The rule symmetries (:func:`rule_symmetries`) that fix ``d = board ^ goal``: a group that maps the
     solution coset of ``d`` onto itself.  Identity first.  O(8 n)."""
     return [(name, perm) for name, perm in rule_symmetries(game) if permute(d, perm) == d]

@@ -46,9 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipgame.algebra import coset_run, minweight
+from flipgame.algebra import coset_run, minweight, zk
 from flipgame.algebra import gf2 as algebra
-from flipgame.algebra import zk
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
 from flipgame.backends.gauss import DEFAULT_MAX_NULLITY, NULLITY_32_SECONDS
 from flipgame.backends.result import BatchSolution, Solution

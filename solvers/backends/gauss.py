@@ -37,9 +37,8 @@ import time
 
 import numpy as np
 
-from flipgame.algebra import coset_run, minweight
+from flipgame.algebra import coset_run, minweight, zk
 from flipgame.algebra import gf2 as algebra
-from flipgame.algebra import zk
 from flipgame.backends.base import Backend, Option, interruptible
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import NullityTooLargeError, RefusedError

@@ -100,7 +100,7 @@ def term(n: int, *, progress: bool | None = None) -> Term:
     if k > minweight.MAX_NULLITY:
         raise ValueError(f"a({n}): nullity {k}, over the {minweight.MAX_NULLITY} that can be enumerated")
     if k <= DIRECT_MAX_NULLITY:
-        x, order = algebra.min_weight(parts[0][0], quiet, game.n), 1
+        x, order = algebra.min_weight(parts[0][0], quiet, game.m), 1
     else:
         run = coset_run.minimum(game, game.full, parts, quiet, progress=progress)
         x, order = run.best.presses, run.symmetries
@@ -127,7 +127,7 @@ def upper_bound(n: int, seconds: float, *, seed: int = 0,
     game = rules(n)
     parts, quiet, _ = algebra.solution_cosets(game, game.full, "chase")
     group = symmetry.stabiliser(game, game.full)
-    found = coset_search.search(parts[0][0], quiet, game.n, seconds, symmetries=group, seed=seed,
+    found = coset_search.search(parts[0][0], quiet, game.m, seconds, symmetries=group, seed=seed,
                                 on_better=on_better)
     return Term(n, _checked(game, found.presses), len(quiet), len(group), time.perf_counter() - start,
                 found.presses, proven=False)
