@@ -3,6 +3,8 @@ the published terms a(1..54), the b-file, and the upper-bound search for a(79) (
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import flipgame
 
@@ -75,12 +77,25 @@ def test_the_search_gives_an_upper_bound_with_its_witness():
     assert t.presses == 141  # the rot180-symmetric solutions hold the minimum here
 
 
+def _presses(rows: list[str]) -> int:
+    """A press set from rows of x (press) and . (cell (r, c) = bit r * cols + c)."""
+    return int("".join(row[::-1] for row in reversed(rows)).replace("x", "1").replace(".", "0"), 2)
+
+
+def test_the_recorded_a79_witness_turns_the_all_lit_board_off():
+    """docs/a075464-79-upper-bound.txt: the bound's witness, re-applied by the board model."""
+    lines = (Path(__file__).parent.parent / "docs" / "a075464-79-upper-bound.txt").read_text().splitlines()
+    bound = int(lines[0].split(": ")[1].split()[0])
+    presses = _presses(lines[1:])
+    assert len(lines) == 80 and presses.bit_count() == bound
+    assert Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
+
+
 @pytest.mark.slow
 def test_a79_upper_bound(tmp_path):
     r = flipgame("study", "--all-lit", "79", "--search-seconds", "120", "--witness-dir", str(tmp_path), timeout=900)
     assert r.returncode == 0, r.stderr
     bound = int(r.stdout.split("<= ")[1].split()[0])
     assert bound <= 2629 and "(upper bound, not proven minimal)" in r.stdout
-    rows = (tmp_path / "a075464-79.txt").read_text().splitlines()[1:]
-    presses = int("".join(row[::-1] for row in reversed(rows)).replace("x", "1").replace(".", "0"), 2)
+    presses = _presses((tmp_path / "a075464-79.txt").read_text().splitlines()[1:])
     assert presses.bit_count() == bound and Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
