@@ -142,7 +142,7 @@ def test_a_new_backend_is_one_class_and_one_registry_line(monkeypatch, tmp_path,
 @pytest.mark.parametrize("args, words", [
     (["solve", "--backend", "ilp", "--time-limit", "1e300"], "must be at most 1,000,000"),
     (["solve", "--backend", "cpsat", "--cpsat-workers", "100000"], "must be at most 64"),
-    (["solve", "--max-nullity", "64", "--size", "40x40", "--wrap"], "must be at most 40"),
+    (["solve", "--max-nullity", "64", "--size", "40x40", "--wrap"], "must be at most 48"),
     (["solve", "--certify", "--certify-time-limit", "inf"], "at most 1,000,000"),
     (["solve", "--certify-time-limit", "5"], "needs --certify"),
     (["solve", "--certify", "--proof-dir", "/proc"], "cannot create files there"),

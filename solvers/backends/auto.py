@@ -5,13 +5,16 @@ Policy (from the measured crossover, ``flipgame study --strategies``; docs/resul
 1. **gauss** whenever the algebra takes the rules (dense elimination up to
    2500 cells, any neighbourhood and wrap; light chasing for the plus
    neighbourhood without wrap, any size) and the nullity ``k`` is at most
-   ``max_nullity`` (default 32: 2**32 null-space combinations in
-   :data:`flipgame.backends.gauss.NULLITY_32_SECONDS` at 39x39).  It is the fastest
-   strategy on every family measured, and its time does not depend on the board.
-2. **gauss** also above ``max_nullity`` when the board is Impossible: the
-   elimination decides solvability at any nullity without enumerating.
+   ``max_nullity`` (by default: at most 32, 2**32 null-space combinations in
+   :data:`flipgame.backends.gauss.NULLITY_32_SECONDS`, or above that, up to 48,
+   when the enumeration's estimate at :data:`flipgame.algebra.coset_run.RATE` fits the
+   time limit: for the rules, or, per board, using the board's symmetries, which
+   divide the work by up to 8).  It is the fastest strategy on every family
+   measured, and its time does not depend on the board.
+2. **gauss** also above that when the board is Impossible: the elimination
+   decides solvability at any nullity without enumerating.
 3. **sat-xor** (CryptoMiniSat with native XOR clauses) otherwise: a solvable
-   board at a nullity over ``max_nullity``, or rules the algebra does not take
+   board at a nullity over that, or rules the algebra does not take
    (e.g. a king or toroidal board over 2500 cells).  It is the fastest search
    strategy measured (18x18 unique-solution boards in 0.1-0.2 s, where CP-SAT
    found nothing in 20 s), within ``time_limit``.
@@ -43,8 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flipgame.algebra import coset_run, minweight, zk
 from flipgame.algebra import gf2 as algebra
-from flipgame.algebra import zk
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
 from flipgame.backends.gauss import DEFAULT_MAX_NULLITY, NULLITY_32_SECONDS
 from flipgame.backends.result import BatchSolution, Solution
@@ -99,6 +102,17 @@ def _limit(game: PressSystem, options: dict) -> str:
     return f"{t:g} s" if t is not None else f"{default_time_limit(game):g} s by default"
 
 
+def _fits(game: PressSystem, k: int, options: dict, seconds: float, symmetries: int = 1) -> str | None:
+    """Why gauss takes nullity ``k`` within the time limit (the enumeration estimated at ``seconds``), or
+    None: ``max_nullity`` given, over :data:`~flipgame.algebra.minweight.MAX_NULLITY`, or too slow."""
+    limit = options.get("time_limit") or default_time_limit(game)
+    if options.get("max_nullity") is not None or k > minweight.MAX_NULLITY or seconds > limit:
+        return None
+    using = f" using {symmetries} symmetries of the board" if symmetries > 1 else ""
+    return (f"gauss enumerates 2**{k} null-space combinations{using} in {coset_run.describe(seconds)} (at "
+            f"{coset_run.RATE:.2g} a second), within the time limit {_limit(game, options)}")
+
+
 def plan(game: PressSystem, options: dict | None = None) -> Plan:
     """The strategy ``auto`` uses for ``game`` (goal normalised), with the reason.
 
@@ -119,18 +133,25 @@ def plan(game: PressSystem, options: dict | None = None) -> Plan:
     options = options or {}
     if not game.binary:
         return _plan_counts(game, options)
-    max_k = options.get("max_nullity", DEFAULT_MAX_NULLITY)
+    max_k = options.get("max_nullity")
     refused = STRATEGIES["gauss"].refusal(game)
     if refused is None:
         k = algebra.nullity(game)
         method = algebra.method_for(game)
         how = "light chasing" if method == "chase" else "dense elimination"
-        if k <= max_k:
-            return Plan("gauss", f"the algebra takes {game.size} ({how}) and nullity {k} <= max_nullity {max_k}: "
-                                 f"gauss enumerates 2**{k} null-space combinations", k)
-        name, why = _search(game, options, f"nullity {k} > max_nullity {max_k} (2**{k} combinations; "
-                                           f"--max-nullity {k} would force gauss); gauss decides Impossible boards, "
-                                           f"a solvable one goes to")
+        if k <= (DEFAULT_MAX_NULLITY if max_k is None else max_k):
+            return Plan("gauss", f"the algebra takes {game.size} ({how}) and nullity {k} <= max_nullity "
+                                 f"{DEFAULT_MAX_NULLITY if max_k is None else max_k}: gauss enumerates 2**{k} "
+                                 f"null-space combinations", k)
+        fits = _fits(game, k, options, 2.0 ** k / coset_run.RATE)
+        if fits:
+            return Plan("gauss", f"the algebra takes {game.size} ({how}); nullity {k}: {fits}", k)
+        over = (f"nullity {k} > max_nullity {max_k} (2**{k} combinations; --max-nullity {k} would force gauss)"
+                if max_k is not None else
+                f"nullity {k} > {DEFAULT_MAX_NULLITY} and 2**{k} combinations take "
+                f"{coset_run.describe(2.0 ** k / coset_run.RATE)}, over the time limit ({_limit(game, options)}), "
+                f"unless the board's symmetries cut that down")
+        name, why = _search(game, options, f"{over}; gauss decides Impossible boards, a solvable one goes to")
         return Plan(name, why, k, impossible_first=True)
     name, why = _search(game, options, f"the algebra does not take {game.size} ({refused})")
     return Plan(name, why)
@@ -170,9 +191,10 @@ class Auto(Backend):
                "(or the board is Impossible), else sat-xor, else ilp-scip; stats say which and why")
     options = (
         TIME_LIMIT,
-        Option("max_nullity", int, DEFAULT_MAX_NULLITY,
-               f"gauss enumerates at most 2**N solutions of a solvable board (32: about {NULLITY_32_SECONDS:.0f} s "
-               f"at 39x39); above, auto hands a solvable board to sat", minimum=0),
+        Option("max_nullity", int, None,
+               f"gauss enumerates at most 2**N solutions of a solvable board (default: up to {DEFAULT_MAX_NULLITY}, "
+               f"about {NULLITY_32_SECONDS:.0f} s, and above as far as the time limit allows, up to "
+               f"{minweight.MAX_NULLITY}); above, auto hands a solvable board to sat", minimum=0),
         MEMORY_LIMIT,
     )
 
@@ -188,8 +210,20 @@ class Auto(Backend):
         s = STRATEGIES[name]
         return s.run(game, board, **s.declared(options))
 
+    @staticmethod
+    def _board_plan(game: PressSystem, board: int, p: Plan, options: dict) -> tuple[str, str] | None:
+        """gauss and why, for a board over the rules' nullity limit that it still takes: Impossible, or
+        symmetric enough that its enumeration fits the time limit; else None."""
+        parts, quiet, _ = algebra.solution_cosets(game, board)
+        if not parts:
+            return "gauss", (f"nullity {p.nullity} is over what auto enumerates, but the elimination shows the "
+                             f"board is Impossible (no enumeration needed): gauss")
+        fits = p.nullity <= minweight.MAX_NULLITY and \
+            _fits(game, p.nullity, options, *coset_run.estimate(game, board, parts, quiet))
+        return ("gauss", f"nullity {p.nullity}, a symmetric board: {fits}") if fits else None
+
     def solve(self, game: PressSystem, board: int, *, time_limit: float | None = None,
-              max_nullity: int = DEFAULT_MAX_NULLITY, memory_limit: float = MEMORY_LIMIT.default,
+              max_nullity: int | None = None, memory_limit: float = MEMORY_LIMIT.default,
               canonical: bool = False) -> Solution:
         """One board by the planned strategy; ``stats["strategy"]`` and ``stats["why"]`` say which and why.
 
@@ -205,10 +239,10 @@ class Auto(Backend):
                    "canonical": canonical}
         p = plan(game, options)
         name, why = p.strategy, p.why
-        if p.impossible_first and game.binary and not algebra.solution_cosets(game, board)[0]:
-            name = "gauss"
-            why = (f"nullity {p.nullity} > max_nullity {max_nullity}, but the elimination shows the board is "
-                   f"Impossible (no enumeration needed): gauss")
+        if p.impossible_first and game.binary:
+            name, why = self._board_plan(game, board, p, options) or (name, why)
+        if name == "gauss" and game.binary and p.nullity is not None:
+            options["max_nullity"] = max(p.nullity, max_nullity or 0)
         s = self._run(name, game, board, options)
         stats = {**s.stats, "strategy": name, "why": why}
         if p.nullity is not None:
@@ -217,13 +251,15 @@ class Auto(Backend):
 
     def solve_batch(self, game: PressSystem, boards: np.ndarray, **options) -> BatchSolution:
         """Many boards (uint64, shape (k,)): one vectorised gauss batch when the plan is gauss, else per board."""
-        opts = {"time_limit": None, "max_nullity": DEFAULT_MAX_NULLITY, "memory_limit": MEMORY_LIMIT.default,
+        opts = {"time_limit": None, "max_nullity": None, "memory_limit": MEMORY_LIMIT.default,
                 "canonical": False, **options}
         p = plan(game, opts)
         if p.strategy != "gauss":
             out = super().solve_batch(game, boards, **opts)
             return out.with_time(out.seconds, why=p.why)
         gauss = STRATEGIES["gauss"]
+        if game.binary:
+            opts["max_nullity"] = max(p.nullity or 0, opts["max_nullity"] or 0)
         gopts = gauss.method.accept(game, gauss.call_options(**gauss.declared(opts)))
         out = gauss.method.solve_batch(game, np.asarray(boards, dtype=np.uint64 if game.binary else np.int64), **gopts)
         return dataclasses.replace(out, backend=self.name).with_time(out.seconds, strategy="gauss", why=p.why)

@@ -10,8 +10,15 @@ for small nullity, a Walsh-Hadamard transform above).  For the goal "any
 colour" both targets are solved and the lighter solution kept (white first on
 a tie).
 
+Above nullity :data:`LONG_RUN_MIN_NULLITY` the minimum is a long run
+(:mod:`flipgame.algebra.coset_run`): one group of solutions per orbit of the
+board's symmetries, a progress bar on stderr, Ctrl-C with the lightest solution
+found so far (:class:`~flipgame.algebra.coset_run.InterruptedRun`), and a
+resumable ``checkpoint`` file.
+
 Ties: among minimum-weight solutions the one with the smallest free-variable
-assignment, or with ``canonical`` the lexicographically smallest press
+assignment (above :data:`LONG_RUN_MIN_NULLITY`: the first met in the long run's
+block order), or with ``canonical`` the lexicographically smallest press
 pattern; :meth:`Gauss.solve` and :meth:`Gauss.solve_batch` return the same witness.
 
 Running time: the elimination O(n^3 / w) once per game (n = rows*cols, w =
@@ -39,8 +46,8 @@ import time
 
 import numpy as np
 
+from flipgame.algebra import coset_run, minweight, zk
 from flipgame.algebra import gf2 as algebra
-from flipgame.algebra import zk
 from flipgame.backends.base import Backend, Option, interruptible, kind_of
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError, NullityTooLargeError, RefusedError
@@ -49,15 +56,12 @@ from flipgame.model.system import PressSystem
 
 DEFAULT_MAX_NULLITY = 32
 """2**32 null-space combinations: :data:`NULLITY_32_SECONDS` on this 2-core machine."""
-NULLITY_32_SECONDS = 4.3
-"""Seconds to enumerate 2**32 null-space combinations, the one figure the help texts and docstrings give:
-``flipgame solve --size 39x39 --goal white --backend gauss`` on the all-lit board (nullity 32, 561
-presses), the ``seconds=`` of ``--stats``, median of 3 runs after numba's first compile (4.2, 4.3 and
-5.6 s; 4.7-6.0 s wall), shared 2-core machine with a load average of 1.3."""
-NULL_SPACE_RATE = 2.3e10
-"""Null-space combinations times nullity enumerated per second (2 cores), for the refusal's estimate above
-the default.  Measured: 2**33 (17x17 king) in 10-15 s (the break-it run), 22 s CPU on a loaded 2-core
-machine; the hint said "about 9 s" with 3e10.  (2**32 on 39x39 plus runs faster: :data:`NULLITY_32_SECONDS`.)"""
+NULLITY_32_SECONDS = 2.0 ** 32 / coset_run.RATE
+"""Seconds to enumerate 2**32 null-space combinations of a board without symmetry, at the one measured rate
+:data:`flipgame.algebra.coset_run.RATE` (a symmetric board takes up to 8 times less)."""
+LONG_RUN_MIN_NULLITY = minweight.DENSE_MAX_NULLITY
+"""Above this nullity the minimum is a long run (:func:`flipgame.algebra.coset_run.minimum`): one group
+per symmetry orbit, a progress bar, Ctrl-C with the lightest solution so far, ``--checkpoint``."""
 SOLUTIONS_MAX_NULLITY = 62
 """Up to this nullity the ``solutions`` statistic counts the press sets reaching a goal (POJ 1830's answer)."""
 BATCH_MAX_NULLITY = 20
@@ -86,8 +90,12 @@ class Gauss(Backend):
     options = (
         Option("max_nullity", int, DEFAULT_MAX_NULLITY,
                f"enumerate at most 2**N solutions of a solvable board (32: about {NULLITY_32_SECONDS:.0f} s on "
-               f"2 cores, twice that per extra nullity; Impossible boards are answered at any nullity)",
-               minimum=0, maximum=40),
+               f"2 cores, twice that per extra nullity, up to 8 times less on a symmetric board; Impossible boards "
+               f"are answered at any nullity)", minimum=0, maximum=minweight.MAX_NULLITY),
+        Option("checkpoint", str, None,
+               f"above nullity {LONG_RUN_MIN_NULLITY}: keep the enumeration's state in FILE (the finished blocks "
+               "and the lightest solution so far) and resume from it when FILE is given again; a file of "
+               "another board or rules is refused (flipgame solve --checkpoint)", flag=""),
         Option("method", str, "auto",
                f"auto, dense (n x n elimination, any rules, <= {DENSE_MAX_CELLS} cells) or chase (light chasing: "
                "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
@@ -109,7 +117,7 @@ class Gauss(Backend):
         return MemoryBudgetError if kind_of(game) == "mod k" and self.supports(game) else BoardTooLargeError
 
     def solve(self, game: PressSystem, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
-              canonical: bool = False) -> Solution:
+              canonical: bool = False, checkpoint: str | None = None) -> Solution:
         """Minimum presses taking ``board`` to a goal of ``game``.
 
         Returns OPTIMAL with a minimum-weight witness, or INFEASIBLE; stats give
@@ -120,6 +128,11 @@ class Gauss(Backend):
         NullityTooLargeError
             A solvable board whose nullity exceeds ``max_nullity``; the message
             gives the ``--max-nullity`` that takes it and its expected time.
+        InterruptedRun
+            Ctrl-C during a long run (nullity over :data:`LONG_RUN_MIN_NULLITY`), with the lightest
+            solution found so far (an upper bound, not a minimum).
+        CheckpointError
+            A ``checkpoint`` file of another board or rules, damaged, or not writable.
         """
         if not game.binary:
             return _solve_zk(self.name, game, board)
@@ -132,9 +145,17 @@ class Gauss(Backend):
         if not parts:
             return Solution(self.name, Status.INFEASIBLE, seconds=time.perf_counter() - start, stats=stats)
         if k > max_nullity:
+            seconds, order = coset_run.estimate(game, board, parts, quiet)
             raise NullityTooLargeError(
                 f"nullity {k}: the minimum needs 2**{k} solutions enumerated, over max_nullity={max_nullity}; "
-                f"{nullity_hint(k)}")
+                f"{nullity_hint(k, seconds, order)}")
+        if k > LONG_RUN_MIN_NULLITY and not canonical:
+            run = coset_run.minimum(game, board, parts, quiet, checkpoint=checkpoint)
+            stats["symmetries"] = run.symmetries
+            best = run.best
+            return Solution(self.name, Status.OPTIMAL, best.weight, best.presses, best.target,
+                            time.perf_counter() - start, stats)
+
         def minimum() -> tuple[int, int]:
             best = None
             for x, t in parts:
@@ -149,7 +170,7 @@ class Gauss(Backend):
         return Solution(self.name, Status.OPTIMAL, x.bit_count(), x, t, time.perf_counter() - start, stats)
 
     def solve_batch(self, game: PressSystem, boards: np.ndarray, *, max_nullity: int = DEFAULT_MAX_NULLITY,
-                    method: str = "auto", canonical: bool = False,
+                    method: str = "auto", canonical: bool = False, checkpoint: str | None = None,
                     chunk_elements: int = 1 << 22) -> BatchSolution:
         """Vectorised :meth:`solve` for boards of at most 64 cells (uint64 array, shape (k,));
         identical answers and witnesses.  ``chunk_elements`` bounds the temporary
@@ -162,17 +183,22 @@ class Gauss(Backend):
             return _batch_zk(self.name, game, boards)
         if game.n > 64 or game.m > 64 or algebra.method_for(game, method) != "dense" or \
                 algebra.eliminate(game).nullity > min(BATCH_MAX_NULLITY, max_nullity):
-            return super().solve_batch(game, boards, max_nullity=max_nullity, method=method, canonical=canonical)
+            return super().solve_batch(game, boards, max_nullity=max_nullity, method=method, canonical=canonical,
+                                       checkpoint=checkpoint)
         return _dense_batch(self.name, game, np.asarray(boards, dtype=np.uint64), canonical, chunk_elements)
 
 
-def nullity_hint(k: int) -> str:
-    """What to do about a nullity too large to enumerate by default."""
-    seconds = 2.0 ** k * k / NULL_SPACE_RATE
-    if k <= 40:
-        when = "under a second" if seconds < 1 else f"about {seconds:.0f} s on 2 cores, twice that per extra nullity"
-        return f"--max-nullity {k} enumerates them ({when})"
-    return "the sat and ilp backends may find the minimum within their time limit"
+def nullity_hint(k: int, seconds: float | None = None, symmetries: int = 1) -> str:
+    """What to do about a nullity too large to enumerate by default, with the time ``seconds`` this board
+    takes (default: 2**k at :data:`flipgame.algebra.coset_run.RATE`, no symmetry)."""
+    seconds = 2.0 ** k / coset_run.RATE if seconds is None else seconds
+    using = f", using {symmetries} symmetries of the board" if symmetries > 1 else ""
+    when = f"{coset_run.describe(seconds)} on 2 cores{using}"
+    if k <= minweight.MAX_NULLITY:
+        resume = "; --checkpoint FILE makes the run resumable" if k > LONG_RUN_MIN_NULLITY else ""
+        return f"--max-nullity {k} enumerates them ({when}, twice that per extra nullity{resume})"
+    return (f"gauss enumerates at most nullity {minweight.MAX_NULLITY} (this board: {when}); the sat and ilp "
+            f"backends may find the minimum within their time limit")
 
 
 def _reading_key(x: np.ndarray, n: int) -> np.ndarray:

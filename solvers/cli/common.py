@@ -59,6 +59,17 @@ def fail(code: ExitCode, message: str) -> ExitCode:
     return code
 
 
+def interrupted_bound(game, board: int, exc) -> str:
+    """The stderr line of a long run stopped by Ctrl-C (:class:`~flipgame.algebra.coset_run.InterruptedRun`):
+    its upper bound, re-applied by the board model, and how to resume."""
+    text = exc.bound_text()
+    if exc.best is not None and game.apply(board, exc.best.presses) not in game.targets:
+        text = "Unknown (the lightest press set found so far failed the board model's check)"
+    if exc.checkpoint:
+        text += f"; --checkpoint {exc.checkpoint} resumes the run"
+    return text
+
+
 def board_size(text: str) -> tuple[int, int]:
     """Parse ``RxC`` (positive integers) for ``--size``."""
     m = re.fullmatch(r"\s*([0-9]{1,9})\s*[xX]\s*([0-9]{1,9})\s*", text, flags=re.ASCII)

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from flipgame import BACKENDS, Game, Session
+from flipgame.algebra.coset_run import InterruptedRun
 from flipgame.algebra.gf2 import nullity
 from flipgame.backends.external import is_program
 from flipgame.backends.result import Solution, Status
@@ -34,7 +35,9 @@ from flipgame.cli.common import (
     chosen_options,
     fail,
     game_from_args,
+    interrupted_bound,
     writable_folder,
+    writable_path,
 )
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS, ZK_DENSE_MAX_CELLS
@@ -87,6 +90,9 @@ def add_parser(sub) -> None:
                         f"the certification line says 'unknown: certification not finished within N s'")
     p.add_argument("--proof-dir", metavar="DIR",
                    help="with --certify: write each case's CNF (DIMACS) and proof (DRAT) here")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="gauss above nullity 22: keep the enumeration's state in FILE and resume from it when "
+                        "given again (one long case per file; a file of another board or rules is refused)")
     p.add_argument("--stats", action="store_true",
                    help="per case on stderr: rules, status, presses, nullity, seconds and solver statistics")
     add_rule_options(p)
@@ -205,7 +211,12 @@ class _Stream:
 
     def one(self, case: Case) -> None:
         self.number = case.number
-        sol = self.session.solve(case.board, game=case.game)
+        try:
+            sol = self.session.solve(case.board, game=case.game)
+        except InterruptedRun as exc:  # the answer line stays Unknown; the bound found so far goes to stderr
+            print(self.fmt.writer(case, Solution(self.session.backend.name, Status.UNKNOWN)), flush=True)
+            print(f"flipgame: case {case.number}: {interrupted_bound(case.game, case.board, exc)}", file=sys.stderr)
+            raise
         problem = check_solution(case.game, case.board, sol) or check_impossible(case.game, case.board, sol)
         if not problem and is_program(self.session.backend) and not self._claim_checked(case, sol):
             return
@@ -310,11 +321,13 @@ def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
         return "--proof-dir needs --certify"
     if args.certify_time_limit is not None and not args.certify:
         return "--certify-time-limit needs --certify"
-    if args.proof_dir is not None:
-        try:
+    try:
+        if args.proof_dir is not None:
             writable_folder(args.proof_dir, "--proof-dir")
-        except FlipgameError as exc:
-            return str(exc)
+        if args.checkpoint is not None:
+            writable_path(args.checkpoint, "--checkpoint")
+    except FlipgameError as exc:
+        return str(exc)
     if args.certify_time_limit is None:
         args.certify_time_limit = 10.0
     if not 0 < args.certify_time_limit <= TIME_LIMIT_MAX_SECONDS:
@@ -337,6 +350,10 @@ def _session(args: argparse.Namespace, fmt: Format) -> tuple[Game, Session]:
         raise RulesError(f"--certify proves two-state minima; {rules.size} is {rules.kind} (gauss's answer carries "
                          f"its own check: the witness is re-applied, an Impossible has a certificate)")
     options = chosen_options(backend, args)
+    if args.checkpoint is not None:
+        if "checkpoint" not in {o.name for o in backend.all_options}:
+            raise RulesError("--checkpoint applies to backend gauss (its long runs above nullity 22)")
+        options["checkpoint"] = args.checkpoint
     if fmt.canonical or args.canonical:
         options["canonical"] = True
     session = Session(backend, **options)

@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import sys
+import time
 
+from flipgame.algebra.minweight import MAX_NULLITY
 from flipgame.backends.strategies import PROGRAM_KEYS, STRATEGIES
 from flipgame.cli import common
 from flipgame.cli.common import (
@@ -22,6 +26,7 @@ from flipgame.cli.common import (
     writable_path,
 )
 from flipgame.core.errors import FlipgameError, RefusedError, RulesError
+from flipgame.study import all_lit
 from flipgame.study import metrics as study_metrics
 from flipgame.study.compare import FAMILIES, compare_strategies
 from flipgame.study.figures import plot_cactus, plot_strategies
@@ -89,17 +94,99 @@ def add_parser(sub) -> None:
                                                      "answer (one row per run)")
     group.add_argument("--cactus", type=png_path, metavar="FILE.png",
                        help="cactus plot per family (instances solved against seconds, with the virtual best solver)")
+    lit = sp.add_argument_group("the all-lit board, OEIS A075464 (--all-lit)")
+    lit.add_argument("--all-lit", type=_sides, metavar="N|A..B[,...]",
+                     help="the fewest presses that turn the all-lit n x n board off (plus, no wrap, goal white) for "
+                          "each n; stdout: the b-file lines 'n a(n)', stderr: nullity, symmetries and seconds per n; "
+                          "every witness re-applied by the board model, every published term (n <= 54) compared")
+    lit.add_argument("--bfile", metavar="FILE", help="with --all-lit: also write the b-file (the proven terms) to FILE")
+    lit.add_argument("--search-seconds", type=positive_seconds, metavar="S",
+                     help="with --all-lit: for n whose nullity is over 48 (n = 79), search the solutions for S "
+                          "seconds for an upper bound (not proven minimal) instead of refusing")
+    lit.add_argument("--witness-dir", metavar="DIR",
+                     help="with --all-lit: write each n's witness (its press set, x/.) to DIR/a075464-N.txt")
     common.add_rule_options(sp)
     common.add_strategies_file(sp)
     sp.set_defaults(run=run)
 
 
+def _sides(text: str) -> list[int]:
+    """``--all-lit``: sides n (1..2000) as ``N``, ``A..B`` or a comma-separated list of them, in order."""
+    out = []
+    for item in text.split(","):
+        a, _, b = item.strip().partition("..")
+        if not (a.isdigit() and (b.isdigit() or not _)) or not 1 <= int(a) <= int(b or a) <= 2000:
+            raise argparse.ArgumentTypeError(f"expected sides like 61, 1..78 or 55..78,79 (1 to 2000), got {text!r}")
+        out.extend(range(int(a), int(b or a) + 1))
+    return out
+
+
+def run_all_lit(args: argparse.Namespace) -> ExitCode:
+    """``--all-lit``: one b-file line per n on stdout (and --bfile); exit 1 if a term differs from OEIS."""
+    try:
+        if args.bfile:
+            writable_path(args.bfile, "--bfile")
+        if args.witness_dir:
+            common.writable_folder(args.witness_dir, "--witness-dir")
+    except FlipgameError as exc:
+        return fail(ExitCode.USAGE, str(exc))
+    done, worst = [], ExitCode.OK
+    for n in args.all_lit:
+        start = time.perf_counter()
+        k = all_lit.nullity(n)
+        if k > MAX_NULLITY and args.search_seconds is None:
+            worst = max(worst, fail(ExitCode.REFUSED, f"a({n}): nullity {k}, over the {MAX_NULLITY} that can be "
+                                                     f"enumerated; --search-seconds S finds an upper bound"))
+            continue
+        t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(n)) \
+            if k > MAX_NULLITY else all_lit.term(n)
+        t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
+        print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
+              flush=True)
+        note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
+        print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {t.symmetries} symmetries, "
+              f"{t.seconds:.2f} s{note}", file=sys.stderr, flush=True)
+        worst = max(worst, ExitCode.OK if t.agrees else ExitCode.DISAGREEMENT)
+        done.append(t)
+        try:
+            _write_term(args, t, done)
+        except OSError as exc:
+            return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
+    if args.json:
+        print(json.dumps([t.to_json() for t in done], indent=1))
+    return worst
+
+
+def _improved(n: int):
+    """The stderr line of each improvement of the a(n) search (so that a Ctrl-C loses nothing)."""
+    def show(found) -> None:
+        print(f"  a({n}) <= {found.weight} after {found.seconds:.1f} s ({found.how})", file=sys.stderr, flush=True)
+    return show
+
+
+def _write_term(args: argparse.Namespace, t, done: list) -> None:
+    """The witness file of ``t`` (--witness-dir) and the b-file of the terms so far (--bfile); OSError."""
+    if args.witness_dir:
+        with open(os.path.join(args.witness_dir, f"a075464-{t.n}.txt"), "w", encoding="utf-8") as fh:
+            fh.write(all_lit.witness_text(t))
+    if args.bfile:
+        with open(args.bfile, "w", encoding="utf-8") as fh:
+            fh.write("".join(all_lit.bfile_line(d) + "\n" for d in done if d.proven))
+
+
+NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "families": "strategies",
+         "sizes": "strategies"}
+"""Flags that only apply with another one."""
+
+
 def run(args: argparse.Namespace) -> ExitCode:
+    if args.all_lit is not None:
+        return run_all_lit(args)
+    for flag, needs in NEEDS.items():
+        if getattr(args, flag) is not None and getattr(args, needs) is None:
+            return fail(ExitCode.USAGE, f"--{flag.replace('_', '-')} needs --{needs.replace('_', '-')}")
     if args.strategies is not None:
         return run_strategies(args)
-    for flag in ("families", "sizes"):
-        if getattr(args, flag) is not None:
-            return fail(ExitCode.USAGE, f"--{flag} needs --strategies")
     try:
         game = common.game_from_args(args)
         if not game.binary:

@@ -1,0 +1,189 @@
+"""Upper bounds on the lightest element of a coset too large to enumerate: a large-neighbourhood search.
+
+Method.  The solutions of a board are the coset ``x ^ span(N)`` (k = dim N); above
+nullity 48 its ``2**k`` elements are out of reach.  The search keeps the lightest
+element found, ``best``, and repeats two kinds of exact sub-searches, each one blocked
+Walsh-Hadamard transform (:func:`flipgame.algebra.minweight.min_weight`) over a
+subspace of dimension ``dim`` (2**dim elements in about a second):
+
+* *symmetric starts*: for each symmetry ``s`` of the board (an involution or a rotation,
+  :mod:`flipgame.algebra.symmetry`; one per conjugacy class, as conjugate symmetries fix
+  solutions of the same weights), the solutions that ``s`` fixes form a sub-coset
+  (``(M_s - I) a = c_s`` in coordinates); where its dimension is small enough it is
+  searched whole (up to :data:`SYMMETRIC_MAX_DIM`).  Symmetric boards often have a symmetric lightest solution (the
+  all-lit n x n boards for n = 19, 30, 32, 33, 39, 62, 64, 67 among those checked);
+* *neighbourhoods*: ``current ^ span(R)`` for ``dim`` random elements ``R`` of ``N``; the
+  lightest element there is at most ``current`` (a = 0 is ``current`` itself), and
+  replaces it.  After :data:`RESTART` steps without improvement, ``current`` restarts
+  from the lightest element around a random element of the coset.  ``best`` is the
+  lightest ``current`` ever was.
+
+Whatever it returns is an upper bound, not a minimum: the search proves nothing.
+
+Running time: ``seconds`` (checked between sub-searches) plus the last sub-search,
+O(2**dim * dim / cores) each.
+
+Source: large-neighbourhood search, P. Shaw, "Using constraint programming and local
+search methods to solve vehicle routing problems", CP 1998; the exact neighbourhood
+by the Walsh-Hadamard transform as in :mod:`flipgame.algebra.minweight`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from flipgame.algebra import minweight, symmetry
+
+DIM = 30
+"""Dimension of each neighbourhood: 2**30 elements, about half a second at 2e9 a second."""
+SYMMETRIC_MAX_DIM = 36
+"""Largest fixed sub-coset searched whole as a symmetric start: 2**36, about half a minute (the all-lit
+79x79's are 16 and 32)."""
+RESTART = 40
+"""Neighbourhood steps without improvement before one around a random element of the coset."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """The search's lightest element: ``presses`` (weight ``weight``), found after ``seconds`` by ``how``;
+    ``steps`` exact sub-searches were run in ``elapsed`` seconds."""
+
+    weight: int
+    presses: int
+    seconds: float
+    how: str
+    steps: int
+    elapsed: float
+
+
+def _solve_affine(columns: Sequence[int], c: int) -> tuple[int, list[int]] | None:
+    """A solution a0 of ``M a = c`` (M given by its columns, bitmasks) and a basis of M's kernel, or None."""
+    rows: list[tuple[int, int, int]] = []
+    kernel = []
+    for i, v in enumerate(columns):
+        combo = 1 << i
+        for p, r, rc in rows:
+            if v >> p & 1:
+                v ^= r
+                combo ^= rc
+        if v:
+            rows.append((v.bit_length() - 1, v, combo))
+        else:
+            kernel.append(combo)
+    a = 0
+    for p, r, rc in rows:
+        if c >> p & 1:
+            c ^= r
+            a ^= rc
+    return None if c else (a, kernel)
+
+
+def fixed_subcoset(x: int, basis: Sequence[int], perm) -> tuple[int, list[int]] | None:
+    """The elements of ``x ^ span(basis)`` fixed by the cell map ``perm`` (which must map the coset onto
+    itself), as ``(particular element, basis)``, or None if none is fixed.  O(k^2) XORs of n-bit ints."""
+    coords = symmetry.Coordinates(basis)
+    k = len(basis)
+    diff = [coords(symmetry.permute(q, perm)) ^ (1 << j) for j, q in enumerate(basis)]
+    solved = _solve_affine(diff, coords(symmetry.permute(x, perm) ^ x))
+    if solved is None:
+        return None
+    a0, kernel = solved
+    assert all(v >> k == 0 for v in kernel)
+    return symmetry.combine(basis, a0) ^ x, [symmetry.combine(basis, v) for v in kernel]
+
+
+def _conjugacy_representatives(symmetries: Sequence) -> list:
+    """One symmetry per conjugacy class, identity left out: ``t s t^-1`` fixes the image under ``t`` of
+    what ``s`` fixes, solutions of the same weights, so one of them is enough."""
+    kept: list = []
+    for name, perm in list(symmetries)[1:]:
+        conjugates = ({tuple(t[perm[np.argsort(t)]]) for _, t in symmetries})
+        if not any(tuple(p) in conjugates for _, p in kept):
+            kept.append((name, perm))
+    return kept
+
+
+def _symmetric_starts(x: int, basis: Sequence[int], symmetries: Sequence):
+    """``(name, (particular, basis))`` of the fixed sub-coset of one symmetry per conjugacy class, up to
+    :data:`SYMMETRIC_MAX_DIM`, smallest first."""
+    out = []
+    for name, perm in _conjugacy_representatives(symmetries):
+        sub = fixed_subcoset(x, basis, perm)
+        if sub is not None and len(sub[1]) <= SYMMETRIC_MAX_DIM:
+            out.append((name, sub))
+    return sorted(out, key=lambda item: len(item[1][1]))
+
+
+def _random_subspace(rng: random.Random, basis: Sequence[int], dim: int) -> list[int]:
+    """``dim`` random elements of span(basis) (dependent ones are fine: the transform counts them twice)."""
+    k = len(basis)
+    return [symmetry.combine(basis, rng.getrandbits(k) or 1) for _ in range(min(dim, k))]
+
+
+def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: Sequence = (), dim: int = DIM,
+           seed: int = 0, on_better: Callable[[Found], None] | None = None) -> Found:
+    """The lightest element of ``x ^ span(basis)`` that a search of ``seconds`` finds (an upper bound).
+
+    Parameters
+    ----------
+    x, basis, n
+        The coset (bitmasks of ``n`` bits; ``basis`` independent).
+    seconds : float
+        Time budget, checked between sub-searches (the symmetric starts, smallest first, count in it);
+        the sub-search running when it ends is finished.
+    symmetries : sequence of (name, cell map)
+        Symmetries that map the coset onto itself (:func:`flipgame.algebra.symmetry.stabiliser`),
+        for the symmetric starts; the identity is skipped.
+    dim : int
+        Dimension of each exact sub-search (at most :data:`flipgame.algebra.minweight.MAX_NULLITY`).
+    seed : int
+        Random seed: the same seed and budget give the same steps (not the same count of them).
+    on_better : callable(Found), optional
+        Called at each improvement.
+
+    Returns
+    -------
+    Found
+        The lightest element met and how it was found.  O(steps * 2**dim * dim / cores).
+    """
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    best = Found(x.bit_count(), x, 0.0, "particular solution", 0, 0.0)
+    steps = 0
+
+    def lightest(around: int, sub: Sequence[int], how: str) -> int:
+        nonlocal best, steps
+        y = minweight.min_weight(around, sub, n)[1]
+        steps += 1
+        if y.bit_count() < best.weight:
+            now = time.perf_counter() - start
+            best = Found(y.bit_count(), y, now, how, steps, now)
+            if on_better:
+                on_better(best)
+        return y
+
+    for name, (sx, sub) in _symmetric_starts(x, basis, symmetries):
+        if time.perf_counter() - start >= seconds:
+            break
+        lightest(sx, sub, f"the solutions fixed by {name}")
+    current, stale = best.presses, 0
+    while time.perf_counter() - start < seconds:
+        if stale >= RESTART:
+            around, how, stale = symmetry.combine(basis, rng.getrandbits(len(basis))) ^ x, "a restart", 0
+        else:
+            around, how = current, "a neighbourhood of the lightest so far" if current == best.presses else \
+                "a neighbourhood after a restart"
+        y = lightest(around, _random_subspace(rng, basis, dim), how)
+        if around != current or y.bit_count() < current.bit_count():
+            current, stale = y, 0
+        else:
+            stale += 1
+    return Found(best.weight, best.presses, best.seconds, best.how, steps, time.perf_counter() - start)
+
+
+__all__ = ["DIM", "Found", "fixed_subcoset", "search"]

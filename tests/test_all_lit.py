@@ -1,0 +1,101 @@
+"""flipgame.study.all_lit and ``flipgame study --all-lit``: OEIS A075464 (the all-lit n x n Lights Out board),
+the published terms a(1..54), the b-file, and the upper-bound search for a(79) (nullity 64)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import flipgame
+
+from flipgame.algebra import coset_search, symmetry
+from flipgame.algebra import gf2 as algebra
+from flipgame.cli import main
+from flipgame.model.grid import Game
+from flipgame.study import all_lit
+from flipgame.study.all_lit import A075464
+
+FAST = range(1, 34)
+"""Sides whose term takes well under a second (nullity at most 20)."""
+
+
+@pytest.mark.parametrize("n", FAST)
+def test_published_terms(n):
+    t = all_lit.term(n)
+    assert t.presses == A075464[n - 1] and t.agrees and t.proven
+    assert Game(n, n, "white").apply((1 << n * n) - 1, t.witness) == 0
+
+
+@pytest.mark.slow
+def test_published_terms_1_to_54():
+    terms = all_lit.terms(range(1, 55))
+    assert [t.presses for t in terms] == list(A075464)
+    assert [t.nullity for t in terms if t.nullity > 20] == [32, 30]  # n = 39 and 47
+
+
+def test_a_term_that_differs_from_the_published_one_is_flagged():
+    t = all_lit.term(9)
+    assert t.agrees and not all_lit.Term(9, 24, 8, 1, 0.0, t.witness).agrees
+    assert all_lit.Term(9, 99, 8, 1, 0.0, t.witness, proven=False).agrees  # a bound is not compared
+
+
+def test_study_writes_the_bfile_and_the_time_per_n(tmp_path):
+    bfile = tmp_path / "b075464.txt"
+    r = flipgame("study", "--all-lit", "1..12,19", "--bfile", str(bfile), "--witness-dir", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    lines = [f"{n} {A075464[n - 1]}" for n in [*range(1, 13), 19]]
+    assert r.stdout.splitlines() == lines and bfile.read_text().splitlines() == lines
+    assert "a(19) = 141: nullity 16, 1 symmetries, " in r.stderr and r.stderr.count(" s\n") == 13
+    witness = (tmp_path / "a075464-19.txt").read_text().splitlines()
+    assert witness[0].startswith("# A075464 a(19) minimum: 141 presses") and len(witness) == 20
+    assert sum(row.count("x") for row in witness[1:]) == 141
+
+
+def test_study_refuses_nullity_64_without_a_search_and_bad_ranges(capsys):
+    assert main(["study", "--all-lit", "79"]) == 5
+    assert "a(79): nullity 64, over the 48 that can be enumerated; --search-seconds" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["study", "--all-lit", "5..3"])
+    assert "expected sides like 61, 1..78" in capsys.readouterr().err
+    assert main(["study", "--bfile", "x.txt"]) == 2 and "--bfile needs --all-lit" in capsys.readouterr().err
+
+
+def test_the_fixed_subcoset_of_a_symmetry():
+    game = Game(19, 19, "white")
+    parts, quiet, _ = algebra.solution_cosets(game, game.full)
+    maps = dict(symmetry.rule_symmetries(game))
+    x, basis = coset_search.fixed_subcoset(parts[0][0], quiet, maps["rotate 180"])
+    assert len(basis) == 8 and symmetry.permute(x, maps["rotate 180"]) == x
+    assert all(symmetry.permute(b, maps["rotate 180"]) == b and game.apply(0, b) == 0 for b in basis)
+    classes = coset_search._conjugacy_representatives(symmetry.stabiliser(game, game.full))
+    assert [name for name, _ in classes] == ["rotate 90", "rotate 180", "flip rows", "transpose"]
+
+
+def test_the_search_gives_an_upper_bound_with_its_witness():
+    t = all_lit.upper_bound(19, 0.5)
+    assert not t.proven and t.presses >= 141 and Game(19, 19, "white").apply((1 << 361) - 1, t.witness) == 0
+    assert t.presses == 141  # the rot180-symmetric solutions hold the minimum here
+
+
+def _presses(rows: list[str]) -> int:
+    """A press set from rows of x (press) and . (cell (r, c) = bit r * cols + c)."""
+    return int("".join(row[::-1] for row in reversed(rows)).replace("x", "1").replace(".", "0"), 2)
+
+
+def test_the_recorded_a79_witness_turns_the_all_lit_board_off():
+    """docs/a075464-79-upper-bound.txt: the bound's witness, re-applied by the board model."""
+    lines = (Path(__file__).parent.parent / "docs" / "a075464-79-upper-bound.txt").read_text().splitlines()
+    bound = int(lines[0].split(": ")[1].split()[0])
+    presses = _presses(lines[1:])
+    assert len(lines) == 80 and presses.bit_count() == bound
+    assert Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
+
+
+@pytest.mark.slow
+def test_a79_upper_bound(tmp_path):
+    r = flipgame("study", "--all-lit", "79", "--search-seconds", "120", "--witness-dir", str(tmp_path), timeout=900)
+    assert r.returncode == 0, r.stderr
+    bound = int(r.stdout.split("<= ")[1].split()[0])
+    assert bound <= 2629 and "(upper bound, not proven minimal)" in r.stdout
+    presses = _presses((tmp_path / "a075464-79.txt").read_text().splitlines()[1:])
+    assert presses.bit_count() == bound and Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0

@@ -1,0 +1,225 @@
+"""flipgame.algebra.coset_run: the long enumeration (progress, Ctrl-C, checkpoints, both cores), and gauss,
+auto and ``flipgame solve`` on nullity over 22."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import flipgame, sigint_default, wait_until_busy
+
+from flipgame import solve
+from flipgame.algebra import coset_checkpoint, coset_run, minweight
+from flipgame.algebra import gf2 as algebra
+from flipgame.algebra.coset_run import InterruptedRun
+from flipgame.backends import auto
+from flipgame.backends.auto import plan
+from flipgame.backends.gauss import nullity_hint
+from flipgame.core.errors import CheckpointError, NullityTooLargeError, OptionError
+from flipgame.core.limits import TIME_LIMIT_DEFAULT_SECONDS
+from flipgame.model.grid import Game, format_cells
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """6 inner bits and blocks of 64 groups: a 19x19 all-lit run (nullity 16) has 16 blocks."""
+    monkeypatch.setattr(minweight, "LOW_BITS", 2)
+    monkeypatch.setattr(coset_run, "BLOCK_GROUPS", 64)
+
+
+def _lit(n: int):
+    game = Game(n, n, "white")
+    parts, quiet, _ = algebra.solution_cosets(game, game.full)
+    return game, game.full, parts, quiet
+
+
+def _interrupt_after(monkeypatch, blocks: int) -> None:
+    """Ctrl-C (a KeyboardInterrupt) as the kernel starts block number ``blocks``."""
+    real, calls = minweight.group_maxima, {"n": 0}
+
+    def counting(laid, k, groups, full=False):
+        if not full:
+            calls["n"] += 1
+            if calls["n"] > blocks:
+                raise KeyboardInterrupt
+        return real(laid, k, groups, full)
+
+    monkeypatch.setattr(minweight, "group_maxima", counting)
+
+
+def test_interrupt_gives_an_unproven_bound_and_the_checkpoint_resumes_to_the_same_minimum(
+        small_blocks, monkeypatch, tmp_path):
+    game, board, parts, quiet = _lit(19)
+    whole = coset_run.minimum(game, board, parts, quiet)
+    assert whole.best.weight == 141  # A075464(19)
+    path = str(tmp_path / "run.json")
+    with monkeypatch.context() as m:
+        _interrupt_after(m, 5)
+        with pytest.raises(InterruptedRun) as caught:
+            coset_run.minimum(game, board, parts, quiet, checkpoint=path)
+    best = caught.value.best
+    assert best.weight >= 141 and game.apply(board, best.presses) == 0 and caught.value.checkpoint == path
+    assert caught.value.bound_text() == f"Unknown (at most {best.weight} presses found, not proven minimal)"
+    saved = json.loads(Path(path).read_text())
+    assert 5 <= saved["next_block"][0] < 16 and saved["best"]["weight"] == best.weight
+    resumed = coset_run.minimum(game, board, parts, quiet, checkpoint=path)
+    assert resumed.best == whole.best
+    assert resumed.enumerated == whole.enumerated  # the blocks before the interrupt are not done twice
+    again = coset_run.minimum(game, board, parts, quiet, checkpoint=path)  # finished: nothing left to enumerate
+    assert again.best == whole.best
+
+
+def test_a_checkpoint_of_another_board_or_a_damaged_one_is_refused_in_one_line(small_blocks, tmp_path):
+    game, board, parts, quiet = _lit(19)
+    path = str(tmp_path / "run.json")
+    coset_run.minimum(game, board, parts, quiet, checkpoint=path)
+    other = game.apply(0, 1 << 50 | 1 << 70)
+    oparts, oquiet, _ = algebra.solution_cosets(game, other)
+    with pytest.raises(CheckpointError, match=r"is for another board or rules \(19x19 plus, goal white\)") as e:
+        coset_run.minimum(game, other, oparts, oquiet, checkpoint=path)
+    assert "\n" not in str(e.value)
+    data = json.loads(Path(path).read_text())
+    data["next_block"] = [0]
+    Path(path).write_text(json.dumps(data))
+    with pytest.raises(CheckpointError, match="is damaged"):
+        coset_run.minimum(game, board, parts, quiet, checkpoint=path)
+    with pytest.raises(CheckpointError, match="cannot write checkpoint"):
+        coset_run.minimum(game, board, parts, quiet, checkpoint=str(tmp_path / "no" / "such" / "file.json"))
+
+
+def test_a_checkpoint_whose_witness_fails_the_board_is_refused(small_blocks, tmp_path):
+    game, board, parts, quiet = _lit(19)
+    path = str(tmp_path / "run.json")
+    coset_run.minimum(game, board, parts, quiet, checkpoint=path)
+    data = json.loads(Path(path).read_text())
+    data["best"]["presses"] = hex(int(data["best"]["presses"], 16) ^ 1)
+    data["best"]["weight"] = int(data["best"]["presses"], 16).bit_count()
+    data["check"] = coset_checkpoint._digest({k: v for k, v in data.items() if k != "check"})
+    Path(path).write_text(json.dumps(data))
+    with pytest.raises(CheckpointError, match="does not solve the board"):
+        coset_run.minimum(game, board, parts, quiet, checkpoint=path)
+
+
+def test_progress_bar_on_stderr(small_blocks, capsys):
+    game, board, parts, quiet = _lit(19)
+    coset_run.minimum(game, board, parts, quiet, progress=True)
+    err = capsys.readouterr().err
+    assert "nullity 16, 8 symmetries" in err and "sol/s" in err and "lightest 141" in err
+
+
+def test_long_run_matches_the_transform_on_random_cosets(monkeypatch):
+    monkeypatch.setattr(minweight, "LOW_BITS", 3)
+    rng = random.Random(4)
+    for _ in range(6):
+        n, k = rng.randint(40, 120), rng.randint(8, 14)
+        basis = [rng.getrandbits(n) | 1 << i for i in range(k)]
+        x = rng.getrandbits(n)
+        game = Game(1, n)  # no grid symmetry fixes a random board: the identity only
+        run = coset_run.minimum(game, 0, [(x, 0)], basis, use_symmetry=False)
+        assert run.best.weight == minweight.min_weight(x, basis, n)[1].bit_count()
+
+
+def test_estimates_name_the_time_and_the_symmetries():
+    game, board, parts, quiet = _lit(61)
+    seconds, order = coset_run.estimate(game, board, parts, quiet)
+    assert order == 8 and 2.0 ** 40 / coset_run.RATE / 8 < seconds < 2.0 ** 40 / coset_run.RATE / 6
+    with pytest.raises(NullityTooLargeError) as e:
+        solve(board, "gauss", game=game)
+    assert (f"--max-nullity 40 enumerates them ({coset_run.describe(seconds)} on 2 cores, using 8 symmetries of the "
+            f"board, twice that per extra nullity; --checkpoint FILE makes the run resumable)") in str(e.value)
+    assert nullity_hint(64, 1e12, 8).startswith("gauss enumerates at most nullity 48 (this board: about 31,688 years")
+
+
+def test_max_nullity_takes_up_to_48():
+    game, board, *_ = _lit(19)
+    assert solve(board, "gauss", game=game, max_nullity=48).moves == 141
+    with pytest.raises(OptionError, match="48"):
+        solve(board, "gauss", game=game, max_nullity=49)
+
+
+def test_gauss_above_22_is_the_symmetric_long_run():
+    game, board, *_ = _lit(47)  # nullity 30
+    s = solve(board, "gauss", game=game)
+    assert (s.moves, s.stats["nullity"], s.stats["symmetries"]) == (971, 30, 8)  # A075464(47)
+
+
+def test_auto_takes_gauss_where_the_time_limit_allows():
+    king = Game(17, 17, "white", neighbourhood="king")  # nullity 33: 2**33 in seconds, within the default limit
+    p = plan(king, {})
+    assert p.strategy == "gauss" and f"within the time limit {TIME_LIMIT_DEFAULT_SECONDS:g} s by default" in p.why
+    assert plan(king, {"max_nullity": 32}).strategy == "sat-xor"  # an explicit cap stays a cap
+    assert plan(king, {"time_limit": 1.0}).strategy == "sat-xor"
+    lit = Game(61, 61, "white")  # 2**40: over the default limit for the rules
+    assert plan(lit, {}).impossible_first
+
+
+def test_auto_takes_a_symmetric_board_by_gauss(monkeypatch):
+    """The rules' estimate is over the limit, the board's (8 symmetries) within: gauss answers."""
+    monkeypatch.setattr(coset_run, "RATE", 2.0 ** 30 / 20)  # 2**30 in 20 s: the rules of 47x47 take 20 s
+    monkeypatch.setattr(auto, "DEFAULT_MAX_NULLITY", 16)
+    game, board, *_ = _lit(47)
+    s = solve(board, "auto", game=game, time_limit=10.0)
+    assert (s.moves, s.stats["strategy"]) == (971, "gauss") and "a symmetric board" in s.stats["why"]
+
+
+def test_ctrl_c_on_solve_prints_unknown_and_the_unproven_bound(tmp_path):
+    g = Game(61, 61, "white")  # nullity 40, a random board: no symmetry, minutes of enumeration
+    board = g.apply(0, random.Random(5).getrandbits(g.n))
+    (tmp_path / "b.txt").write_text(format_cells(board, 61, 61, "b", "w") + "\n")
+    ck = tmp_path / "ck.json"
+    with open(tmp_path / "b.txt") as stdin:
+        p = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--size", "61x61", "--goal", "white",
+                              "--max-nullity", "40", "--checkpoint", str(ck)], stdin=stdin, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
+        deadline = time.monotonic() + 120  # the checkpoint is first written with the first lightest solution
+        while time.monotonic() < deadline and p.poll() is None and not (ck.exists() and ck.stat().st_size and
+                                                                        json.loads(ck.read_text())["best"]):
+            time.sleep(0.05)
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and out == "Unknown\n" and "Traceback" not in err
+    assert "case 1: Unknown (at most " in err and "presses found, not proven minimal); --checkpoint" in err
+    bound = int(err.split("at most ")[1].split()[0])
+    saved = json.loads(ck.read_text())
+    assert saved["best"]["weight"] == bound and g.apply(board, int(saved["best"]["presses"], 16)) == 0
+
+
+def test_solve_refuses_the_checkpoint_of_another_board(tmp_path):
+    ck = tmp_path / "ck.json"
+    game, board, parts, quiet = _lit(47)
+    coset_run.minimum(game, board, parts, quiet, checkpoint=str(ck))
+    lit = format_cells(board, 47, 47, "b", "w") + "\n"
+    other = Game(47, 47, "white").apply(0, 1 << 100)
+    r = flipgame("solve", "--size", "47x47", "--goal", "white", "--checkpoint", str(ck),
+                 stdin=format_cells(other, 47, 47, "b", "w") + "\n")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is for another board or rules" in r.stderr
+    r = flipgame("solve", "--backend", "sat", "--checkpoint", str(ck), stdin=lit)
+    assert r.returncode == 2 and "--checkpoint applies to backend gauss" in r.stderr
+
+
+@pytest.mark.slow
+def test_the_all_lit_61x61_interrupted_and_resumed_gives_the_uninterrupted_minimum(tmp_path):
+    """The issue's acceptance run: Ctrl-C prints an unproven bound and exits 130; resumed, the same minimum."""
+    game, board, parts, quiet = _lit(61)
+    whole = coset_run.minimum(game, board, parts, quiet)
+    text = format_cells(board, 61, 61, "b", "w") + "\n"
+    ck = tmp_path / "ck.json"
+    args = [sys.executable, "-m", "flipgame", "solve", "--size", "61x61", "--goal", "white", "--max-nullity", "40",
+            "--checkpoint", str(ck)]
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=sigint_default)
+    p.stdin.write(text)
+    p.stdin.close()
+    wait_until_busy(p.pid, cpu_seconds=20.0, timeout=300)
+    os.kill(p.pid, signal.SIGINT)
+    out, err = p.stdout.read(), p.stderr.read()
+    assert p.wait(timeout=60) == 130 and out == "Unknown\n" and "not proven minimal" in err
+    r = subprocess.run(args, input=text, capture_output=True, text=True, timeout=3600)
+    assert r.returncode == 0 and r.stdout == f"{whole.best.weight}\n"
