@@ -35,9 +35,11 @@ from flipgame.cli.common import (
     fail,
     game_from_args,
     writable_folder,
+    writable_path,
 )
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS
+from flipgame.formats import svg
 from flipgame.formats.judge import FORMATS, Case, Format, LineSource, aoc_reader
 from flipgame.model.grid import format_cells
 from flipgame.model.system import PressSystem
@@ -87,6 +89,13 @@ def add_parser(sub) -> None:
                         f"the certification line says 'unknown: certification not finished within N s'")
     p.add_argument("--proof-dir", metavar="DIR",
                    help="with --certify: write each case's CNF (DIMACS) and proof (DRAT) here")
+    p.add_argument("--svg", metavar="FILE",
+                   help="draw each answered case as SVG: the board with its presses and the goal reached (a grid as "
+                        "squares, another press system as a graph); case N >= 2 goes to FILE-N.svg, or where "
+                        "{case} in FILE says")
+    p.add_argument("--steps", action="store_true",
+                   help="after each answer, the boards press by press (presses in button order); with --svg, the "
+                        "picture shows them as a sequence")
     p.add_argument("--stats", action="store_true",
                    help="per case on stderr: rules, status, presses, nullity, seconds and solver statistics")
     add_rule_options(p)
@@ -160,7 +169,7 @@ class _Stream:
         self.pending: list[Case] = []
         self._batchable: dict[Game, bool] = {}
         self._last: tuple[Game | None, bool] = (None, False)  # the last game asked about (cases share one)
-        self._plain = not (args.presses or args.explain or args.certify or args.count)
+        self._plain = not (args.presses or args.explain or args.certify or args.count or args.svg or args.steps)
         self.total = 0  # presses of every answer, for a format's footer (Advent of Code's total)
 
     def batchable(self, game: Game) -> bool:
@@ -258,6 +267,13 @@ class _Stream:
             print(f"solutions {sol.stats.get('solutions', 0 if sol.status is Status.INFEASIBLE else 'unknown')}")
         if args.explain and sol.status is Status.INFEASIBLE:
             print(explain_impossible(game, case.board, self.fmt, sol.certificates))
+        if args.steps and sol.success:
+            print(svg.steps_text(game, case.board, sol.presses, self.fmt.colours))
+        if args.svg and sol.status in (Status.OPTIMAL, Status.INFEASIBLE):
+            problem = svg.save_case(args.svg, case.number, game, case.board, sol, show_steps=args.steps)
+            if problem:
+                fail(ExitCode.USAGE, f"case {case.number}: --svg: {problem}")
+                self.worst = max(self.worst, ExitCode.USAGE)
 
     def answerer(self, sol: Solution) -> str:
         """The backend's name, and an external program's (``external (/opt/my-solver.sh)``)."""
@@ -307,11 +323,13 @@ def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
         return "--proof-dir needs --certify"
     if args.certify_time_limit is not None and not args.certify:
         return "--certify-time-limit needs --certify"
-    if args.proof_dir is not None:
-        try:
+    try:
+        if args.proof_dir is not None:
             writable_folder(args.proof_dir, "--proof-dir")
-        except FlipgameError as exc:
-            return str(exc)
+        if args.svg is not None:
+            writable_path(svg.case_path(args.svg, 1), "--svg")
+    except FlipgameError as exc:
+        return str(exc)
     if args.certify_time_limit is None:
         args.certify_time_limit = 10.0
     if not 0 < args.certify_time_limit <= TIME_LIMIT_MAX_SECONDS:
