@@ -28,8 +28,8 @@ from flipgame.study.environment import machine_line
 from flipgame.study.families import FAMILIES
 from flipgame.study.family_table import table_format, write_table
 from flipgame.study.figures import TOP_DEFAULT, Context, figure_format, plot_cactus, plot_scatter, plot_strategies
-from flipgame.study.runner import MEASURE_MARGIN_SECONDS
 from flipgame.study.records import write_csv
+from flipgame.study.runner import MEASURE_MARGIN_SECONDS
 from flipgame.study.structure import plot, study, system_structure, system_structure_text
 from flipgame.study.suite import suite_plan
 

@@ -24,8 +24,8 @@ from flipgame.model.system import PressSystem
 from flipgame.study import report
 from flipgame.study.environment import environment
 from flipgame.study.families import FAMILIES, nullity
-from flipgame.study.runner import MEASURE_MARGIN_SECONDS, Outcome, run_measured
 from flipgame.study.metrics import NOT_RUN
+from flipgame.study.runner import MEASURE_MARGIN_SECONDS, Outcome, run_measured
 from flipgame.verify.checks.witness import check_solution
 
 
