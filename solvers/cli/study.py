@@ -118,12 +118,14 @@ def add_parser(sub) -> None:
                             "strategy does not run the family's later, no smaller boards, and PAR-2 and SGM are "
                             "taken over the instances every strategy ran)")
     group.add_argument("--in-process", action="store_true",
-                       help="run the strategies in this process (faster to start; only the backends' own time "
-                            "limits hold, rc2 has none) instead of a process of its own per run, killed "
-                            f"{MEASURE_MARGIN_SECONDS:g} s past --time-limit, memory bounded by --memory-limit")
+                       help="run the strategies in this process: no process start per run, but only the backends' "
+                            "own time limits hold (rc2 has none) and no memory limit (default: a process of its own "
+                            f"per run, killed {MEASURE_MARGIN_SECONDS:g} s past --time-limit, its address space "
+                            "bounded by --memory-limit)")
     group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
-                       help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the rest is skipped "
-                            f"with a note. Per board: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here)")
+                       help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the runs left are not run "
+                            f"(a note says how many). Per run: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here) "
+                            f"and --memory-limit (GiB of address space, default {MEMORY_LIMIT_GIB:g})")
     group.add_argument("--suite", metavar="DIR",
                        help="run on the instances of a suite written by `flipgame export-suite DIR` (its "
                             "manifest and board files) instead of --families/--sizes/--boards/--seed")
@@ -132,8 +134,8 @@ def add_parser(sub) -> None:
                             "seconds, peak MiB, build/export/solve seconds, the solver and its version, the limits, "
                             "the machine")
     group.add_argument("--cactus", type=_figure_path, metavar="FILE",
-                       help="cactus plot per family (instances solved against seconds, with the virtual best "
-                            "solver); .png, .pdf or .svg")
+                       help="cactus plot (instances solved against seconds, with the virtual best solver): all "
+                            "families, then each family of at least 3 instances; .png, .pdf or .svg")
     group.add_argument("--scatter", type=_figure_path, metavar="FILE",
                        help="pairwise scatter plots (log-log, unsolved on the border): the best strategy against "
                             "the next ones, or --pairs; .png, .pdf or .svg")
