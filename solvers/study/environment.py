@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import subprocess
 from functools import cache
 from importlib import metadata
@@ -34,6 +35,8 @@ SOLVER_LIBRARIES: dict[tuple[str, str | None], tuple[str, str]] = {
 """(backend, the option that picks its solver) -> (the solver, the distribution whose version is recorded)."""
 VARIANT_OPTION = {"ilp": "solver", "mip": "solver", "sat": "engine"}
 """The option that picks a backend's solver, where it has several."""
+VERSION_PATTERN = re.compile(r"\b\d+\.\d+")
+"""A version number in a program's output (``5.11.4``, ``2.10.8``)."""
 VERSION_TIMEOUT_SECONDS = 5.0
 """Seconds a program's version command may take (``cadical --version`` answers in milliseconds)."""
 
@@ -65,15 +68,18 @@ def solver_of(strategy: Strategy) -> tuple[str, str]:
 
 @cache
 def _program_version(program: str, command: str) -> str:
-    """The first line a program prints for its version (``command``, else ``PROGRAM --version``), or ``unknown``."""
+    """The line a program prints for its version (``command``, else ``PROGRAM --version``): the first that holds a
+    version number (``c CryptoMiniSat version 5.11.4`` without its comment mark), else the first if it holds a
+    digit (PicoSAT's ``965``), else ``unknown`` (MiniSat prints none)."""
     argv = command.split() if command else [program, "--version"]
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=VERSION_TIMEOUT_SECONDS,
                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return "unknown"
-    lines = [ln.strip() for ln in (out.stdout + out.stderr).splitlines() if ln.strip()]
-    return lines[0][:80] if lines else "unknown"
+    lines = [ln.strip().removeprefix("c ").strip() for ln in (out.stdout + out.stderr).splitlines() if ln.strip()]
+    versioned = [ln for ln in lines if VERSION_PATTERN.search(ln)] or [ln for ln in lines[:1] if re.search(r"\d", ln)]
+    return versioned[0][:80] if versioned else "unknown"
 
 
 def _proc_field(path: str, key: str) -> str | None:
