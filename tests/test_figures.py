@@ -125,3 +125,17 @@ def test_study_cli_writes_pdf_svg_and_table(tmp_path, capsys):
     capsys.readouterr()
     assert pdf_info(pdf.read_bytes())["Subject"].startswith("Cactus plot")
     assert "sat-xor against gauss" in svg_texts(svg) and "| VBS | 2 of 2 |" in table.read_text()
+
+
+def test_a_family_the_budget_never_reached_has_no_panel_and_is_named(tmp_path):
+    runs = [r for r in many_runs(3) if r.family == "random"]
+    runs += [Run("torus", 4, 0, 0, f"s{k}", "not run", note="over budget") for k in range(3)]
+    st = StrategyStudy(["s0", "s1", "s2"], ["random", "torus"], {"random": [4, 6, 8], "torus": [4]}, 1, LIMIT,
+                       1.0, 0, runs=runs)
+    path = tmp_path / "p.svg"
+    plot_strategies(st, str(path))
+    root = ET.parse(path).getroot()
+    caption = next(e.text for e in root.iter() if e.tag.endswith("}description"))
+    assert "not reached within the budget: torus" in caption
+    titles = [t for t in svg_texts(path) if t.startswith(("random:", "torus:"))]
+    assert titles and all(t.startswith("random:") for t in titles)

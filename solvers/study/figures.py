@@ -312,24 +312,30 @@ def plot_strategies(st, path: str, *, top: int = TOP_DEFAULT) -> dict[str, str]:
     """Seconds per board against board size (nullity for the nullity family), one panel per family, one line
     per strategy among the ``top`` best (median of the solved boards per size, log scale); time-outs drawn as
     x on the time-limit line.  ``st``: a :class:`flipgame.study.compare.StrategyStudy`.  Returns the colour of
-    each strategy drawn.  Raises OSError, ValueError (suffix)."""
+    each strategy drawn.  A family none of whose runs was made (the budget spent) has no panel; the caption
+    names it.  Raises OSError, ValueError (suffix, or no run made at all)."""
     figure_format(path)
     plt = _pyplot()
     ranked = ranking(st.runs, st.time_limit)
     drawn, style = ranked[:top], styles(ranked)
     solved = [r.seconds for r in st.runs if r.answered and r.seconds]
     floor = max(min(solved, default=1e-4) / 2, FLOOR_SECONDS)
-    rows, cols = _grid(len(st.families))
+    reached = [f for f in st.families if any(r.family == f and r.status != "not run" for r in st.runs)]
+    if not reached:
+        raise ValueError("no run was made (the budget was spent before the first): nothing to draw")
+    rows, cols = _grid(len(reached))
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
-    for ax, f in zip(axes.flat, st.families, strict=False):
+    for ax, f in zip(axes.flat, reached, strict=False):
         _size_panel(ax, st, family(f), drawn, style, floor)
-    for ax in list(axes.flat)[len(st.families):]:
+    for ax in list(axes.flat)[len(reached):]:
         ax.set_axis_off()
     handles, labels = _handles(drawn, style)
     where = "the suite's instances" if st.source.startswith("suite") else \
         f"median of {st.boards_per_size} board(s) per size, seed {st.seed}"
     context = Context(_machine(st), st.environment.get("flipgame", ""), st.margin)
-    text = caption(f"Seconds per board against board size, per family ({where}); x = a time-out", st.runs,
+    unreached = [f for f in st.families if f not in reached]
+    skipped = f"; not reached within the budget: {', '.join(unreached)}" if unreached else ""
+    text = caption(f"Seconds per board against board size, per family ({where}); x = a time-out{skipped}", st.runs,
                    st.time_limit, context, len(drawn), len(ranked))
     _finish(fig, path, "flipgame study: seconds per board against size",
             text.replace(" and the virtual best solver (VBS, black dashes)", ""), handles, labels)
