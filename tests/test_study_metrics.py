@@ -123,3 +123,16 @@ def test_study_cli_writes_csv_cactus_and_metrics(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "PAR-2" in out and "shift 10 s" in out and "VBS" in out and "each run in this process" in out
     assert len(csv_path.read_text().splitlines()) == 4 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_pandas_loads_the_csv_with_its_types(tmp_path):
+    pandas = pytest.importorskip("pandas")
+    path = tmp_path / "runs.csv"
+    rs = runs()
+    rs[0].cpu_seconds, rs[0].peak_rss = 0.9, 50 * 2**20
+    write_csv(rs, str(path), 5.0, {"machine": {"cpu": "Test CPU", "cores": 2}, "limits": {"margin": 1.0}})
+    frame = pandas.read_csv(path)
+    assert list(frame.columns) == list(CSV_FIELDS)
+    assert frame["solved"].dtype == bool and frame["solved"].tolist() == [True, False, True, True, False, False]
+    assert frame["wall_seconds"].dtype == float and frame["cores"].tolist() == [2] * 6
+    assert frame.groupby("strategy")["solved"].sum().to_dict() == {"a": 1, "b": 2, "c": 0}

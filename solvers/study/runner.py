@@ -24,7 +24,8 @@ answers Unknown at it; whatever runs past the limit plus :data:`MEASURE_MARGIN_S
 which cannot be interrupted; a search without a clock) is killed by a watchdog thread of the
 C runtime (``faulthandler``, which needs no interpreter lock) and recorded as Unknown at that
 time.  The memory limit is the run's address space (``RLIMIT_AS``), as runsolver's ``-M``.
-``isolate=False`` runs in this process instead (no kill; the backends' own limits only).
+``isolate=False`` runs in this process instead (no kill; the backends' own limits only), after one
+warm-up per strategy and kind of system.
 
 Source: runsolver (Roussel 2011, JSAT 7); BenchExec (Beyer, Loewe, Wendler 2019, STTT 21);
 ``proc(5)`` (``clear_refs``, ``VmHWM``); ``getrusage(2)``.
@@ -109,6 +110,7 @@ def run_measured(strategy: Strategy, game: PressSystem, board, time_limit: float
     Running time: the solve's, plus (isolated) a process start, the solver's import and a 3x3 warm-up.
     """
     if not isolate:
+        _warm_up_once(strategy, game, time_limit)
         return _outcome(_measured_call(strategy, game, board, time_limit, memory_gib), "in-process")
     spec = (strategy.name, strategy.backend, dict(strategy.options), strategy.summary)
     got = run_function("flipgame.study.runner:measured_child", (spec, game, board, time_limit, memory_gib, margin),
@@ -233,6 +235,24 @@ def warm_up_game(game: PressSystem) -> tuple[PressSystem, object]:
     return system.with_goal("board", (2, 1)), (0, 0)
 
 
+_WARM: set[tuple[str, str]] = set()
+"""(strategy, kind of system) already warmed up in this process (``isolate=False``)."""
+
+
+def _warm_up(strategy: Strategy, game: PressSystem, time_limit: float) -> None:
+    """A solve of :func:`warm_up_game`, not counted: the solver's imports and first-call costs."""
+    small, small_board = warm_up_game(game)
+    with contextlib.suppress(Exception):
+        solve_strategy(strategy, small_board, small, time_limit)
+
+
+def _warm_up_once(strategy: Strategy, game: PressSystem, time_limit: float) -> None:
+    key = (strategy.name, "two" if game.binary else "counters" if game.states is None else f"mod {game.states}")
+    if key not in _WARM:
+        _warm_up(strategy, game, time_limit)
+        _WARM.add(key)
+
+
 def measured_child(spec: tuple, game: PressSystem, board, time_limit: float, memory_gib: float | None,
                    margin: float = MEASURE_MARGIN_SECONDS) -> dict:
     """The run's process (:func:`run_measured`): the strategy ``spec`` (name, backend, options, summary)
@@ -242,9 +262,7 @@ def measured_child(spec: tuple, game: PressSystem, board, time_limit: float, mem
     strategy = STRATEGIES.get(name)
     if strategy is None or strategy.backend != backend or dict(strategy.options) != options:
         strategy = register(Strategy(name, backend, options, summary))
-    small, small_board = warm_up_game(game)
-    with contextlib.suppress(Exception):
-        solve_strategy(strategy, small_board, small, time_limit)
+    _warm_up(strategy, game, time_limit)
     with open(os.devnull, "w") as sink:
         print(f"{START_STAMP} {time.monotonic()!r} {_cpu()!r}", file=sys.stderr, flush=True)
         faulthandler.dump_traceback_later(time_limit + margin, exit=True, file=sink)
