@@ -18,7 +18,8 @@ from flipgame.backends.auto import plan
 from flipgame.backends.strategies import STRATEGIES, Strategy
 from flipgame.cli.common import strategy_names
 from flipgame.gate.session import solve_strategy
-from flipgame.study.compare import FAMILIES, compare_strategies
+from flipgame.study.compare import compare_strategies
+from flipgame.study.families import FAMILIES
 from flipgame.study.structure import coset_distribution, distribution
 from flipgame.verify.checks.witness import check_solution
 
@@ -170,7 +171,7 @@ def test_cross_check_flags_a_planted_wrong_strategy(monkeypatch, fault, words):
     name = fault.__name__
     monkeypatch.setitem(BACKENDS, name, FunctionBackend(name, fault))
     monkeypatch.setitem(STRATEGIES, name, Strategy(name, name, {}, "planted fault"))
-    st = compare_strategies(["gauss", "sat-xor", name], ["random"], sizes=[4, 5], boards=3, seed=7)
+    st = compare_strategies(["gauss", "sat-xor", name], ["random"], sizes=[4, 5], boards=3, seed=7, isolate=False)
     flagged = [r for r in st.runs if r.flag]
     assert flagged and {r.strategy for r in flagged} == {name}
     assert all(words in r.flag for r in flagged)
@@ -182,7 +183,8 @@ def test_cross_check_flags_a_planted_wrong_strategy(monkeypatch, fault, words):
 def test_gauss_not_run_is_still_the_reference(monkeypatch):
     monkeypatch.setitem(BACKENDS, "heaviest", FunctionBackend("heaviest", heaviest))
     monkeypatch.setitem(STRATEGIES, "heaviest", Strategy("heaviest", "heaviest", {}, "planted fault"))
-    st = compare_strategies(["sat-xor", "cpsat", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0)
+    st = compare_strategies(["sat-xor", "cpsat", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0,
+                            isolate=False)
     assert [(r.strategy, r.flag) for r in st.runs if r.flag] == [("heaviest", "disagrees with gauss (4)")]
 
 
@@ -194,23 +196,23 @@ def test_when_gauss_does_not_answer_the_majority_is_the_reference(monkeypatch):
     monkeypatch.setitem(BACKENDS, "gauss", FunctionBackend("gauss", refusing_gauss))
     monkeypatch.setitem(BACKENDS, "heaviest", FunctionBackend("heaviest", heaviest))
     monkeypatch.setitem(STRATEGIES, "heaviest", Strategy("heaviest", "heaviest", {}, "planted fault"))
-    st = compare_strategies(["sat-xor", "cpsat", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0)
+    st = compare_strategies(["sat-xor", "cpsat", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0,
+                            isolate=False)
     assert [(r.strategy, r.flag) for r in st.runs if r.flag] == [("heaviest", "disagrees with most strategies (4)")]
     # two strategies, two answers: no majority, both are flagged
-    st = compare_strategies(["sat-xor", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0)
+    st = compare_strategies(["sat-xor", "heaviest"], ["all-lit"], sizes=[4], time_limit=10.0, isolate=False)
     assert {r.strategy: r.flag for r in st.runs} == {
         n: "strategies disagree (12, 4) and gauss does not answer" for n in ("sat-xor", "heaviest")}
 
 
-def test_time_out_skips_the_rest_of_the_family_and_budget_note():
-    st = compare_strategies(["gauss", "cpsat"], ["random"], sizes=[12, 14], boards=1, time_limit=1e-6)
+def test_time_out_leaves_the_rest_of_the_family_not_run():
+    st = compare_strategies(["gauss", "cpsat"], ["random"], sizes=[12, 14], boards=1, time_limit=1e-6,
+                            isolate=False)
     statuses = {(r.strategy, r.n): r.status for r in st.runs}
-    assert statuses[("cpsat", 12)] == "UNKNOWN" and statuses[("cpsat", 14)] == "skipped"
+    assert statuses[("cpsat", 12)] == "UNKNOWN" and statuses[("cpsat", 14)] == "not run"
     assert statuses[("gauss", 14)] == "OPTIMAL"
     row = next(r for r in st.summary() if r["strategy"] == "cpsat")
-    assert (row["time_outs"], row["skipped"], row["answered"]) == (1, 1, 0)
-    st = compare_strategies(["gauss"], ["random"], sizes=[4, 5, 6], boards=1, budget=1e-9)
-    assert "Budget of 1e-09 s spent: 3 of 3 runs skipped" in st.budget_note
+    assert (row["time_outs"], row["not_run"], row["solved"]) == (1, 1, 0)
 
 
 # --- flipgame study: structure and options -----------------------------------------------------------
@@ -280,13 +282,14 @@ def test_strategies_bad_options_are_one_line(args, words):
 def test_small_strategies_run_writes_json_and_png(tmp_path):
     png = tmp_path / "strategies.png"
     r = flipgame("study", "--strategies", "gauss,sat-xor,cpsat", "--families", "random,torus", "--sizes", "3,4",
-                 "--boards", "2", "--time-limit", "10", "--json", "--plot", str(png))
+                 "--boards", "2", "--time-limit", "10", "--in-process", "--json", "--plot", str(png))
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["disagreements"] == 0 and data["time_limit"] == 10.0 and data["budget"] == 600.0
     assert len(data["runs"]) == 2 * 2 * 2 * 3 and all(run["status"] == "OPTIMAL" for run in data["runs"])
     rows = {(row["strategy"], row["family"]): row for row in data["summary"]}
-    assert rows[("sat-xor", "torus")]["answered"] == 4 and rows[("cpsat", "random")]["largest_n_answered"] == 4
+    assert rows[("sat-xor", "torus")]["solved"] == 4 and rows[("cpsat", "random")]["largest_n_solved"] == 4
+    assert data["measured"] == "in-process" and data["environment"]["machine"]["cores"] >= 1
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
     assert "[24/24] torus 4x4 board 1: cpsat: OPTIMAL" in r.stderr
 

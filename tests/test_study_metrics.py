@@ -1,4 +1,5 @@
-"""The field's metrics of the strategy study: PAR-2, shifted geometric mean, VBS, CSV, cactus plot."""
+"""The field's metrics of the strategy study: PAR-2, shifted geometric mean, VBS, the instances not run,
+the CSV, and the study's report."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 
 from flipgame.cli import main
 from flipgame.study import metrics as m
-from flipgame.study.compare import Run
-from flipgame.study.figures import plot_cactus
+from flipgame.study.compare import Run, compare_strategies
+from flipgame.study.records import CSV_FIELDS, read_csv, write_csv
 
 
 def runs():
@@ -25,21 +26,113 @@ def test_par2_sgm_and_the_virtual_best_solver():
     assert rows["b"]["solved"] == 2 and rows["b"]["sgm"] == pytest.approx(math.sqrt(13 * 12) - 10)
     assert rows["c"]["solved"] == 0 and rows["c"]["par2"] == 10
     assert rows["VBS"]["solved"] == 2 and rows["VBS"]["par2"] == pytest.approx((1 + 2) / 2)
+    assert all(r["left_out"] == 0 for r in rows.values())
 
 
-def test_csv_round_trip_and_cactus(tmp_path):
+def family_with_an_early_time_out():
+    """a times out on 4x4 board 0 and so does not run the later boards; b solves all three."""
+    return [Run("random", 4, 0, 0, "a", "UNKNOWN", None, 5.0),
+            Run("random", 4, 0, 0, "b", "OPTIMAL", 4, 1.0),
+            Run("random", 6, 0, 0, "a", m.NOT_RUN, note="after a time-out at 4x4 (nullity 0)"),
+            Run("random", 6, 0, 0, "b", "OPTIMAL", 9, 2.0),
+            Run("random", 8, 0, 0, "a", m.NOT_RUN, note="after a time-out at 4x4 (nullity 0)"),
+            Run("random", 8, 0, 0, "b", "OPTIMAL", 16, 3.0)]
+
+
+def test_instances_not_run_are_left_out_never_scored_as_time_outs():
+    runs = family_with_an_early_time_out()
+    assert m.left_out(runs) == {"random": ["random/6x6/0", "random/8x8/0"]}
+    rows = {r["strategy"]: r for r in m.metrics(runs, time_limit=5.0)}
+    # over the one instance both ran: a's time-out costs 2 x 5 s there, and nothing more
+    assert (rows["a"]["instances"], rows["a"]["solved"], rows["a"]["par2"]) == (1, 0, 10.0)
+    assert (rows["b"]["instances"], rows["b"]["solved"], rows["b"]["par2"]) == (1, 1, 1.0)
+    assert rows["a"]["left_out"] == 2 and rows["VBS"]["par2"] == 1.0
+    scope = m.scope(runs)
+    assert "over the instances every strategy ran" in scope and "random/6x6/0, random/8x8/0" in scope
+    text = m.text(runs, 5.0)
+    assert "a                        0 of 1" in text and "10.000" in text and "20.000" not in text
+
+
+def test_a_study_lists_the_later_instances_as_not_run_and_scores_them_as_stated():
+    # gauss answers; cpsat times out on the first 5x5 board (nullity 2; a limit of 1 microsecond), so the later
+    # boards of the family, no smaller and of no lower nullity (9x9: nullity 8), are not run by it
+    st = compare_strategies(["gauss", "cpsat"], ["random"], sizes=[5, 9], boards=2, time_limit=1e-6, isolate=False)
+    status = {(r.strategy, r.n, r.board): r.status for r in st.runs}
+    assert status[("cpsat", 5, 0)] == "UNKNOWN"
+    assert [status[("cpsat", n, b)] for n, b in ((5, 1), (9, 0), (9, 1))] == [m.NOT_RUN] * 3
+    assert all(status[("gauss", n, b)] == "OPTIMAL" for n in (5, 9) for b in (0, 1))
+    row = {r["strategy"]: r for r in st.summary()}["cpsat"]
+    assert (row["instances"], row["solved"], row["time_outs"], row["not_run"]) == (4, 0, 1, 3)
+    text = st.text()
+    assert "Not run (never scored as time-outs):" in text
+    assert "cpsat: random/5x5/1, random/9x9/0, random/9x9/1 (after a time-out at 5x5 (nullity 2)" in text
+    rows = {r["strategy"]: r for r in m.metrics(st.runs, st.time_limit)}
+    assert rows["cpsat"]["instances"] == 1 and rows["cpsat"]["par2"] == pytest.approx(2e-6)
+    assert "3 left out (random/5x5/1, random/9x9/0, random/9x9/1)" in m.scope(st.runs)
+    # --run-all: every instance run and scored
+    st = compare_strategies(["gauss", "cpsat"], ["random"], sizes=[5, 9], boards=2, time_limit=1e-6, isolate=False,
+                            run_all=True)
+    assert not any(r.status == m.NOT_RUN for r in st.runs)
+    rows = {r["strategy"]: r for r in m.metrics(st.runs, st.time_limit)}
+    assert (rows["cpsat"]["instances"], rows["cpsat"]["solved"]) == (4, 0)
+    assert "over all instances: every strategy ran every instance (--run-all)" in m.scope(st.runs, run_all=True)
+
+
+def test_budget_spent_leaves_the_rest_not_run():
+    st = compare_strategies(["gauss"], ["random"], sizes=[4, 5, 6], boards=1, budget=1e-9, isolate=False)
+    assert "Budget of 1e-09 s spent: 3 of 3 runs not run" in st.budget_note
+    assert {r.status for r in st.runs} == {m.NOT_RUN} and {r.note for r in st.runs} == {"over budget"}
+    assert m.metrics(st.runs, st.time_limit)[0]["par2"] is None  # nothing scored, nothing charged
+
+
+def test_csv_round_trip_with_measures_and_environment(tmp_path):
     path = tmp_path / "runs.csv"
-    assert m.write_csv(runs(), str(path)) == 6
-    back = m.read_csv(str(path))
+    rs = runs()
+    rs[0].cpu_seconds, rs[0].peak_rss, rs[0].measured = 0.9, 50 * 2**20, "child"
+    env = {"flipgame": "0.1.0", "machine": {"cpu": "Test CPU", "cores": 2, "memory_gib": 4.0},
+           "limits": {"time_limit": 5.0, "margin": 1.0, "memory_limit_gib": 2.0},
+           "solvers": {"a": {"solver": "A solver", "version": "a 1.0"}}}
+    assert write_csv(rs, str(path), 5.0, env) == 6
+    header, first = path.read_text().splitlines()[:2]
+    assert tuple(header.split(",")) == CSV_FIELDS
+    row = dict(zip(CSV_FIELDS, first.split(","), strict=True))
+    assert (row["solved"], row["wall_seconds"], row["cpu_seconds"], row["peak_rss_mib"]) == \
+        ("True", "1.000000", "0.900000", "50.0")
+    assert (row["solver"], row["solver_version"], row["cpu_model"], row["memory_limit_gib"]) == \
+        ("A solver", "a 1.0", "Test CPU", "2.0")
+    back = read_csv(str(path))
     assert m.metrics(back, 5.0) == m.metrics(runs(), 5.0)
-    plot_cactus(back, 5.0, str(tmp_path / "c.png"))
-    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+    assert back[0].cpu_seconds == 0.9 and back[0].peak_rss == 50 * 2**20
+
+
+def test_an_old_csv_reads_with_skipped_as_not_run(tmp_path):
+    path = tmp_path / "old.csv"
+    path.write_text("instance,family,n,nullity,strategy,status,seconds,answer,flag\n"
+                    "random/4x4/0,random,4,4,a,OPTIMAL,0.5,3,\nrandom/4x4/0,random,4,4,b,skipped,,,\n")
+    back = read_csv(str(path))
+    assert [(r.status, r.seconds, r.moves) for r in back] == [("OPTIMAL", 0.5, 3), (m.NOT_RUN, None, None)]
+    path.write_text("instance,family\nx,y\n")
+    with pytest.raises(ValueError, match="row 2: not a flipgame study CSV"):
+        read_csv(str(path))
 
 
 def test_study_cli_writes_csv_cactus_and_metrics(tmp_path, capsys):
     csv_path, png = tmp_path / "s.csv", tmp_path / "c.png"
     assert main(["study", "--strategies", "gauss,sat-xor,rc2", "--families", "random", "--sizes", "4",
-                 "--boards", "1", "--csv", str(csv_path), "--cactus", str(png)]) == 0
+                 "--boards", "1", "--in-process", "--csv", str(csv_path), "--cactus", str(png)]) == 0
     out = capsys.readouterr().out
-    assert "PAR-2" in out and "shift 10 s" in out and "VBS" in out
-    assert len(csv_path.read_text().splitlines()) == 4 and png.exists()
+    assert "PAR-2" in out and "shift 10 s" in out and "VBS" in out and "each run in this process" in out
+    assert len(csv_path.read_text().splitlines()) == 4 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_pandas_loads_the_csv_with_its_types(tmp_path):
+    pandas = pytest.importorskip("pandas")
+    path = tmp_path / "runs.csv"
+    rs = runs()
+    rs[0].cpu_seconds, rs[0].peak_rss = 0.9, 50 * 2**20
+    write_csv(rs, str(path), 5.0, {"machine": {"cpu": "Test CPU", "cores": 2}, "limits": {"margin": 1.0}})
+    frame = pandas.read_csv(path)
+    assert list(frame.columns) == list(CSV_FIELDS)
+    assert frame["solved"].dtype == bool and frame["solved"].tolist() == [True, False, True, True, False, False]
+    assert frame["wall_seconds"].dtype == float and frame["cores"].tolist() == [2] * 6
+    assert frame.groupby("strategy")["solved"].sum().to_dict() == {"a": 1, "b": 2, "c": 0}

@@ -130,9 +130,11 @@ def test_study_runs_on_a_suite_from_its_files(tmp_path, capsys):
     assert main(["export-suite", str(root), "--families", "random,king,general", "--sizes", "4"]) == 0
     capsys.readouterr()
     table = tmp_path / "runs.csv"
-    assert main(["study", "--strategies", "gauss,ilp-scip,sat-xor", "--suite", str(root), "--csv", str(table)]) == 0
+    assert main(["study", "--strategies", "gauss,ilp-scip,sat-xor", "--suite", str(root), "--csv", str(table),
+                 "--in-process"]) == 0
     out, err = capsys.readouterr()
     assert "Disagreements: 0" in out and "left out" not in err
+    assert f"Strategies x families: suite {root}: 12 instances;" in out and "random board(s)" not in out
     with open(table) as f:
         runs = list(csv.DictReader(f))
     assert len(runs) == 3 * 12  # gauss, ilp-scip, sat-xor on random-4x4, king-4x4, the judge case, 9 press systems
@@ -141,6 +143,10 @@ def test_study_runs_on_a_suite_from_its_files(tmp_path, capsys):
     assert [r["status"] for r in general if r["strategy"] == "ilp-scip"] == ["OPTIMAL"] * 8 + ["INFEASIBLE"]  # z5
     assert sum(r["status"] == "refused" for r in general if r["strategy"] == "sat-xor") == 7  # beyond two states
     assert all(r["status"] == "OPTIMAL" for r in runs if r["family"] != "general")
+    for extra, words in ((["--boards", "1"], "--boards does not apply"),
+                         (["--boards", "1", "--seed", "3"], "--boards, --seed do not apply")):
+        assert main(["study", "--strategies", "gauss", "--suite", str(root), *extra]) == 2
+        assert capsys.readouterr().err == f"flipgame: --suite: {words}: the suite's manifest lists its instances\n"
     (root / "random-4x4-0.txt").write_text("wwww\nwwww\nwwww\nwwwb\n")  # a board the manifest does not describe
     assert main(["study", "--strategies", "gauss", "--suite", str(root)]) == 2
     assert "random-4x4-0: the manifest says" in capsys.readouterr().err

@@ -23,6 +23,7 @@ when the model is closed (``with backend.model(game) as m: ...``).
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import signal
 import threading
@@ -503,8 +504,12 @@ class ModelBackend(Backend):
         return self.model_class(options)(game, **options)
 
     def solve(self, game: PressSystem, board: int, **options) -> Solution:
+        """One board on a model built for it; ``stats["build_seconds"]``: the seconds building took."""
+        start = time.perf_counter()
         with self.open(game, **options) as m:
-            return self.solve_on(m, board, canonical=options.get("canonical", False))
+            built = time.perf_counter() - start
+            s = self.solve_on(m, board, canonical=options.get("canonical", False))
+        return dataclasses.replace(s, stats={**s.stats, "build_seconds": built})
 
     def solve_on(self, model: Model, board: int, *, canonical: bool = False) -> Solution:
         """One board on an open model (e.g. a :class:`flipgame.Session`'s), as :meth:`solve` answers it."""

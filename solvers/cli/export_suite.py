@@ -6,7 +6,7 @@ import argparse
 
 from flipgame.cli.common import ExitCode, fail, positive_int, seed_int
 from flipgame.encode.export import FORMATS
-from flipgame.study.compare import FAMILIES
+from flipgame.study.families import FAMILIES
 from flipgame.study.suite import GENERAL_FAMILY, SUITE_FORMATS, export_suite
 
 

@@ -41,6 +41,7 @@ from flipgame.cli.common import (
 )
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS, ZK_DENSE_MAX_CELLS
+from flipgame.formats import svg
 from flipgame.formats.judge import FORMATS, Case, Format, LineSource, aoc_reader
 from flipgame.model.grid import format_cells
 from flipgame.model.system import PressSystem
@@ -93,6 +94,13 @@ def add_parser(sub) -> None:
     p.add_argument("--checkpoint", metavar="FILE",
                    help="gauss above nullity 22: keep the enumeration's state in FILE and resume from it when "
                         "given again (one long case per file; a file of another board or rules is refused)")
+    p.add_argument("--svg", metavar="FILE",
+                   help="draw each answered case as SVG: the board with its presses and the goal reached (a grid as "
+                        "squares, another press system as a graph); case N >= 2 goes to FILE-N.svg, or where "
+                        "{case} in FILE says")
+    p.add_argument("--steps", action="store_true",
+                   help="after each answer, the boards press by press (presses in button order); with --svg, the "
+                        "picture shows them as a sequence")
     p.add_argument("--stats", action="store_true",
                    help="per case on stderr: rules, status, presses, nullity, seconds and solver statistics")
     add_rule_options(p)
@@ -169,7 +177,7 @@ class _Stream:
         self.pending: list[Case] = []
         self._batchable: dict[Game, bool] = {}
         self._last: tuple[Game | None, bool] = (None, False)  # the last game asked about (cases share one)
-        self._plain = not (args.presses or args.explain or args.certify or args.count)
+        self._plain = not (args.presses or args.explain or args.certify or args.count or args.svg or args.steps)
         self.total = 0  # presses of every answer, for a format's footer (Advent of Code's total)
 
     def batchable(self, game: Game) -> bool:
@@ -272,6 +280,13 @@ class _Stream:
             print(f"solutions {sol.stats.get('solutions', 0 if sol.status is Status.INFEASIBLE else 'unknown')}")
         if args.explain and sol.status is Status.INFEASIBLE:
             print(explain_impossible(game, case.board, self.fmt, sol.certificates))
+        if args.steps and sol.success:
+            print(svg.steps_text(game, case.board, sol.presses, self.fmt.colours))
+        if args.svg and sol.status in (Status.OPTIMAL, Status.INFEASIBLE):
+            problem = svg.save_case(args.svg, case.number, game, case.board, sol, show_steps=args.steps)
+            if problem:
+                fail(ExitCode.USAGE, f"case {case.number}: --svg: {problem}")
+                self.worst = max(self.worst, ExitCode.USAGE)
 
     def answerer(self, sol: Solution) -> str:
         """The backend's name, and an external program's (``external (/opt/my-solver.sh)``)."""
@@ -326,6 +341,8 @@ def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
             writable_folder(args.proof_dir, "--proof-dir")
         if args.checkpoint is not None:
             writable_path(args.checkpoint, "--checkpoint")
+        if args.svg is not None:
+            writable_path(svg.case_path(args.svg, 1), "--svg")
     except FlipgameError as exc:
         return str(exc)
     if args.certify_time_limit is None:

@@ -18,18 +18,23 @@ from flipgame.cli.common import (
     fail,
     name_list,
     option_flags,
-    png_path,
     positive_int,
     positive_seconds,
     seed_int,
     strategy_names,
     writable_path,
 )
-from flipgame.core.errors import FlipgameError, RefusedError, RulesError
+from flipgame.core.errors import FlipgameError, OptionError, RefusedError, RulesError
+from flipgame.core.limits import MEMORY_LIMIT_GIB
 from flipgame.study import all_lit
 from flipgame.study import metrics as study_metrics
-from flipgame.study.compare import FAMILIES, compare_strategies
-from flipgame.study.figures import plot_cactus, plot_strategies
+from flipgame.study.compare import compare_strategies
+from flipgame.study.environment import machine_line
+from flipgame.study.families import FAMILIES
+from flipgame.study.family_table import table_format, write_table
+from flipgame.study.figures import TOP_DEFAULT, Context, figure_format, plot_cactus, plot_scatter, plot_strategies
+from flipgame.study.records import write_csv
+from flipgame.study.runner import MEASURE_MARGIN_SECONDS
 from flipgame.study.structure import plot, study, system_structure, system_structure_text
 from flipgame.study.suite import suite_plan
 
@@ -37,6 +42,35 @@ STRATEGY_TIME_LIMIT = 5.0
 """Seconds per board in ``--strategies`` mode unless ``--time-limit`` is given."""
 STRATEGY_BUDGET = 600.0
 """Seconds for a whole ``--strategies`` run unless ``--budget`` is given."""
+
+
+def _figure_path(text: str) -> str:
+    try:
+        figure_format(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _table_path(text: str) -> str:
+    try:
+        table_format(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _top(text: str) -> int:
+    if text.strip() == "all":
+        return 10**6
+    return positive_int(text)
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    pairs = [tuple(p.strip().split(":")) for p in text.split(",") if p.strip()]
+    if not pairs or any(len(p) != 2 or not all(p) for p in pairs):
+        raise argparse.ArgumentTypeError(f"expected pairs of strategies A:B, comma-separated, got {text!r}")
+    return pairs
 
 
 def _families(text: str) -> list[str]:
@@ -69,10 +103,10 @@ def add_parser(sub) -> None:
                     help="backends to time on a random sample (default: none, structure only)")
     sp.add_argument("--sample", type=positive_int, default=200, metavar="N",
                     help="random boards per backend for the timings (default 200)")
-    sp.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed (default 0)")
-    sp.add_argument("--plot", type=png_path, metavar="FILE.png",
-                    help="draw the distribution and the timings (PNG); with --strategies, seconds against size "
-                         "per strategy, one panel per family")
+    sp.add_argument("--seed", type=seed_int, metavar="S", help="random seed (default 0)")
+    sp.add_argument("--plot", type=_figure_path, metavar="FILE",
+                    help="draw the distribution and the timings; with --strategies, seconds against size per "
+                         "strategy, one panel per family (.png, .pdf or .svg)")
     sp.add_argument("--json", action="store_true", help="print everything as JSON instead of text")
     group = sp.add_argument_group("strategies x families (--strategies)")
     group.add_argument("--strategies", type=strategy_names, nargs="?", const="all", metavar="all|LIST",
@@ -82,18 +116,39 @@ def add_parser(sub) -> None:
                        help=f"instance families (default all: {', '.join(FAMILIES)})")
     group.add_argument("--sizes", type=_sizes, metavar="N,N,...",
                        help="board sides n (n x n) for every family chosen (default: each family's own)")
-    group.add_argument("--boards", type=positive_int, default=2, metavar="K",
+    group.add_argument("--boards", type=positive_int, metavar="K",
                        help="random boards per size (default 2; all-lit has one)")
+    group.add_argument("--run-all", action="store_true",
+                       help="run every strategy on every instance within the budget (default: after a time-out a "
+                            "strategy does not run the family's later, no smaller boards, and PAR-2 and SGM are "
+                            "taken over the instances every strategy ran)")
+    group.add_argument("--in-process", action="store_true",
+                       help="run the strategies in this process: no process start per run, but only the backends' "
+                            "own time limits hold (rc2 has none) and no memory limit (default: a process of its own "
+                            f"per run, killed {MEASURE_MARGIN_SECONDS:g} s past --time-limit, its address space "
+                            "bounded by --memory-limit)")
     group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
-                       help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the rest is skipped "
-                            f"with a note. Per board: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here)")
+                       help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the runs left are not run "
+                            f"(a note says how many). Per run: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here) "
+                            f"and --memory-limit (GiB of address space, default {MEMORY_LIMIT_GIB:g})")
     group.add_argument("--suite", metavar="DIR",
-                       help="run on the grid instances of a suite written by `flipgame export-suite DIR` (its "
-                            "manifest and board files) instead of --families/--sizes/--boards")
-    group.add_argument("--csv", metavar="FILE", help="per-instance CSV: instance, strategy, status, seconds, "
-                                                     "answer (one row per run)")
-    group.add_argument("--cactus", type=png_path, metavar="FILE.png",
-                       help="cactus plot per family (instances solved against seconds, with the virtual best solver)")
+                       help="run on the instances of a suite written by `flipgame export-suite DIR` (its "
+                            "manifest and board files) instead of --families/--sizes/--boards/--seed")
+    group.add_argument("--csv", metavar="FILE",
+                       help="per-instance CSV (one row per run): instance, status, solved, answer, wall and CPU "
+                            "seconds, peak MiB, build/export/solve seconds, the solver and its version, the limits, "
+                            "the machine")
+    group.add_argument("--cactus", type=_figure_path, metavar="FILE",
+                       help="cactus plot (instances solved against seconds, with the virtual best solver): all "
+                            "families, then each family of at least 3 instances; .png, .pdf or .svg")
+    group.add_argument("--scatter", type=_figure_path, metavar="FILE",
+                       help="pairwise scatter plots (log-log, unsolved on the border): the best strategy against "
+                            "the next ones, or --pairs; .png, .pdf or .svg")
+    group.add_argument("--pairs", type=_pairs, metavar="A:B,...", help="the pairs --scatter draws (A on x, B on y)")
+    group.add_argument("--table", type=_table_path, metavar="FILE",
+                       help="per-family table (solved and PAR-2 per strategy, then the VBS): .tex, .md or .csv")
+    group.add_argument("--top", type=_top, default=TOP_DEFAULT, metavar="N|all",
+                       help=f"strategies drawn in the figures: the N best (default {TOP_DEFAULT}, one colour each)")
     lit = sp.add_argument_group("the all-lit board, OEIS A075464 (--all-lit)")
     lit.add_argument("--all-lit", type=_sides, metavar="N|A..B[,...]",
                      help="the fewest presses that turn the all-lit n x n board off (plus, no wrap, goal white) for "
@@ -174,17 +229,30 @@ def _write_term(args: argparse.Namespace, t, done: list) -> None:
             fh.write("".join(all_lit.bfile_line(d) + "\n" for d in done if d.proven))
 
 
-NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "families": "strategies",
-         "sizes": "strategies"}
+NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit"}
 """Flags that only apply with another one."""
+STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "scatter", "pairs", "table")
+"""Options of ``--strategies`` mode (refused without it)."""
+
+
+def _misplaced_flag(args: argparse.Namespace) -> str | None:
+    """The one line for a flag given without the mode it belongs to, or None."""
+    for flag, needs in NEEDS.items():
+        if getattr(args, flag) is not None and getattr(args, needs) is None:
+            return f"--{flag.replace('_', '-')} needs --{needs.replace('_', '-')}"
+    if args.strategies is not None:
+        return None
+    for flag in (*STRATEGY_ONLY, "suite"):
+        if getattr(args, flag) not in (None, False):
+            return f"--{flag.replace('_', '-')} needs --strategies"
+    return None
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     if args.all_lit is not None:
         return run_all_lit(args)
-    for flag, needs in NEEDS.items():
-        if getattr(args, flag) is not None and getattr(args, needs) is None:
-            return fail(ExitCode.USAGE, f"--{flag.replace('_', '-')} needs --{needs.replace('_', '-')}")
+    if problem := _misplaced_flag(args):
+        return fail(ExitCode.USAGE, problem)
     if args.strategies is not None:
         return run_strategies(args)
     try:
@@ -198,7 +266,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         def progress(name: str, done: int, total: int) -> None:
             print(f"  {name}: {done}/{total} boards", file=sys.stderr, flush=True)
 
-        st = study(game, args.backends, args.sample, args.seed, options=options, progress=progress)
+        st = study(game, args.backends, args.sample, 0 if args.seed is None else args.seed, options=options,
+                   progress=progress)
     except RefusedError as exc:
         return fail(ExitCode.REFUSED, str(exc))
     except FlipgameError as exc:
@@ -230,35 +299,38 @@ def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
     return None
 
 
-def _strategy_time_limit(args: argparse.Namespace) -> float:
-    """``--time-limit`` for ``--strategies`` (default :data:`STRATEGY_TIME_LIMIT`).
+def _strategy_limits(args: argparse.Namespace) -> tuple[float, float | None]:
+    """``(--time-limit, --memory-limit)`` for ``--strategies`` (defaults :data:`STRATEGY_TIME_LIMIT` and the
+    backends' model budget, :data:`~flipgame.core.limits.MEMORY_LIMIT_GIB`).
 
     Raises
     ------
     argparse.ArgumentTypeError
         A flag that does not apply with ``--strategies`` (each family fixes its rules and each strategy its
-        backend options), or a time limit that is not a positive number of seconds.
+        backend options), or a limit that is not a positive number.
     """
     given = [f for f, v in (("--size", args.size), ("--goal", args.goal), ("--target", args.target),
                             ("--stencil", args.stencil), ("--backends", args.backends)) if v is not None]
     given += ["--wrap"] * args.wrap + ["--neighbourhood"] * (args.neighbourhood != "plus")
-    time_limit = STRATEGY_TIME_LIMIT
+    limits = {"time_limit": STRATEGY_TIME_LIMIT, "memory_limit": MEMORY_LIMIT_GIB}
     for flag, owners in option_flags().items():
         value = getattr(args, "opt_" + flag[2:].replace("-", "_"), None)
-        if value is not None and owners[0][1].name in PROGRAM_KEYS:
+        name = owners[0][1].name
+        if value is not None and name in PROGRAM_KEYS:
             continue  # --solver-cmd and its --solver-* flags: the strategy 'external' (registered by main)
-        if value is not None and owners[0][1].name == "time_limit":
+        if value is not None and name in limits:
             try:
-                time_limit = positive_seconds(value)
-            except argparse.ArgumentTypeError as exc:
-                raise argparse.ArgumentTypeError(f"--time-limit: {exc}") from None
+                option = owners[0][1]
+                limits[name] = positive_seconds(value) if name == "time_limit" else option.validate("study", value)
+            except (argparse.ArgumentTypeError, OptionError) as exc:
+                raise argparse.ArgumentTypeError(f"{flag}: {exc}") from None
         elif value is not None:
             given.append(flag)
     if given:
         raise argparse.ArgumentTypeError(
             f"{', '.join(given)} do not apply with --strategies: each family fixes its rules and each strategy its "
-            f"backend options (use --families, --sizes, --boards, --time-limit, --budget)")
-    return time_limit
+            f"backend options (use --families, --sizes, --boards, --time-limit, --memory-limit, --budget)")
+    return limits["time_limit"], limits["memory_limit"]
 
 
 def _progress(done: int, total: int, r) -> None:
@@ -273,10 +345,12 @@ def _progress(done: int, total: int, r) -> None:
 def run_strategies(args: argparse.Namespace) -> ExitCode:
     """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
     try:
-        time_limit = _strategy_time_limit(args)
-        for flag in ("plot", "csv", "cactus"):
+        time_limit, memory_limit = _strategy_limits(args)
+        for flag in ("plot", "csv", "cactus", "scatter", "table"):
             if getattr(args, flag):
                 writable_path(getattr(args, flag), f"--{flag}")
+        if args.pairs and not args.scatter:
+            raise argparse.ArgumentTypeError("--pairs needs --scatter")
     except (argparse.ArgumentTypeError, RulesError) as exc:
         return fail(ExitCode.USAGE, str(exc))
     try:
@@ -284,9 +358,11 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
     except (OSError, ValueError) as exc:
         return fail(ExitCode.USAGE, f"--suite: {getattr(exc, 'strerror', None) or exc}"
                                     + (f": {exc.filename}" if getattr(exc, "filename", None) else ""))
-    st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards,
-                            time_limit=time_limit, budget=args.budget, seed=args.seed, progress=_progress, plan=plan)
-    failed = _write(st, plot_strategies, args) or _write_metrics(st, args)
+    st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards or 2,
+                            time_limit=time_limit, budget=args.budget, seed=args.seed or 0, progress=_progress,
+                            plan=plan, source=f"suite {args.suite}" if plan else "families", run_all=args.run_all,
+                            isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit)
+    failed = _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args) or _write_metrics(st, args)
     if failed:
         return failed
     if st.disagreements:
@@ -295,20 +371,21 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
 
 
 def _suite_plan(args: argparse.Namespace) -> list | None:
-    """The plan of ``--suite DIR`` (None without it); the press systems it leaves out are named on stderr.
+    """The plan of ``--suite DIR`` (None without it).
 
     Raises
     ------
     ValueError
-        --suite with --families, --sizes or --boards, or a damaged suite.
+        --suite with --families, --sizes, --boards or --seed, or a damaged suite.
     OSError
         An unreadable manifest or board file.
     """
     if args.suite is None:
         return None
-    given = [f"--{f}" for f in ("families", "sizes") if getattr(args, f) is not None]
+    given = [f"--{f}" for f in ("families", "sizes", "boards", "seed") if getattr(args, f) is not None]
     if given:
-        raise ValueError(f"{', '.join(given)} do not apply: the suite's manifest lists its instances")
+        raise ValueError(f"{', '.join(given)} do{'es' if len(given) == 1 else ''} not apply: the suite's manifest "
+                         f"lists its instances")
     plan, _ = suite_plan(args.suite)
     if not plan:
         raise ValueError(f"{args.suite} has no instance")
@@ -316,18 +393,27 @@ def _suite_plan(args: argparse.Namespace) -> list | None:
 
 
 def _write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
-    """The field's metrics (text unless --json), --csv and --cactus; an exit code on failure."""
+    """The field's metrics (text unless --json), --csv, --cactus, --scatter and --table; an exit code on failure."""
+    env = st.environment
+    context = Context(machine_line(env["machine"]) if env else "", env.get("flipgame", ""), st.margin)
     try:
         if args.csv:
-            rows = study_metrics.write_csv(st.runs, args.csv)
+            rows = write_csv(st.runs, args.csv, st.time_limit, env)
             print(f"CSV: {args.csv} ({rows} runs)", file=sys.stderr)
         if args.cactus:
-            plot_cactus(st.runs, st.time_limit, args.cactus)
+            plot_cactus(st.runs, st.time_limit, args.cactus, context=context, top=args.top)
             print(f"Cactus plot: {args.cactus}", file=sys.stderr)
+        if args.scatter:
+            plot_scatter(st.runs, st.time_limit, args.scatter, context=context, top=args.top, pairs=args.pairs)
+            print(f"Scatter plot: {args.scatter}", file=sys.stderr)
+        if args.table:
+            write_table(st.runs, st.time_limit, args.table, context=context, run_all=st.run_all)
+            print(f"Table: {args.table}", file=sys.stderr)
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
+    except ValueError as exc:
+        return fail(ExitCode.USAGE, str(exc))
     if not args.json:
         print()
-        print(study_metrics.text(st.runs, st.time_limit))
+        print(study_metrics.text(st.runs, st.time_limit, st.run_all))
     return None
-

@@ -1,13 +1,16 @@
 """The strategy study in the field's terms: per-instance CSV, PAR-2, shifted geometric means, the
-virtual best solver, cactus plots.
+virtual best solver.
 
 Every run of :func:`flipgame.study.compare.compare_strategies` is one (instance, strategy) pair.  An
-instance is solved by a strategy when it answered (a proven minimum or Impossible) and the answer
-was not flagged; every other outcome (time-out, refusal, skip, error, flagged answer) counts as
-unsolved and is charged as the metric says:
+instance is *solved* by a strategy when it answered (a proven minimum or Impossible) within the time
+limit and the answer was not flagged; every other outcome of a run made (time-out, an answer past the
+limit, refusal, error, flagged answer) is unsolved and is charged as the metric says.  A run never
+made (``not run``: after a time-out at a smaller size, or over the budget) is neither: the metrics
+are taken over the instances *every* strategy ran (per family), and the others are listed as left
+out.  With ``--run-all`` every strategy runs every instance, so all are scored (within the budget).
 
 PAR-2 (SAT competitions)
-    Mean over the family's instances of the seconds, an unsolved instance counted as twice the
+    Mean over the scored instances of the seconds, an unsolved instance counted as twice the
     time limit.
 Shifted geometric mean (Mittelmann's MIP benchmarks, MIPLIB)
     ``exp(mean(log(t + s))) - s`` with the shift :data:`SGM_SHIFT` = 10 s, an unsolved instance
@@ -21,10 +24,8 @@ Source: SAT Competition rules (PAR-2); H. Mittelmann, "Benchmarks for Optimizati
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 SGM_SHIFT = 10.0
 """Shift of the shifted geometric mean, in seconds (Mittelmann's benchmarks)."""
@@ -32,8 +33,8 @@ PAR_FACTOR = 2
 """PAR-k penalty factor: an unsolved instance counts as ``PAR_FACTOR * time limit`` (PAR-2)."""
 VBS = "VBS"
 """Name of the virtual best solver's row."""
-CSV_FIELDS = ("instance", "family", "n", "nullity", "strategy", "status", "seconds", "answer", "flag")
-"""Columns of the per-instance CSV."""
+NOT_RUN = "not run"
+"""The status of a run never made."""
 
 
 def instance_name(run) -> str:
@@ -42,78 +43,32 @@ def instance_name(run) -> str:
 
 
 def solved(run, time_limit: float) -> bool:
-    """True if the run answered within ``time_limit`` seconds and its answer was not flagged (a strategy
-    without a time limit of its own, e.g. rc2, may answer later: that counts as unsolved, as in the
-    competitions)."""
+    """True if the run answered within ``time_limit`` seconds and its answer was not flagged (an answer
+    after the limit counts as unsolved, as in the competitions)."""
     return run.answered and not run.flag and run.seconds is not None and run.seconds <= time_limit
 
 
-def write_csv(runs: Iterable, path: str) -> int:
-    """One row per (instance, strategy): :data:`CSV_FIELDS`.  Returns the rows written.  Raises OSError."""
-    count = 0
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_FIELDS)
-        for r in runs:
-            w.writerow([instance_name(r), r.family, r.n, "" if r.nullity is None else r.nullity, r.strategy,
-                        r.status, "" if r.seconds is None else f"{r.seconds:.6f}",
-                        r.answer() if r.answered else "", r.flag])
-            count += 1
-    return count
-
-
-@dataclass
-class CsvRun:
-    """A run read back from the per-instance CSV (enough for the metrics and the cactus plot)."""
-
-    family: str
-    n: int
-    board: int
-    strategy: str
-    status: str
-    seconds: float | None
-    moves: str
-    flag: str
-
-    @property
-    def answered(self) -> bool:
-        return self.status in ("OPTIMAL", "INFEASIBLE")
-
-
-def read_csv(path: str) -> list[CsvRun]:
-    """The runs of a CSV written by :func:`write_csv` (to redraw or re-rate a study without rerunning it)."""
-    with open(path, newline="") as f:
-        return [CsvRun(r["family"], int(r["n"]), int(r["instance"].rsplit("/", 1)[1]), r["strategy"], r["status"],
-                       float(r["seconds"]) if r["seconds"] else None, r["answer"], r["flag"])
-                for r in csv.DictReader(f)]
-
-
-def par(seconds: Sequence[float | None], time_limit: float, factor: int = PAR_FACTOR) -> float:
-    """PAR-``factor`` of per-instance seconds (None = unsolved).
-
-    >>> par([1.0, None], 5.0)
-    5.5
-    """
-    return sum(factor * time_limit if s is None else s for s in seconds) / len(seconds)
-
-
-def shifted_geometric_mean(seconds: Sequence[float | None], time_limit: float, shift: float = SGM_SHIFT) -> float:
-    """``exp(mean(log(t + shift))) - shift``, an unsolved instance (None) counted as ``time_limit``.
-
-    >>> round(shifted_geometric_mean([0.0, 0.0], 5.0), 9)
-    0.0
-    >>> round(shifted_geometric_mean([10.0, None], 30.0), 3)
-    18.284
-    """
-    logs = [math.log((time_limit if s is None else min(s, time_limit)) + shift) for s in seconds]
-    return math.exp(sum(logs) / len(logs)) - shift
+def left_out(runs: Iterable) -> dict[str, list[str]]:
+    """``family -> [instance]``: the instances some strategy did not run (they are not scored), in order."""
+    out: dict[str, list[str]] = {}
+    for r in runs:
+        if r.status == NOT_RUN:
+            names = out.setdefault(r.family, [])
+            if instance_name(r) not in names:
+                names.append(instance_name(r))
+    return out
 
 
 def times(runs: Iterable, time_limit: float) -> dict[tuple[str, str], dict[str, float | None]]:
-    """``(family, strategy) -> {instance: seconds or None (unsolved)}``, plus the VBS per family."""
+    """``(family, strategy) -> {instance: seconds or None (unsolved)}`` over the scored instances (those
+    every strategy ran), plus the VBS per family.  O(runs)."""
+    runs = list(runs)
+    skip = {i for names in left_out(runs).values() for i in names}
     out: dict[tuple[str, str], dict[str, float | None]] = {}
     for r in runs:
-        out.setdefault((r.family, r.strategy), {})[instance_name(r)] = r.seconds if solved(r, time_limit) else None
+        per = out.setdefault((r.family, r.strategy), {})
+        if instance_name(r) not in skip:
+            per[instance_name(r)] = r.seconds if solved(r, time_limit) else None
     for family in {f for f, _ in out}:
         best: dict[str, float | None] = {}
         for (f, _), per in out.items():
@@ -126,30 +81,79 @@ def times(runs: Iterable, time_limit: float) -> dict[tuple[str, str], dict[str, 
     return out
 
 
+def par(seconds: Sequence[float | None], time_limit: float, factor: int = PAR_FACTOR) -> float | None:
+    """PAR-``factor`` of per-instance seconds (None = unsolved); None for no instance.
+
+    >>> par([1.0, None], 5.0)
+    5.5
+    """
+    if not seconds:
+        return None
+    return sum(factor * time_limit if s is None else s for s in seconds) / len(seconds)
+
+
+def shifted_geometric_mean(seconds: Sequence[float | None], time_limit: float,
+                           shift: float = SGM_SHIFT) -> float | None:
+    """``exp(mean(log(t + shift))) - shift``, an unsolved instance (None) counted as ``time_limit``; None for
+    no instance.
+
+    >>> round(shifted_geometric_mean([0.0, 0.0], 5.0), 9)
+    0.0
+    >>> round(shifted_geometric_mean([10.0, None], 30.0), 3)
+    18.284
+    """
+    if not seconds:
+        return None
+    logs = [math.log((time_limit if s is None else min(s, time_limit)) + shift) for s in seconds]
+    return math.exp(sum(logs) / len(logs)) - shift
+
+
 def metrics(runs: Sequence, time_limit: float) -> list[dict]:
-    """Per (strategy, family) and the VBS: instances, solved, PAR-2 and the shifted geometric mean (s).
+    """Per (family, strategy) and the VBS: ``instances`` scored, ``solved``, ``par2`` and ``sgm`` (s, None
+    when no instance is scored), and ``left_out`` (the family's instances some strategy did not run).
 
     Running time: O(runs).
     """
+    out = left_out(runs)
     rows = []
     for (family, strategy), per in sorted(times(runs, time_limit).items(), key=lambda kv: (kv[0][0], kv[0][1] == VBS)):
         secs = list(per.values())
         rows.append({"family": family, "strategy": strategy, "instances": len(secs),
                      "solved": sum(s is not None for s in secs), "par2": par(secs, time_limit),
-                     "sgm": shifted_geometric_mean(secs, time_limit)})
+                     "sgm": shifted_geometric_mean(secs, time_limit), "left_out": len(out.get(family, []))})
     return rows
 
 
-def text(runs: Sequence, time_limit: float) -> str:
-    """The metrics as a table per family, the shift and penalty stated."""
-    lines = [f"Field metrics (unsolved = time-out, refusal, skip, error or flagged answer; PAR-2 counts it as "
-             f"{PAR_FACTOR} x {time_limit:g} s; shifted geometric mean with shift {SGM_SHIFT:g} s counts it as "
-             f"{time_limit:g} s; VBS = per instance the fastest strategy that solved it):"]
+def scope(runs: Sequence, run_all: bool = False) -> str:
+    """One sentence: which instances PAR-2 and SGM are taken over, and which were left out (at most 8 named
+    per family)."""
+    out = left_out(runs)
+    if not out:
+        how = "every strategy ran every instance (--run-all)" if run_all else "every strategy ran every instance"
+        return f"PAR-2 and SGM over all instances: {how}."
+    parts = []
+    for family, names in out.items():
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        parts.append(f"{family}: {len(names)} left out ({shown})")
+    why = "over the budget" if run_all else "not run after a time-out at a smaller size, or over the budget"
+    return ("PAR-2 and SGM over the instances every strategy ran; the others are not scored (" + why + "): "
+            + "; ".join(parts) + ".")
+
+
+def text(runs: Sequence, time_limit: float, run_all: bool = False) -> str:
+    """The metrics as a table per family, the scope, the shift and the penalty stated."""
+    def num(v, fmt):
+        return "-" if v is None else format(v, fmt)
+
+    lines = [f"Field metrics (solved = a proven answer within {time_limit:g} s, not flagged; PAR-2 counts an "
+             f"unsolved instance as {PAR_FACTOR} x {time_limit:g} s; shifted geometric mean with shift "
+             f"{SGM_SHIFT:g} s counts it as {time_limit:g} s; VBS = per instance the fastest strategy that "
+             f"solved it).", scope(runs, run_all)]
     family = None
     for row in metrics(runs, time_limit):
         if row["family"] != family:
             family = row["family"]
             lines += ["", f"{family}:", f"  {'strategy':<20} {'solved':>11} {'PAR-2 s':>9} {'SGM(10) s':>10}"]
-        lines.append(f"  {row['strategy']:<20} {row['solved']:>5} of {row['instances']:<3} {row['par2']:>9.3f} "
-                     f"{row['sgm']:>10.4f}")
+        lines.append(f"  {row['strategy']:<20} {row['solved']:>5} of {row['instances']:<3} "
+                     f"{num(row['par2'], '.3f'):>9} {num(row['sgm'], '.4f'):>10}")
     return "\n".join(lines)

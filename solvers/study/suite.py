@@ -40,7 +40,7 @@ from flipgame.model.grid import Board, Game, format_cells
 from flipgame.model.puzzles import AOC2025_10, B18, MERLIN, MERLIN_RING
 from flipgame.model.rules import from_json
 from flipgame.model.system import PressSystem
-from flipgame.study.compare import FAMILIES
+from flipgame.study.families import FAMILIES
 from flipgame.verify.checks.witness import check_impossible, check_solution
 
 SUITE_FORMATS = ("cnf", "xcnf", "wcnf", "opb", "mps", "lp")

@@ -1,0 +1,113 @@
+"""The study's runs as a flat table: one CSV row per (instance, strategy), every measure and the
+environment in columns that ``pandas.read_csv`` loads as they are (numbers as numbers, empty for
+none, booleans as ``True``/``False``), and read back to redraw or re-rate a study without rerunning it.
+
+>>> import pandas  # doctest: +SKIP
+>>> pandas.read_csv("runs.csv").groupby("strategy").wall_seconds.median()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from flipgame.study.metrics import NOT_RUN, instance_name, solved
+
+RUN_FIELDS = ("instance", "family", "n", "nullity", "board", "strategy", "status", "solved", "answer",
+              "wall_seconds", "cpu_seconds", "peak_rss_mib", "build_seconds", "export_seconds", "solve_seconds",
+              "measured", "note", "flag")
+"""Columns of each run: its instance, status, whether it is solved (:func:`flipgame.study.metrics.solved`),
+its answer, the measures (seconds, MiB), how it was measured (``child`` or ``in-process``), why there
+is no answer, and why the answer is flagged."""
+ENVIRONMENT_FIELDS = ("solver", "solver_version", "time_limit", "margin", "memory_limit_gib", "flipgame_version",
+                      "cpu_model", "cores", "memory_gib")
+"""Columns recorded once per study and repeated on every row (so that CSVs of several machines concatenate):
+the strategy's solver and its version, the limits, flipgame's version and the machine."""
+CSV_FIELDS = RUN_FIELDS + ENVIRONMENT_FIELDS
+"""Columns of the per-instance CSV."""
+
+
+def _num(v, digits: int = 6) -> str:
+    return "" if v is None else f"{v:.{digits}f}"
+
+
+def write_csv(runs: Iterable, path: str, time_limit: float, environment: dict | None = None) -> int:
+    """One row per (instance, strategy): :data:`CSV_FIELDS`.  Returns the rows written.  Raises OSError."""
+    env = environment or {}
+    machine, limits, solvers = env.get("machine", {}), env.get("limits", {}), env.get("solvers", {})
+    count = 0
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_FIELDS)
+        for r in runs:
+            s = solvers.get(r.strategy, {})
+            w.writerow([instance_name(r), r.family, r.n, "" if r.nullity is None else r.nullity, r.board, r.strategy,
+                        r.status, solved(r, time_limit), r.answer() if r.answered else "", _num(r.seconds),
+                        _num(getattr(r, "cpu_seconds", None)),
+                        _num(None if getattr(r, "peak_rss", None) is None else r.peak_rss / 2**20, 1),
+                        _num(getattr(r, "build_seconds", None)), _num(getattr(r, "export_seconds", None)),
+                        _num(getattr(r, "solve_seconds", None)), getattr(r, "measured", ""), getattr(r, "note", ""),
+                        r.flag, s.get("solver", ""), s.get("version", ""), time_limit, limits.get("margin", ""),
+                        "" if limits.get("memory_limit_gib") is None else limits["memory_limit_gib"],
+                        env.get("flipgame", ""), machine.get("cpu", ""), machine.get("cores", ""),
+                        machine.get("memory_gib", "")])
+            count += 1
+    return count
+
+
+@dataclass
+class CsvRun:
+    """A run read back from the per-instance CSV (enough for the metrics, the tables and the figures)."""
+
+    family: str
+    n: int
+    nullity: int | None
+    board: int
+    strategy: str
+    status: str
+    seconds: float | None
+    moves: int | None
+    flag: str
+    cpu_seconds: float | None = None
+    peak_rss: int | None = None
+    note: str = ""
+
+    @property
+    def answered(self) -> bool:
+        return self.status in ("OPTIMAL", "INFEASIBLE")
+
+    def answer(self) -> str:
+        return str(self.moves) if self.status == "OPTIMAL" else "Impossible"
+
+
+def _float(text: str | None) -> float | None:
+    return float(text) if text not in (None, "") else None
+
+
+def read_csv(path: str) -> list[CsvRun]:
+    """The runs of a CSV written by :func:`write_csv` (an older one too: ``seconds`` for ``wall_seconds``,
+    ``skipped`` for ``not run``).
+
+    Raises
+    ------
+    OSError
+        An unreadable file.
+    ValueError
+        A file that is not such a CSV (a column missing or a number that is not one), naming the row.
+    """
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for i, r in enumerate(rows, start=2):
+        try:
+            peak, answer = _float(r.get("peak_rss_mib")), r["answer"]
+            board = int(r["board"]) if r.get("board") else int(r["instance"].rsplit("/", 1)[1])
+            status = NOT_RUN if r["status"] == "skipped" else r["status"]
+            out.append(CsvRun(r["family"], int(r["n"]), int(r["nullity"]) if r.get("nullity") else None, board,
+                              r["strategy"], status, _float(r.get("wall_seconds", r.get("seconds"))),
+                              int(answer) if answer.isdigit() else None, r["flag"] or "", _float(r.get("cpu_seconds")),
+                              None if peak is None else int(peak * 2**20), r.get("note") or ""))
+        except (KeyError, ValueError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{path}, row {i}: not a flipgame study CSV ({type(exc).__name__}: {exc})") from None
+    return out

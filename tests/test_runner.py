@@ -1,0 +1,91 @@
+"""Runs measured as the competitions measure them: a process per run, wall, CPU and peak memory, the time
+limit enforced on every strategy alike (killed at limit + margin), the environment recorded."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from conftest import POJ_SAMPLE_CELLS, need_program
+
+from flipgame import Game
+from flipgame.backends.strategies import STRATEGIES, Strategy
+from flipgame.cli import main
+from flipgame.core.processes import run_function
+from flipgame.study.environment import environment, machine, solver_of
+from flipgame.study.runner import MEASURE_MARGIN_SECONDS, run_measured
+
+
+def test_a_run_in_a_process_of_its_own_is_measured():
+    got = run_measured(STRATEGIES["cpsat"], Game(4, 4), POJ_SAMPLE_CELLS, 30.0)
+    assert (got.status, got.solution.moves, got.note) == ("OPTIMAL", 4, "")
+    m = got.measure
+    assert m.where == "child" and not m.killed
+    assert 0 < m.wall < 30 and m.cpu is not None and m.cpu >= 0
+    assert m.peak_rss > 20 * 2**20  # the interpreter and OR-Tools are resident
+    assert m.build is not None and m.solve is not None and m.build + m.solve <= m.wall  # cpsat builds a model
+
+
+def test_a_strategy_without_a_clock_is_killed_at_the_limit_plus_the_margin():
+    # bfs has no time limit of its own: its 2**25-state table of 5x5 takes seconds; the run is killed at 0.15 s
+    got = run_measured(STRATEGIES["bfs"], Game(5, 5, "white"), 1, 0.05, margin=0.1)
+    assert got.status == "UNKNOWN" and got.solution is None and got.measure.killed
+    assert got.note == "killed at 0.15 s (time limit 0.05 s + 0.1 s margin)" and got.measure.wall == pytest.approx(0.15)
+
+
+def test_a_strategy_registered_here_runs_there_and_its_error_is_named():
+    broken = Strategy("broken", "sat", {"cardinality": "nonsense"}, "a planted bad option")
+    got = run_measured(broken, Game(3, 3), 1, 10.0)
+    assert got.status == "ERROR" and "OptionError" in got.note and "cardinality" in got.note
+    assert got.measure.where == "child"
+    got = run_measured(broken, Game(3, 3), 1, 10.0, isolate=False)
+    assert got.status == "ERROR" and "OptionError" in got.note and got.measure.where == "in-process"
+
+
+def test_run_function_reports_a_child_that_dies():
+    got = run_function("os:_exit", (3,), 30)
+    assert not got.ok and got.run.exit_status == 3 and "worker exit status 3" in got.error
+    got = run_function("time:sleep", (30,), 0.3)
+    assert got.run.timed_out and got.error == "not finished within 0.3 s"
+
+
+def test_the_environment_names_machine_solvers_and_versions():
+    m = machine()
+    assert m["cores"] >= 1 and m["cpu"] and m["python"].count(".") == 2
+    assert solver_of(STRATEGIES["cpsat"])[0] == "OR-Tools CP-SAT" and solver_of(STRATEGIES["cpsat"])[1].startswith(
+        "ortools ")
+    assert solver_of(STRATEGIES["sat-cnf-glucose"])[0] == "glucose4 (python-sat)"
+    assert solver_of(STRATEGIES["rc2"])[1].startswith("python-sat ")
+    env = environment([STRATEGIES["gauss"]], {"time_limit": 5.0})
+    assert env["limits"] == {"time_limit": 5.0} and env["solvers"]["gauss"]["version"].startswith("flipgame ")
+
+
+def test_a_program_strategy_records_its_version():
+    need_program("cadical")
+    name, version = solver_of(STRATEGIES["cadical"])
+    assert name == "cadical" and version not in ("", "unknown")
+
+
+@pytest.mark.slow
+def test_no_recorded_wall_time_exceeds_the_limit_plus_the_margin_on_the_4x4_suite(tmp_path, capsys):
+    """The done-when of issue 29: the 4x4 suite, a 5 s limit, rc2 and exact included (and bfs, which has no
+    clock and is killed on Lights Out 2000's 3**16 states)."""
+    suite, table = tmp_path / "suite", tmp_path / "runs.csv"
+    assert main(["export-suite", str(suite), "--sizes", "4"]) == 0
+    assert main(["study", "--strategies", "gauss,bfs,rc2,exact,cpsat,ilp-highs", "--suite", str(suite),
+                 "--time-limit", "5", "--csv", str(table)]) == 0
+    capsys.readouterr()
+    with open(table) as f:
+        runs = list(csv.DictReader(f))
+    walls = [float(r["wall_seconds"]) for r in runs if r["wall_seconds"]]
+    assert walls and max(walls) <= 5 + MEASURE_MARGIN_SECONDS
+    assert {r["measured"] for r in runs if r["status"] != "refused"} == {"child"}
+    assert all(r["cpu_seconds"] and r["peak_rss_mib"] for r in runs if r["wall_seconds"])
+    assert {r["strategy"] for r in runs if r["status"] in ("OPTIMAL", "INFEASIBLE")} >= {"rc2", "exact"}
+
+
+@pytest.mark.slow
+def test_the_memory_limit_is_the_address_space_of_each_run():
+    # bfs's 5x5 table and frontiers need far more than 300 MiB of address space besides the interpreter
+    got = run_measured(STRATEGIES["bfs"], Game(5, 5, "white"), 1, 60.0, memory_gib=0.3)
+    assert got.status == "ERROR" and "out of memory" in got.note or "MemoryError" in got.note
