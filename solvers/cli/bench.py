@@ -27,7 +27,15 @@ from flipgame.core.measured import MEASURED_FILE
 from flipgame.core.tables import format_table
 from flipgame.gate.session import solve_strategy
 from flipgame.model.puzzles import B18, P14
-from flipgame.study.measure import MEASUREMENTS, REFERENCE_TIMEOUT, measure, stream_seconds, update_docs, write
+from flipgame.study.measure import (
+    MEASUREMENTS,
+    REFERENCE_TIMEOUT,
+    markdown,
+    measure,
+    stream_seconds,
+    update_docs,
+    write,
+)
 from flipgame.verify.run.harness import run_agreement
 
 BENCH_MAX_CELLS = 24
@@ -197,6 +205,8 @@ def run_measure(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.DISAGREEMENT, f"a measured command failed: {exc}")
     table = write(table)
     changed = update_docs(table, doc_files(args.docs))
+    if (Path(args.docs) / "docs").is_dir():
+        (Path(args.docs) / "docs" / "measured.md").write_text(markdown(table), encoding="utf-8")
     print(f"Measured {len(table['figures'])} figures ({machine_line_of(table)}); written to {MEASURED_FILE}; "
           f"docs rewritten: {', '.join(p.name for p in changed) or 'none'}")
     return ExitCode.OK

@@ -240,3 +240,20 @@ def stale_markers(table: dict, paths: Iterable[Path]) -> list[str]:
             if entry is None or match[2] != format_value(entry["value"], entry["unit"]):
                 out.append(f"{path.name}: {match[1]}")
     return out
+
+
+def markdown(table: dict) -> str:
+    """docs/measured.md: every figure of the table with what it measures, the date, the machine and its load."""
+    m, load = table.get("machine", {}), table.get("load", {})
+    lines = ["# Measured figures", "",
+             "Every time and rate the README, the other docs and the help texts quote comes from this table, written",
+             "by one `make bench` run (`flipgame bench --measure`); the docs quote a figure between markers that the",
+             "same run rewrites, and a test fails when they drift.", "",
+             f"Measured on {table.get('measured', '?')} with flipgame {table.get('flipgame', '?')}: "
+             f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores, {m.get('memory_gib', '?')} GiB, "
+             f"Python {m.get('python', '?')}; load average {load.get('before', '?')} before the run and "
+             f"{load.get('after', '?')} after.", "",
+             "| figure | value | what was measured |", "|---|---|---|"]
+    for key, entry in table.get("figures", {}).items():
+        lines.append(f"| `{key}` | {format_value(entry['value'], entry['unit'])} | {entry['what']} |")
+    return "\n".join(lines) + "\n"
