@@ -184,3 +184,67 @@ def test_readme_python_example_runs_and_gives_the_values_it_shows():
         assert eval(expr, namespace) == value, expr
     assert namespace["s"].moves == 4 and namespace["batch"].moves.dtype.name == "int32"
     assert (namespace["batch"].moves >= 0).sum() == 4096 and namespace["answers"][:2] == ["0", "Impossible"]
+
+
+# --- every time the docs state comes from one measured run (make bench) -------------------------------------
+
+TIME = re.compile(r"(?<![\w.\-^*])(\d[\d,]*(?:\.\d+)?)\s?(ms|s|min|minutes|seconds|hours?)\b(?![\w-])")
+"""A stated time: a number and a unit of time."""
+SETTING = re.compile(r"(limit|budget|default|timeout|time-out|every|within|past|at most|up to|interval|stops at|"
+                     r"taken|after|per run|margin|--[a-z-]+)\W*(\w+\W+){0,3}$", re.IGNORECASE)
+"""Words before a number that make it a setting (a limit, a default, an interval), not a measurement."""
+HISTORY = {"CHANGES.md"}
+"""The dated history of the project: each entry records what was measured then."""
+
+
+def _prose(text: str):
+    """(line number, prose) of a Markdown text: code blocks, inline code and quoted figures left out."""
+    code = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip().startswith("```"):
+            code = not code
+            continue
+        if not code:
+            line = re.sub(r"<!-- measured: .*? -->.*?<!-- /measured -->", "", re.sub(r"`[^`]*`", "", line))
+            yield number, line
+
+
+def unmeasured_times(path: Path) -> list[str]:
+    """``file:line: text`` for each time stated in the prose of ``path`` that is no setting and no quoted figure."""
+    out = []
+    for number, line in _prose(path.read_text(encoding="utf-8")):
+        for m in TIME.finditer(line):
+            if not SETTING.search(line[:m.start()]) and "measured" not in line[m.end():m.end() + 60]:
+                out.append(f"{path.name}:{number}: {line[max(0, m.start() - 50):m.end()].strip()}")
+    return out
+
+
+def _doc_files() -> list[Path]:
+    return [README, *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_the_docs_quote_the_measured_figures_as_they_stand():
+    from flipgame.core.measured import table
+    from flipgame.study.measure import stale_markers
+
+    assert stale_markers(table(), _doc_files()) == [], "run make bench (flipgame bench --measure) to rewrite them"
+
+
+def test_measured_md_is_the_table():
+    from flipgame.core.measured import table
+    from flipgame.study.measure import markdown
+
+    assert (ROOT / "docs" / "measured.md").read_text(encoding="utf-8") == markdown(table())
+
+
+def test_the_docs_state_no_time_that_make_bench_did_not_write():
+    found = [hit for p in _doc_files() if p.name not in HISTORY and p.name != "measured.md"
+             for hit in unmeasured_times(p)]
+    assert found == [], "quote a measured figure (<!-- measured: key -->) or drop it:\n" + "\n".join(found)
+
+
+def test_the_time_scanner_finds_a_typed_time_and_passes_a_setting(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text("It proves 19x19 in 4.2 s.\nThe default limit is 60 s; `took 3 s` is code.\n"
+                   "<!-- measured: x -->5 s<!-- /measured -->\n", encoding="utf-8")
+    assert unmeasured_times(doc) == ["doc.md:1: It proves 19x19 in 4.2 s"]

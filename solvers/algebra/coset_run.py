@@ -41,14 +41,16 @@ import numpy as np
 
 from flipgame.algebra import minweight, symmetry
 from flipgame.algebra.coset_checkpoint import Best, Checkpoint
+from flipgame.core.measured import figure
 from flipgame.model.system import PressSystem
 
-RATE = 2.0e9
-"""Null-space assignments enumerated per second on this 2-core machine, the one figure every estimate
-uses (the refusal above ``--max-nullity``, ``auto``'s choice, the study).  Measured: the all-lit 61x61
-coset cut to 32 basis vectors (3439 cell codes) at 2.1e9 per CPU second and the 39x39 all-lit coset
-(nullity 32, 1406 codes) at 2.6e9 per CPU second (``min_weight``, the other core busy with another
-job); so about 2e9 a second when one core is free, more on two idle cores."""
+RATE_FALLBACK = 2.0e9
+"""Null-space assignments per second when no measured run has been written (the all-lit 61x61 coset cut to
+32 basis vectors ran at 2.1e9 per CPU second, the 39x39 all-lit coset at 2.6e9, on this 2-core machine)."""
+RATE = figure("coset.rate") or RATE_FALLBACK
+"""Null-space assignments enumerated per second, the one figure every estimate uses (the refusal above
+``--max-nullity``, ``auto``'s choice, the study): measured by ``make bench`` on a random solvable 39x39 board
+(nullity 32, no symmetry; :mod:`flipgame.core.measured`), else :data:`RATE_FALLBACK`."""
 BLOCK_GROUPS = 1 << 10
 """Groups per block: 2**28 assignments at 14 low bits, about 0.1 s without symmetry at :data:`RATE`, so
 that Ctrl-C, the progress bar and the checkpoint follow within a fraction of a second."""

@@ -89,9 +89,10 @@ class Gauss(Backend):
     takes = frozenset({"two", "mod k"})
     options = (
         Option("max_nullity", int, DEFAULT_MAX_NULLITY,
-               f"enumerate at most 2**N solutions of a solvable board (32: about {NULLITY_32_SECONDS:.0f} s on "
-               f"2 cores, twice that per extra nullity, up to 8 times less on a symmetric board; Impossible boards "
-               f"are answered at any nullity)", minimum=0, maximum=minweight.MAX_NULLITY),
+               f"enumerate at most 2**N solutions of a solvable board (32: {coset_run.describe(NULLITY_32_SECONDS)} "
+               f"at the rate measured on the reference machine, docs/measured.md; twice that per extra nullity, "
+               f"up to 8 times less on a symmetric board; Impossible boards are answered at any nullity)",
+               minimum=0, maximum=minweight.MAX_NULLITY),
         Option("checkpoint", str, None,
                f"above nullity {LONG_RUN_MIN_NULLITY}: keep the enumeration's state in FILE (the finished blocks "
                "and the lightest solution so far) and resume from it when FILE is given again; a file of "

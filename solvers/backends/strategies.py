@@ -157,7 +157,8 @@ for _s in (
              "PicoSAT (program) on DIMACS CNF, descent over the bound"),
     Strategy("cbc", "external", {"command": "cbc {file} -cuts off solve solu {out}", "format": "mps",
                                  "version": "cbc -quit"},
-             "COIN-OR CBC (program) on the MPS, no cuts (4x4: 0.07 s a call, 0.8 s with), its solution file"),
+             "COIN-OR CBC (program) on the MPS, no cuts (they cost more than they save on these models), its "
+             "solution file"),
 ):
     register(_s)
 

@@ -28,6 +28,7 @@ from flipgame.core.tables import format_table
 from flipgame.gate.session import solve_strategy
 from flipgame.model.puzzles import B18, P14
 from flipgame.study.measure import (
+    LONG_MEASUREMENTS,
     MEASUREMENTS,
     REFERENCE_TIMEOUT,
     markdown,
@@ -195,9 +196,10 @@ def doc_files(root: str) -> list[Path]:
 def run_measure(args: argparse.Namespace) -> ExitCode:
     """``--measure``: every figure measured, written to the package's table and into the docs' markers."""
     names = list(MEASUREMENTS) if args.measure == "all" else [n.strip() for n in args.measure.split(",")]
-    unknown = [n for n in names if n not in MEASUREMENTS]
+    unknown = [n for n in names if n not in MEASUREMENTS and n not in LONG_MEASUREMENTS]
     if unknown:
-        return fail(ExitCode.USAGE, f"--measure: unknown {', '.join(unknown)}; valid: all or {', '.join(MEASUREMENTS)}")
+        return fail(ExitCode.USAGE, f"--measure: unknown {', '.join(unknown)}; valid: all or "
+                                    f"{', '.join([*MEASUREMENTS, *LONG_MEASUREMENTS])}")
     try:
         table = measure(names, args.reference, progress=lambda n: print(f"  measuring {n} ...", file=sys.stderr,
                                                                         flush=True))

@@ -30,6 +30,7 @@ from flipgame.cli.common import (
 from flipgame.cli.progress import ProgressLog, restore_ctrl_c, second_ctrl_c_ends_at_once
 from flipgame.core.errors import FlipgameError, RefusedError
 from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
+from flipgame.core.measured import quote
 from flipgame.verify.run.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement, state_boards
 
 NOT_INDEPENDENT = {"auto": "it answers with gauss's own path where gauss applies, so agreement with gauss "
@@ -76,10 +77,11 @@ def add_parser(sub) -> None:
     v.add_argument("--seed", type=seed_int, default=None, metavar="S", help="random seed for --sample (default 0)")
     v.add_argument("--exhaustive", action="store_true",
                    help=f"check every board even above {EXHAUSTIVE_DEFAULT_MAX_CELLS} cells "
-                        f"(at most {EXHAUSTIVE_MAX_CELLS}; 5x5 takes about a minute with gauss,bfs)")
+                        f"(at most {EXHAUSTIVE_MAX_CELLS}; 5x5 with gauss,bfs: {quote('verify_5x5.wall')} on the "
+                        f"reference machine, docs/measured.md)")
     v.add_argument("--certify", action="store_true",
-                   help="also prove every answer: each minimum by a DRAT proof checked by dratify (4x4: about "
-                        "11 ms per solvable board), each Impossible by its parity certificate; failures exit 6")
+                   help="also prove every answer: each minimum by a DRAT proof checked by dratify, each Impossible "
+                        "by its parity certificate; failures exit 6")
     v.add_argument("--canonical", action="store_true",
                    help="ask every backend for the canonical (lexicographically smallest) minimum press set "
                         "and compare press sets too, not only counts")

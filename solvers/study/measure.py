@@ -29,6 +29,8 @@ import numpy as np
 
 from flipgame import Game, format_cells, solve_batch
 from flipgame.core.measured import MEASURED_FILE, format_value
+from flipgame.core.processes import RunResult, run_bounded
+from flipgame.model.puzzles import B18
 
 MARKER = re.compile(r"<!-- measured: ([a-z0-9_.\-]+) -->(.*?)<!-- /measured -->")
 """A quoted figure in a doc: its key and the text the last run wrote."""
@@ -47,15 +49,34 @@ class Measurement:
     run: Callable[[dict], dict[str, float]]
 
 
+RUN_MAX_SECONDS = 3600.0
+"""Longest command a measurement waits for (the A075464 terms 55..78 are the longest)."""
+
+
 def flipgame(*args: str, stdin: str | bytes | None = None, check: bool = True) -> tuple[float, str, str]:
     """``python -m flipgame args`` in a child process: (wall seconds, stdout, stderr)."""
-    data = stdin.encode() if isinstance(stdin, str) else stdin
+    run = flipgame_run(*args, stdin=stdin, check=check)
+    return run.wall, run.stdout.decode(), run.stderr_tail.decode()
+
+
+def flipgame_full(*args: str) -> tuple[float, str, str]:
+    """``python -m flipgame args`` with its whole standard error kept: (wall seconds, stdout, stderr)."""
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "flipgame", *args], input=data, capture_output=True, check=False)
-    seconds = time.perf_counter() - t0
-    if check and out.returncode != 0:
-        raise RuntimeError(f"flipgame {' '.join(args)} exited {out.returncode}: {out.stderr.decode()[-500:]}")
-    return seconds, out.stdout.decode(), out.stderr.decode()
+    out = subprocess.run([sys.executable, "-m", "flipgame", *args], capture_output=True, text=True,
+                         timeout=RUN_MAX_SECONDS, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"flipgame {' '.join(args)} exited {out.returncode}: {out.stderr[-500:]}")
+    return time.perf_counter() - t0, out.stdout, out.stderr
+
+
+def flipgame_run(*args: str, stdin: str | bytes | None = None, check: bool = True) -> RunResult:
+    """``python -m flipgame args`` measured by :func:`flipgame.core.processes.run_bounded` (wall, CPU, peak
+    memory); RuntimeError if it fails and ``check``."""
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    run = run_bounded([sys.executable, "-m", "flipgame", *args], RUN_MAX_SECONDS, output_cap=None, stdin=data)
+    if check and run.exit_status != 0:
+        raise RuntimeError(f"flipgame {' '.join(args)} {run.ended}: {run.stderr_tail.decode()[-500:]}")
+    return run
 
 
 def _verify_4x4(context: dict) -> dict[str, float]:
@@ -72,6 +93,43 @@ def _all_lit_39(context: dict) -> dict[str, float]:
     if out.split() != ["561"]:
         raise RuntimeError(f"the 39x39 all-lit board answered {out!r}, not 561")
     return {"solve_39x39.wall": wall, "nullity_32.seconds": float(re.search(r"seconds=([0-9.]+)", err)[1])}
+
+
+def _verify_5x5(context: dict) -> dict[str, float]:
+    report = context["workdir"] / "verify5.json"
+    run = flipgame_run("verify", "--size", "5x5", "--exhaustive", "--backends", "gauss,bfs", "--report", str(report))
+    return {"verify_5x5.wall": run.wall, "verify_5x5.peak_mib": (run.peak_rss or 0) / 2**20}
+
+
+def _verify_z3(context: dict) -> dict[str, float]:
+    report = context["workdir"] / "verify_z3.json"
+    wall, _, _ = flipgame("verify", "--states", "3", "--size", "3x3", "--report", str(report))
+    data = json.loads(report.read_text())
+    return {"verify_z3_3x3.wall": wall} | {f"verify_z3_3x3.{b['backend']}": b["seconds"] for b in data["backends"]}
+
+
+def _scaling(context: dict) -> dict[str, float]:
+    """The 18x18 unique-solution board (176) on every default backend that takes it."""
+    board = "".join(row + "\n" for row in B18)
+    out = {}
+    for backend in ("gauss", "sat", "ilp", "cpsat"):
+        _, answer, err = flipgame("solve", "--size", "18x18", "--goal", "black", "--backend", backend, "--stats",
+                                  stdin=board)
+        if answer.split() != ["176"]:
+            raise RuntimeError(f"{backend} answered {answer!r} on the 18x18 board, not 176")
+        out[f"b18.{backend}"] = float(re.search(r"seconds=([0-9.]+)", err)[1])
+    return out
+
+
+def _all_lit_long(context: dict) -> dict[str, float]:
+    """OEIS A075464 for n = 55..78 (the published table's hardest terms, 61 and 65 at nullity 40 and 42)."""
+    wall, _, err = flipgame_full("study", "--all-lit", "55..78")
+    times = {int(m[1]): float(m[2]) for m in re.finditer(r"a\((\d+)\) = \d+: .*?, ([0-9.]+) s", err)}
+    out = {"a075464_55_78.wall": wall}
+    for n in (61, 65):
+        if n in times:
+            out[f"a075464.{n}"] = times[n]
+    return out
 
 
 def _startup(context: dict) -> dict[str, float]:
@@ -158,12 +216,32 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
         "solve_39x39.wall": ("s", "flipgame solve --size 39x39 --goal white on the all-lit board (561), wall time"),
         "nullity_32.seconds": ("s", "its minimum over the 2**32 null-space combinations (--stats seconds)"),
     }, _all_lit_39),
+    Measurement("verify_5x5", {
+        "verify_5x5.wall": ("s", "flipgame verify --size 5x5 --exhaustive --backends gauss,bfs (all 33,554,432 "
+                                 "boards), wall time"),
+        "verify_5x5.peak_mib": ("MiB", "its peak resident memory"),
+    }, _verify_5x5),
+    Measurement("verify_z3_3x3", {
+        "verify_z3_3x3.wall": ("s", "flipgame verify --states 3 --size 3x3 (all 19,683 boards, every default backend "
+                                    "that takes three states), wall time"),
+        **{f"verify_z3_3x3.{b}": ("s", f"its {b} share") for b in ("gauss", "bfs", "cpsat", "ilp")},
+    }, _verify_z3),
+    Measurement("b18", {f"b18.{b}": ("s", f"the 18x18 unique-solution board (176 presses, goal black) on {b}, the "
+                                          f"solve's seconds") for b in ("gauss", "sat", "ilp", "cpsat")}, _scaling),
     Measurement("startup", {
         "startup.one_board": ("s", "flipgame solve on one 4x4 board, wall time (median of 5, bytecode cached)"),
         "startup.python": ("s", "python -c pass, wall time (the interpreter's own start)"),
     }, _startup),
 )}
 """Every measurement of ``make bench``, in the order it runs."""
+LONG_MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
+    Measurement("a075464_55_78", {
+        "a075464_55_78.wall": ("s", "flipgame study --all-lit 55..78 (OEIS A075464's terms 55 to 78), wall time"),
+        "a075464.61": ("s", "its a(61) (nullity 40)"),
+        "a075464.65": ("s", "its a(65) (nullity 42)"),
+    }, _all_lit_long),
+)}
+"""Measurements taken only when named (``flipgame bench --measure a075464_55_78``): up to an hour."""
 
 
 def machine() -> dict:
@@ -189,7 +267,7 @@ def measure(names: Iterable[str] | None = None, reference: str | None = None, pr
     with tempfile.TemporaryDirectory(prefix="flipgame-measure-") as tmp:
         context = {"workdir": Path(tmp), "reference": reference}
         for name in names or MEASUREMENTS:
-            m = MEASUREMENTS[name]
+            m = MEASUREMENTS.get(name) or LONG_MEASUREMENTS[name]
             if progress:
                 progress(name)
             for key, value in m.run(context).items():
