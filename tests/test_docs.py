@@ -11,6 +11,7 @@ import ast
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -156,6 +157,8 @@ def _masked(text: str) -> str:
 
 @pytest.mark.parametrize("steps", _examples(README, run_silent=True) + _examples(CLI_MD))
 def test_console_example_prints_what_the_docs_show(steps, tmp_path):
+    """Each example runs in a fresh folder holding a copy of examples/, as a user runs it from a clone."""
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
     python = shlex.quote(sys.executable)
     for command, expected in steps:
         shell = re.sub(r"\.venv/bin/(flipgame|python)",

@@ -41,8 +41,10 @@ def format_value(value: float, unit: str) -> str:
 
     >>> format_value(4.2913, "s"), format_value(0.000087, "ms"), format_value(280.4, "s"), format_value(2.5, "x")
     ('4.29 s', '8.7e-05 ms', '280 s', '2.5x')
+    >>> format_value(2.31e9, "/s")
+    '2.31e+09 /s'
     """
-    text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    text = f"{value:.3g}" if abs(value) >= 1e5 or abs(value) < 100 else f"{value:,.0f}"
     return f"{text}x" if unit == "x" else f"{text} {unit}"
 
 
