@@ -175,7 +175,7 @@ def test_18x18_certified_at_the_command_line(b18_file, capsys):
 
 def test_18x18_proof_with_a_line_missing_exits_6(b18_file, monkeypatch, capsys):
     """A generator that loses one invariant clause at its 5000th sum position (a bug in it)."""
-    from flipgame.encode import parity_proofs as proofs
+    from flipgame.encode import parity_rows as proofs
 
     calls = {"n": 0}
     real = proofs._invariant

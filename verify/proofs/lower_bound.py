@@ -40,6 +40,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from flipgame.verify.proofs.card_network import network_atmost
+
 SEQ_COUNTER_MAX = 20_000
 """Largest ``n * bound`` encoded by the sequential counter; above it the adder tree (O(n) clauses)."""
 
@@ -60,7 +62,10 @@ class Formula:
         variables (``prefix[0]`` is the first flipper's press variable), and
         the bit the XOR must equal.
     encoding : str
-        ``seqcounter``, ``adder`` or ``none`` (bound of at least n).
+        ``seqcounter``, ``adder``, ``network`` or ``none`` (bound of at least n).
+    network : dict
+        With ``network``: per trie node ``(level, prefix)`` its output variables
+        (:func:`flipgame.verify.proofs.card_network.network_atmost`).
     """
 
     clauses: list[list[int]]
@@ -68,6 +73,7 @@ class Formula:
     n: int
     chains: list[tuple[list[int], list[int], int]] = field(default_factory=list)
     encoding: str = "none"
+    network: dict = field(default_factory=dict)
 
 
 def xor_clauses(lits: list[int], parity: int) -> list[list[int]]:
@@ -173,7 +179,8 @@ def card_encoding(n: int, bound: int) -> str:
     return "seqcounter" if n * bound <= SEQ_COUNTER_MAX else "adder"
 
 
-def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = None) -> Formula:
+def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = None,
+                  keys: tuple[int, ...] | None = None, key_bits: int = 0) -> Formula:
     """The lower-bound CNF "at most ``bound`` presses x with A x = ``diff``" from the press masks.
 
     Parameters
@@ -186,8 +193,11 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
         ``board ^ target``.
     bound : int
         At least 0.
-    encoding : {"seqcounter", "adder"}, optional
-        Default :func:`card_encoding`.
+    encoding : {"seqcounter", "adder", "network"}, optional
+        Default :func:`card_encoding`, or ``network`` when ``keys`` are given.
+    keys, key_bits : optional
+        The tree of the ``network`` counter (:func:`flipgame.verify.proofs.card_network.network_atmost`):
+        one key of ``key_bits`` bits per press.  Any keys give a correct formula.
 
     Returns
     -------
@@ -201,8 +211,10 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
     """
     if bound < 0:
         raise ValueError(f"bound must be at least 0, got {bound}")
-    encoding = encoding or card_encoding(n, bound)
-    if encoding not in ("seqcounter", "adder", "none"):
+    encoding = encoding or ("network" if keys is not None else card_encoding(n, bound))
+    if encoding == "network" and (keys is None or len(keys) != n):
+        raise ValueError(f"the network counter needs one key per press ({n})")
+    if encoding not in ("seqcounter", "adder", "network", "none"):
         raise ValueError(f"unknown cardinality encoding {encoding!r}")
     flippers: list[list[int]] = [[] for _ in range(n)]
     for j in range(n):
@@ -220,15 +232,19 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
         clauses += cl
         chains.append((flippers[i], prefix, bit))
     presses = list(range(1, n + 1))
+    network: dict = {}
     if bound >= n:
         encoding = "none"
+    elif encoding == "network":
+        cl, top, network = network_atmost(list(keys), key_bits, bound, top)
+        clauses += cl
     elif encoding == "seqcounter":
         cl, top = seq_counter(presses, bound, top)
         clauses += cl
     elif encoding == "adder":
         cl, top = adder_atmost(presses, bound, top)
         clauses += cl
-    return Formula(clauses, top, n, chains, encoding)
+    return Formula(clauses, top, n, chains, encoding, network)
 
 
 def write_cnf(path: str | os.PathLike, formula: Formula, comments: list[str]) -> None:
