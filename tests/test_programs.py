@@ -173,6 +173,8 @@ def test_garbage_from_a_program_is_error_quoting_its_output(tmp_path, capsys, v_
     assert (code, out) == (ExitCode.INCOMPLETE, "Error\n")
     bad = "foo" if "foo" in v_line else "9" * 60 + "..."
     assert f"{garbage} printed no answer: line 2 " in err and f"'{bad}' is not a literal" in err
+    tail = "s SATISFIABLE | v foo bar 0)" if "foo" in v_line else "9" * 150  # a byte tail: the long line's end
+    assert f"(`{garbage} " in err and "exit status 0; output ends: " in err and tail in err.split("output ends:")[1]
     assert err.count("\n") == 1
 
 

@@ -139,11 +139,13 @@ def version_of(command: str) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    """One program call: the status word it answered (``""`` for none), its true press variables, the run."""
+    """One program call: the status word it answered (``""`` for none), its true press variables, the run, and
+    why its output is no answer (None when it is one)."""
 
     status: str
     true: frozenset
     run: RunResult
+    problem: str | None = None
 
 
 class Program:
@@ -203,15 +205,8 @@ class Program:
 
     def run(self, game: PressSystem, board: int, seconds: float, bound: int | None = None,
             memory_gib: float | None = None) -> Call:
-        """Write the instance, run the program on it bounded, read its answer.
-
-        Raises
-        ------
-        ProgramOutputError
-            Its output is no answer (the message quotes the offending line).
-        OSError
-            It cannot be started.
-        """
+        """Write the instance, run the program on it bounded, read its answer (``problem`` quotes the offending
+        line of an output that is no answer).  Raises OSError when it cannot be started."""
         memory = None if memory_gib is None else int(memory_gib * (1 << 30))
         with tempfile.TemporaryDirectory(prefix="flipgame-") as tmp:
             path = os.path.join(tmp, "instance" + SUFFIXES[self.fmt])
@@ -225,12 +220,12 @@ class Program:
             run = run_bounded(argv, seconds, memory_limit=memory)
             if run.timed_out or run.over_cap:
                 return Call("", frozenset(), run)
-            text = _read(out) if self.uses_out and self.answer != "competition" else \
-                run.stdout.decode("utf-8", "replace")
-        try:
-            status, true = self.read(text, game.m, len(instance) // 2 + 1)  # each variable is in the file
-        except ProgramOutputError as exc:
-            raise ProgramOutputError(f"{exc} (`{run.command}` {run.ended})") from None
+            try:
+                text = _read(out) if self.uses_out and self.answer != "competition" else \
+                    run.stdout.decode("utf-8", "replace")
+                status, true = self.read(text, game.m, len(instance) // 2 + 1)  # each variable is in the file
+            except ProgramOutputError as exc:
+                return Call("", frozenset(), run, str(exc))
         return Call(status, frozenset(true), run)
 
 
@@ -288,14 +283,14 @@ class _Descent:
             return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
         try:
             call = self.prog.run(game, board, remaining, bound, memory_gib)
-        except ProgramOutputError as exc:
-            return self.no_answer(Status.ERROR, f"printed no answer: {exc}")
         except OSError as exc:
             return self.no_answer(Status.ERROR, f"cannot be run: {exc.strerror or exc}")
         self.add(call.run)
         meaning = RESULT_STATUSES.get(call.status.upper())
         if call.run.timed_out:
             return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
+        if call.problem:
+            return self.no_answer(Status.ERROR, f"printed no answer: {call.problem} ({call.run.describe()})")
         if call.run.over_cap or meaning is None:
             return self.no_answer(Status.ERROR, f"gave no answer: {call.run.describe()}")
         if meaning == "unknown":
