@@ -95,6 +95,14 @@ def test_a_lying_unsat_on_the_bound_is_caught_by_gauss(tmp_path, capsys):
     assert "claims a minimum of 6 presses, but gauss proves a minimum of 4" in err
 
 
+def test_unsat_on_a_satisfiable_file_is_a_disagreement_with_gauss_not_a_missing_certificate(tmp_path, capsys):
+    liar = script(tmp_path, "unsat.sh", "echo 's UNSATISFIABLE'")
+    code, out, err = solve_cli("--solver-cmd", f"{liar} {{file}}", capsys=capsys)
+    assert (code, out) == (ExitCode.DISAGREEMENT, "Error\n"), err
+    assert err == (f"flipgame: standard input: case 1: {liar} claims Impossible, but gauss proves a minimum of 4 "
+                   "presses\n")
+
+
 def test_where_gauss_refuses_a_parity_proof_refutes_the_claim(monkeypatch):
     monkeypatch.setattr(claims, "_gauss", lambda game, board: None)
     game, six = Game(4, 4), sum(1 << (v - 1) for v in map(int, SIX.split()))
