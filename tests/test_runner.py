@@ -66,6 +66,19 @@ def test_a_program_strategy_records_its_version():
     assert name == "cadical" and version not in ("", "unknown")
 
 
+def test_a_program_without_a_version_command_is_never_run_with_a_guessed_version_flag(tmp_path):
+    """A wrapper run as ``wrapper.sh --version`` would hand ``--version`` to what it wraps (grep, say) and record
+    that tool's version; without a ``version`` command nothing is run and the version is unknown."""
+    ran, wrapper = tmp_path / "ran", tmp_path / "wrapper.sh"
+    wrapper.write_text(f"#!/bin/sh\ntouch {ran}\necho 'grep (GNU grep) 3.8'\n")
+    wrapper.chmod(0o755)
+    plain = Strategy("plain", "external", {"command": f"{wrapper} {{file}}", "format": "cnf"})
+    assert solver_of(plain) == (str(wrapper), "unknown (no version command)") and not ran.exists()
+    told = Strategy("told", "external", {"command": f"{wrapper} {{file}}", "format": "cnf",
+                                         "version": "printf 'c warning: none\\nc mine version 2.1.0\\n'"})
+    assert solver_of(told) == (str(wrapper), "mine version 2.1.0")  # the versioned line, its comment mark gone
+
+
 @pytest.mark.slow
 def test_no_recorded_wall_time_exceeds_the_limit_plus_the_margin_on_the_4x4_suite(tmp_path, capsys):
     """The done-when of issue 29: the 4x4 suite, a 5 s limit, rc2 and exact included (and bfs, which has no

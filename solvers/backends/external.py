@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -118,20 +119,24 @@ def not_runnable(program: str) -> str | None:
 
 
 _VERSIONS: dict[str, str] = {}
+VERSION_PATTERN = re.compile(r"\b\d+\.\d+")
+"""A version number in a program's output (``5.11.4``, ``2.10.8``)."""
 
 
 def version_of(command: str) -> str:
-    """The first line of ``command``'s output that names a version (has a digit), else its first line;
-    ``""`` for no command.  Run once per command (cached), bounded by :data:`VERSION_SECONDS`."""
+    """The line ``command`` prints that names a version: the first holding a version number (``CryptoMiniSat
+    version 5.11.4`` without its DIMACS comment mark), else the first holding a digit (PicoSAT's ``965``), else
+    its first line; ``""`` for no command (the program is never run with a guessed ``--version``: a wrapper
+    would pass it on).  Run once per command (cached), bounded by :data:`VERSION_SECONDS`."""
     if not command:
         return ""
     if command not in _VERSIONS:
         try:
             run = run_bounded(shlex.split(command), VERSION_SECONDS, output_cap=1 << 16)
             text = (run.stdout + b"\n" + run.stderr_tail).decode("utf-8", "replace")
-            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-            _VERSIONS[command] = next((ln for ln in lines if any(c.isdigit() for c in ln)), lines[0] if lines else
-                                      f"unknown ({run.ended})")[:120]
+            lines = [ln.strip().removeprefix("c ").strip() for ln in text.splitlines() if ln.strip()]
+            found = [ln for ln in lines if VERSION_PATTERN.search(ln)] or [ln for ln in lines if re.search(r"\d", ln)]
+            _VERSIONS[command] = (found or lines or [f"unknown ({run.ended})"])[0][:120]
         except (OSError, ValueError) as exc:
             _VERSIONS[command] = f"unknown ({getattr(exc, 'strerror', None) or exc})"
     return _VERSIONS[command]
