@@ -6,6 +6,7 @@ items 1, 2, 7, 22, 25; issue 29, "lies and faults are named", "any program is a 
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import shutil
@@ -277,6 +278,7 @@ def test_a_program_answer_carries_wall_cpu_peak_memory_and_version():
     s = solve(POJ_SAMPLE, "cadical")
     assert s.moves == 4 and s.stats["program"] == "cadical" and s.stats["calls"] >= 2
     assert s.stats["wall"] > 0 and s.stats["cpu"] > 0 and s.stats["time_limit"] > 0
+    assert 0 < s.stats["export_seconds"] < s.stats["wall"] + 1  # writing the files: a figure of its own
     assert s.stats["peak_rss"] is None or 1 << 20 < s.stats["peak_rss"] < 1 << 30  # None: ended before a sample
     assert re.search(r"[0-9]", s.stats["version"])
 
@@ -311,6 +313,13 @@ def test_a_minisat_wrapper_runs_in_study_beside_gauss_and_cadical_and_the_liars_
     assert solved == {"gauss": "2", "mine": "2", "cadical": "2", "wrong": "0", "unsat": "0", "VBS": "2"}
     assert re.search(r"random 4x4 board 0: wrong answered \d+: witness rejected", out.stdout)
     assert "random 4x4 board 0: unsat answered Impossible: disagrees with gauss" in out.stdout
+    with open(tmp_path / "runs.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["strategy"] in ("mine", "wrong", "unsat")]
+    for r in rows:  # every run measured and the program's version recorded, liars included
+        assert float(r["wall_seconds"]) > 0 and float(r["cpu_seconds"]) >= 0 and float(r["peak_rss_mib"]) > 1
+        assert float(r["export_seconds"]) > 0 and r["solver_version"] == f"{r['strategy']} 1.0"
+    assert [(r["strategy"], r["solved"], bool(r["flag"])) for r in rows] == [
+        ("mine", "True", False), ("wrong", "False", True), ("unsat", "False", True)] * 2
 
 
 def test_a_minisat_wrapper_runs_in_verify_and_solve_under_its_own_name(tmp_path, capsys):

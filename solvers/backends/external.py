@@ -144,13 +144,14 @@ def version_of(command: str) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    """One program call: the status word it answered (``""`` for none), its true press variables, the run, and
-    why its output is no answer (None when it is one)."""
+    """One program call: the status word it answered (``""`` for none), its true press variables, the run,
+    why its output is no answer (None when it is one), and the seconds writing its instance file took."""
 
     status: str
     true: frozenset
     run: RunResult
     problem: str | None = None
+    export_seconds: float = 0.0
 
 
 class Program:
@@ -216,22 +217,24 @@ class Program:
         with tempfile.TemporaryDirectory(prefix="flipgame-") as tmp:
             path = os.path.join(tmp, "instance" + SUFFIXES[self.fmt])
             out = os.path.join(tmp, "result.txt")
+            start = time.monotonic()
             instance = export(self.fmt, game, board, bound=bound)
             with open(path, "w") as f:
                 f.write(instance)
+            exported = time.monotonic() - start
             fill = {"{file}": path, "{out}": out, "{seconds}": str(max(1, math.ceil(seconds))),
                     "{memory_mb}": str(memory >> 20 if memory else 0)}
             argv = [_fill(a, fill) for a in self.argv]
             run = run_bounded(argv, seconds, memory_limit=memory)
             if run.timed_out or run.over_cap:
-                return Call("", frozenset(), run)
+                return Call("", frozenset(), run, export_seconds=exported)
             try:
                 text = _read(out) if self.uses_out and self.answer != "competition" else \
                     run.stdout.decode("utf-8", "replace")
                 status, true = self.read(text, game.m, len(instance) // 2 + 1)  # each variable is in the file
             except ProgramOutputError as exc:
-                return Call("", frozenset(), run, str(exc))
-        return Call(status, frozenset(true), run)
+                return Call("", frozenset(), run, str(exc), exported)
+        return Call(status, frozenset(true), run, export_seconds=exported)
 
 
 def _fill(arg: str, fill: dict[str, str]) -> str:
@@ -263,13 +266,14 @@ class _Descent:
     def __init__(self, prog: Program, version: str, time_limit: float, memory_gib: float | None):
         self.prog = prog
         self.stats = {"program": prog.program, "format": prog.fmt, "calls": 0, "wall": 0.0, "cpu": 0.0,
-                      "peak_rss": None, "time_limit": time_limit, "memory_limit": memory_gib}
+                      "peak_rss": None, "export_seconds": 0.0, "time_limit": time_limit, "memory_limit": memory_gib}
         if version:
             self.stats["version"] = version
 
-    def add(self, run: RunResult) -> None:
-        s = self.stats
+    def add(self, call: Call) -> None:
+        s, run = self.stats, call.run
         s["calls"] += 1
+        s["export_seconds"] += call.export_seconds
         s["wall"] += run.wall
         s["cpu"] += run.cpu
         if run.peak_rss is not None:
@@ -290,7 +294,7 @@ class _Descent:
             call = self.prog.run(game, board, remaining, bound, memory_gib)
         except OSError as exc:
             return self.no_answer(Status.ERROR, f"cannot be run: {exc.strerror or exc}")
-        self.add(call.run)
+        self.add(call)
         meaning = RESULT_STATUSES.get(call.status.upper())
         if call.run.timed_out:
             return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
