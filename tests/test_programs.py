@@ -372,7 +372,8 @@ def test_study_takes_the_solver_cmd_program_as_the_strategy_external(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ('[mine]\nformat = "cnf"\n', r": \[mine\]: missing command"),
+    ('[mine]\nformat = "cnf"\n', r": \[mine\]: missing command \(a command with \{file\}\)"),
+    ('[mine]\ncommand = "x {file}"\n', r": \[mine\]: missing format \(one of cnf, xcnf, wcnf, opb, opb-xor, mps, lp\)"),
     ('[mine]\ncommand = "x {file}"\nformat = "cnf"\ncolour = "red"\n', r": \[mine\]: unknown key 'colour'"),
     ('[mine]\ncommand = "x"\nformat = "cnf"\n', r": \[mine\]: command must name the instance file as \{file\}"),
     ('[mine]\ncommand = "x {file}"\nformat = "dimacs"\n', r": \[mine\]: format: 'dimacs' is not one of cnf, "),
