@@ -254,6 +254,16 @@ def test_a_run_is_measured_wall_cpu_and_peak_memory():
     assert set(r.measures()) == {"wall", "cpu", "peak_rss", "exit_status", "signal"}
 
 
+def test_a_wrapper_scripts_peak_memory_is_its_solvers_not_the_shells():
+    """Smaller than this process, the program's peak is sampled: over its whole tree, so that the solver a
+    wrapper script runs is seen (the shell alone peaks at a few MiB)."""
+    ballast = b"x" * (300 << 20)  # this process larger than the program: the fork's copy hides the program
+    solver = f"{sys.executable} -S -c 'x = b\"y\" * (80 << 20); import time; time.sleep(0.3)'"
+    r = run_bounded(["sh", "-c", f"{solver}; echo done"], 60)
+    assert r.exit_status == 0 and r.stdout == b"done\n" and len(ballast) == 300 << 20
+    assert 80 << 20 <= r.peak_rss < 300 << 20
+
+
 def test_the_memory_limit_is_enforced_on_the_program():
     r = run_bounded([sys.executable, "-c", "x = bytearray(1 << 30)"], 60, memory_limit=300 << 20)
     assert r.exit_status == 1 and b"MemoryError" in r.stderr_tail
