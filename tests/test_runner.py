@@ -26,6 +26,14 @@ def test_a_run_in_a_process_of_its_own_is_measured():
     assert m.build is not None and m.solve is not None and m.build + m.solve <= m.wall  # cpsat builds a model
 
 
+@pytest.mark.parametrize("name", ["rc2", "exact"])
+def test_rc2_and_exact_record_their_model_building_apart(name):
+    got = run_measured(STRATEGIES[name], Game(4, 4), POJ_SAMPLE_CELLS, 30.0, isolate=False)
+    m = got.measure
+    assert (got.status, got.solution.moves) == ("OPTIMAL", 4)
+    assert m.build is not None and m.build > 0 and m.solve is not None and m.build + m.solve <= m.wall
+
+
 def test_a_strategy_without_a_clock_is_killed_at_the_limit_plus_the_margin():
     # bfs has no time limit of its own: its 2**25-state table of 5x5 takes seconds; the run is killed at 0.15 s
     got = run_measured(STRATEGIES["bfs"], Game(5, 5, "white"), 1, 0.05, margin=0.1)
