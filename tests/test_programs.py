@@ -417,17 +417,19 @@ def test_the_worked_examples_of_docs_solvers_md_load_and_answer_the_sample(tmp_p
         text = f.read()
     blocks = re.findall(r"```toml\n(.*?)```", text, flags=re.S)
     assert len(blocks) == 3  # a SAT, a MaxSAT and a MIP program
+    (wrapper_text,) = re.findall(r"```sh\n(.*?)```", text, flags=re.S)  # the wrapper the SAT example registers
+    wrapper = script(tmp_path, "my-minisat.sh", wrapper_text.removeprefix("#!/bin/sh\n"))
     names = []
     for i, block in enumerate(blocks):
         path = tmp_path / f"example{i}.toml"
-        path.write_text(block)
+        path.write_text(block.replace("/path/to/my-minisat.sh", wrapper))
         names += strategies_file.load(str(path))
     assert names == ["my-cadical", "my-minisat", "wrapped-minisat", "rc2-program", "my-cbc"]
     bin_dir = os.path.dirname(sys.executable)  # rc2.py is installed beside this Python
     monkeypatch.setenv("PATH", os.environ["PATH"] + os.pathsep + bin_dir)
     for name in names:
-        program = STRATEGIES[name].options["command"].split()[0]
-        if name != "wrapped-minisat" and shutil.which(program):
+        program = "minisat" if name == "wrapped-minisat" else STRATEGIES[name].options["command"].split()[0]
+        if shutil.which(program):
             assert solve(POJ_SAMPLE, name).moves == 4, name
 
 
