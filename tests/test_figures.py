@@ -56,6 +56,25 @@ def test_cactus_pdf_has_a_caption_with_the_limit_instances_and_machine(tmp_path)
     assert colours["VBS"] == VBS_STYLE["color"] and list(colours.values())[:7] == list(OKABE_ITO)
 
 
+def test_the_cactus_pdf_page_shows_axes_limits_legend_and_caption(tmp_path):
+    """The page itself, read back by a PDF library: what a reader of the paper sees, not only the metadata."""
+    from pypdf import PdfReader
+
+    path = tmp_path / "fig.pdf"
+    plot_cactus(many_runs(), LIMIT, str(path), context=CONTEXT)
+    pages = PdfReader(path).pages
+    assert len(pages) == 1
+    words = " ".join(pages[0].extract_text().split())
+    panels = ["all families (4 instances)", "random (3 instances)"]  # torus has 1 scored instance: no panel
+    labels = ["instances solved", "seconds per instance (log)", "time limit 5 s"]
+    drawn, caption = words.split("Cactus plot: ")
+    assert all(drawn.count(text) == len(panels) for text in labels), words  # each panel's axes and limit line
+    assert all(text in drawn for text in panels) and "time limit 5 s per run, killed at 6 s" in caption
+    assert all(text in caption for text in ["flipgame study: cactus plot", *(f"s{k}" for k in range(7)), "VBS",
+                                            "Test CPU, 2 cores, 4 GiB"])  # the legend follows the caption here
+    assert "s7" not in words and "torus (" not in words  # beyond the top 7; a family of fewer than 3 instances
+
+
 def test_the_same_strategy_has_the_same_colour_in_every_figure(tmp_path):
     runs = many_runs()
     st = StrategyStudy([f"s{k}" for k in range(10)], ["random", "torus"], {"random": [4, 6, 8], "torus": [4, 6, 8]},

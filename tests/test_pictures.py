@@ -77,6 +77,8 @@ def test_solve_svg_draws_a_press_system_as_a_graph(tmp_path, capsys):
     assert len(elements(root, "line", "edge")) == 2 * 2 * 9  # each edge from both of its ends, on both panels
     assert len(elements(root, "circle", "press")) == 2
     assert not elements(root, "rect", "button")  # a graph game: presses on the vertices
+    numbers = [t.text for t in elements(root, "text", "cell-label")]
+    assert numbers == [str(i) for i in range(7)] * 2  # each vertex numbered, as the steps name the buttons
 
 
 def test_counters_draw_their_buttons_and_press_counts(tmp_path, capsys):

@@ -6,6 +6,7 @@ items 1, 2, 7, 22, 25; issue 29, "lies and faults are named", "any program is a 
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import shutil
@@ -95,6 +96,14 @@ def test_a_lying_unsat_on_the_bound_is_caught_by_gauss(tmp_path, capsys):
     assert "claims a minimum of 6 presses, but gauss proves a minimum of 4" in err
 
 
+def test_unsat_on_a_satisfiable_file_is_a_disagreement_with_gauss_not_a_missing_certificate(tmp_path, capsys):
+    liar = script(tmp_path, "unsat.sh", "echo 's UNSATISFIABLE'")
+    code, out, err = solve_cli("--solver-cmd", f"{liar} {{file}}", capsys=capsys)
+    assert (code, out) == (ExitCode.DISAGREEMENT, "Error\n"), err
+    assert err == (f"flipgame: standard input: case 1: {liar} claims Impossible, but gauss proves a minimum of 4 "
+                   "presses\n")
+
+
 def test_where_gauss_refuses_a_parity_proof_refutes_the_claim(monkeypatch):
     monkeypatch.setattr(claims, "_gauss", lambda game, board: None)
     game, six = Game(4, 4), sum(1 << (v - 1) for v in map(int, SIX.split()))
@@ -173,6 +182,8 @@ def test_garbage_from_a_program_is_error_quoting_its_output(tmp_path, capsys, v_
     assert (code, out) == (ExitCode.INCOMPLETE, "Error\n")
     bad = "foo" if "foo" in v_line else "9" * 60 + "..."
     assert f"{garbage} printed no answer: line 2 " in err and f"'{bad}' is not a literal" in err
+    tail = "s SATISFIABLE | v foo bar 0)" if "foo" in v_line else "9" * 150  # a byte tail: the long line's end
+    assert f"(`{garbage} " in err and "exit status 0; output ends: " in err and tail in err.split("output ends:")[1]
     assert err.count("\n") == 1
 
 
@@ -243,6 +254,16 @@ def test_a_run_is_measured_wall_cpu_and_peak_memory():
     assert set(r.measures()) == {"wall", "cpu", "peak_rss", "exit_status", "signal"}
 
 
+def test_a_wrapper_scripts_peak_memory_is_its_solvers_not_the_shells():
+    """Smaller than this process, the program's peak is sampled: over its whole tree, so that the solver a
+    wrapper script runs is seen (the shell alone peaks at a few MiB)."""
+    ballast = b"x" * (300 << 20)  # this process larger than the program: the fork's copy hides the program
+    solver = f"{sys.executable} -S -c 'x = b\"y\" * (80 << 20); import time; time.sleep(0.3)'"
+    r = run_bounded(["sh", "-c", f"{solver}; echo done"], 60)
+    assert r.exit_status == 0 and r.stdout == b"done\n" and len(ballast) == 300 << 20
+    assert 80 << 20 <= r.peak_rss < 300 << 20
+
+
 def test_the_memory_limit_is_enforced_on_the_program():
     r = run_bounded([sys.executable, "-c", "x = bytearray(1 << 30)"], 60, memory_limit=300 << 20)
     assert r.exit_status == 1 and b"MemoryError" in r.stderr_tail
@@ -267,6 +288,7 @@ def test_a_program_answer_carries_wall_cpu_peak_memory_and_version():
     s = solve(POJ_SAMPLE, "cadical")
     assert s.moves == 4 and s.stats["program"] == "cadical" and s.stats["calls"] >= 2
     assert s.stats["wall"] > 0 and s.stats["cpu"] > 0 and s.stats["time_limit"] > 0
+    assert 0 < s.stats["export_seconds"] < s.stats["wall"] + 1  # writing the files: a figure of its own
     assert s.stats["peak_rss"] is None or 1 << 20 < s.stats["peak_rss"] < 1 << 30  # None: ended before a sample
     assert re.search(r"[0-9]", s.stats["version"])
 
@@ -301,6 +323,13 @@ def test_a_minisat_wrapper_runs_in_study_beside_gauss_and_cadical_and_the_liars_
     assert solved == {"gauss": "2", "mine": "2", "cadical": "2", "wrong": "0", "unsat": "0", "VBS": "2"}
     assert re.search(r"random 4x4 board 0: wrong answered \d+: witness rejected", out.stdout)
     assert "random 4x4 board 0: unsat answered Impossible: disagrees with gauss" in out.stdout
+    with open(tmp_path / "runs.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["strategy"] in ("mine", "wrong", "unsat")]
+    for r in rows:  # every run measured and the program's version recorded, liars included
+        assert float(r["wall_seconds"]) > 0 and float(r["cpu_seconds"]) >= 0 and float(r["peak_rss_mib"]) > 1
+        assert float(r["export_seconds"]) > 0 and r["solver_version"] == f"{r['strategy']} 1.0"
+    assert [(r["strategy"], r["solved"], bool(r["flag"])) for r in rows] == [
+        ("mine", "True", False), ("wrong", "False", True), ("unsat", "False", True)] * 2
 
 
 def test_a_minisat_wrapper_runs_in_verify_and_solve_under_its_own_name(tmp_path, capsys):
@@ -353,7 +382,8 @@ def test_study_takes_the_solver_cmd_program_as_the_strategy_external(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ('[mine]\nformat = "cnf"\n', r": \[mine\]: missing command"),
+    ('[mine]\nformat = "cnf"\n', r": \[mine\]: missing command \(a command with \{file\}\)"),
+    ('[mine]\ncommand = "x {file}"\n', r": \[mine\]: missing format \(one of cnf, xcnf, wcnf, opb, opb-xor, mps, lp\)"),
     ('[mine]\ncommand = "x {file}"\nformat = "cnf"\ncolour = "red"\n', r": \[mine\]: unknown key 'colour'"),
     ('[mine]\ncommand = "x"\nformat = "cnf"\n', r": \[mine\]: command must name the instance file as \{file\}"),
     ('[mine]\ncommand = "x {file}"\nformat = "dimacs"\n', r": \[mine\]: format: 'dimacs' is not one of cnf, "),
@@ -387,17 +417,19 @@ def test_the_worked_examples_of_docs_solvers_md_load_and_answer_the_sample(tmp_p
         text = f.read()
     blocks = re.findall(r"```toml\n(.*?)```", text, flags=re.S)
     assert len(blocks) == 3  # a SAT, a MaxSAT and a MIP program
+    (wrapper_text,) = re.findall(r"```sh\n(.*?)```", text, flags=re.S)  # the wrapper the SAT example registers
+    wrapper = script(tmp_path, "my-minisat.sh", wrapper_text.removeprefix("#!/bin/sh\n"))
     names = []
     for i, block in enumerate(blocks):
         path = tmp_path / f"example{i}.toml"
-        path.write_text(block)
+        path.write_text(block.replace("/path/to/my-minisat.sh", wrapper))
         names += strategies_file.load(str(path))
     assert names == ["my-cadical", "my-minisat", "wrapped-minisat", "rc2-program", "my-cbc"]
     bin_dir = os.path.dirname(sys.executable)  # rc2.py is installed beside this Python
     monkeypatch.setenv("PATH", os.environ["PATH"] + os.pathsep + bin_dir)
     for name in names:
-        program = STRATEGIES[name].options["command"].split()[0]
-        if name != "wrapped-minisat" and shutil.which(program):
+        program = "minisat" if name == "wrapped-minisat" else STRATEGIES[name].options["command"].split()[0]
+        if shutil.which(program):
             assert solve(POJ_SAMPLE, name).moves == 4, name
 
 

@@ -150,3 +150,7 @@ def test_study_runs_on_a_suite_from_its_files(tmp_path, capsys):
     (root / "random-4x4-0.txt").write_text("wwww\nwwww\nwwww\nwwwb\n")  # a board the manifest does not describe
     assert main(["study", "--strategies", "gauss", "--suite", str(root)]) == 2
     assert "random-4x4-0: the manifest says" in capsys.readouterr().err
+    (root / "manifest.json").unlink()
+    assert main(["study", "--strategies", "gauss", "--suite", str(root)]) == 2
+    assert capsys.readouterr().err == (f"flipgame: --suite {root}: no manifest.json (expected a folder written by "
+                                       "`flipgame export-suite DIR`)\n")

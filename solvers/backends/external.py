@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -118,20 +119,24 @@ def not_runnable(program: str) -> str | None:
 
 
 _VERSIONS: dict[str, str] = {}
+VERSION_PATTERN = re.compile(r"\b\d+\.\d+")
+"""A version number in a program's output (``5.11.4``, ``2.10.8``)."""
 
 
 def version_of(command: str) -> str:
-    """The first line of ``command``'s output that names a version (has a digit), else its first line;
-    ``""`` for no command.  Run once per command (cached), bounded by :data:`VERSION_SECONDS`."""
+    """The line ``command`` prints that names a version: the first holding a version number (``CryptoMiniSat
+    version 5.11.4`` without its DIMACS comment mark), else the first holding a digit (PicoSAT's ``965``), else
+    its first line; ``""`` for no command (the program is never run with a guessed ``--version``: a wrapper
+    would pass it on).  Run once per command (cached), bounded by :data:`VERSION_SECONDS`."""
     if not command:
         return ""
     if command not in _VERSIONS:
         try:
             run = run_bounded(shlex.split(command), VERSION_SECONDS, output_cap=1 << 16)
             text = (run.stdout + b"\n" + run.stderr_tail).decode("utf-8", "replace")
-            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-            _VERSIONS[command] = next((ln for ln in lines if any(c.isdigit() for c in ln)), lines[0] if lines else
-                                      f"unknown ({run.ended})")[:120]
+            lines = [ln.strip().removeprefix("c ").strip() for ln in text.splitlines() if ln.strip()]
+            found = [ln for ln in lines if VERSION_PATTERN.search(ln)] or [ln for ln in lines if re.search(r"\d", ln)]
+            _VERSIONS[command] = (found or lines or [f"unknown ({run.ended})"])[0][:120]
         except (OSError, ValueError) as exc:
             _VERSIONS[command] = f"unknown ({getattr(exc, 'strerror', None) or exc})"
     return _VERSIONS[command]
@@ -139,11 +144,14 @@ def version_of(command: str) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    """One program call: the status word it answered (``""`` for none), its true press variables, the run."""
+    """One program call: the status word it answered (``""`` for none), its true press variables, the run,
+    why its output is no answer (None when it is one), and the seconds writing its instance file took."""
 
     status: str
     true: frozenset
     run: RunResult
+    problem: str | None = None
+    export_seconds: float = 0.0
 
 
 class Program:
@@ -203,35 +211,30 @@ class Program:
 
     def run(self, game: PressSystem, board: int, seconds: float, bound: int | None = None,
             memory_gib: float | None = None) -> Call:
-        """Write the instance, run the program on it bounded, read its answer.
-
-        Raises
-        ------
-        ProgramOutputError
-            Its output is no answer (the message quotes the offending line).
-        OSError
-            It cannot be started.
-        """
+        """Write the instance, run the program on it bounded, read its answer (``problem`` quotes the offending
+        line of an output that is no answer).  Raises OSError when it cannot be started."""
         memory = None if memory_gib is None else int(memory_gib * (1 << 30))
         with tempfile.TemporaryDirectory(prefix="flipgame-") as tmp:
             path = os.path.join(tmp, "instance" + SUFFIXES[self.fmt])
             out = os.path.join(tmp, "result.txt")
+            start = time.monotonic()
             instance = export(self.fmt, game, board, bound=bound)
             with open(path, "w") as f:
                 f.write(instance)
+            exported = time.monotonic() - start
             fill = {"{file}": path, "{out}": out, "{seconds}": str(max(1, math.ceil(seconds))),
                     "{memory_mb}": str(memory >> 20 if memory else 0)}
             argv = [_fill(a, fill) for a in self.argv]
             run = run_bounded(argv, seconds, memory_limit=memory)
             if run.timed_out or run.over_cap:
-                return Call("", frozenset(), run)
-            text = _read(out) if self.uses_out and self.answer != "competition" else \
-                run.stdout.decode("utf-8", "replace")
-        try:
-            status, true = self.read(text, game.m, len(instance) // 2 + 1)  # each variable is in the file
-        except ProgramOutputError as exc:
-            raise ProgramOutputError(f"{exc} (`{run.command}` {run.ended})") from None
-        return Call(status, frozenset(true), run)
+                return Call("", frozenset(), run, export_seconds=exported)
+            try:
+                text = _read(out) if self.uses_out and self.answer != "competition" else \
+                    run.stdout.decode("utf-8", "replace")
+                status, true = self.read(text, game.m, len(instance) // 2 + 1)  # each variable is in the file
+            except ProgramOutputError as exc:
+                return Call("", frozenset(), run, str(exc), exported)
+        return Call(status, frozenset(true), run, export_seconds=exported)
 
 
 def _fill(arg: str, fill: dict[str, str]) -> str:
@@ -263,13 +266,14 @@ class _Descent:
     def __init__(self, prog: Program, version: str, time_limit: float, memory_gib: float | None):
         self.prog = prog
         self.stats = {"program": prog.program, "format": prog.fmt, "calls": 0, "wall": 0.0, "cpu": 0.0,
-                      "peak_rss": None, "time_limit": time_limit, "memory_limit": memory_gib}
+                      "peak_rss": None, "export_seconds": 0.0, "time_limit": time_limit, "memory_limit": memory_gib}
         if version:
             self.stats["version"] = version
 
-    def add(self, run: RunResult) -> None:
-        s = self.stats
+    def add(self, call: Call) -> None:
+        s, run = self.stats, call.run
         s["calls"] += 1
+        s["export_seconds"] += call.export_seconds
         s["wall"] += run.wall
         s["cpu"] += run.cpu
         if run.peak_rss is not None:
@@ -288,14 +292,14 @@ class _Descent:
             return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
         try:
             call = self.prog.run(game, board, remaining, bound, memory_gib)
-        except ProgramOutputError as exc:
-            return self.no_answer(Status.ERROR, f"printed no answer: {exc}")
         except OSError as exc:
             return self.no_answer(Status.ERROR, f"cannot be run: {exc.strerror or exc}")
-        self.add(call.run)
+        self.add(call)
         meaning = RESULT_STATUSES.get(call.status.upper())
         if call.run.timed_out:
             return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
+        if call.problem:
+            return self.no_answer(Status.ERROR, f"printed no answer: {call.problem} ({call.run.describe()})")
         if call.run.over_cap or meaning is None:
             return self.no_answer(Status.ERROR, f"gave no answer: {call.run.describe()}")
         if meaning == "unknown":

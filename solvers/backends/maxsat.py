@@ -29,10 +29,12 @@ MAX_CELLS = MAXSAT_MAX_CELLS
 
 
 def rc2_minimise(game: PressSystem, board: int, solver: str = "g3") -> tuple[Status, int | None, dict]:
-    """``(status, presses, stats)`` of one board by RC2 over the WCNF.  Raises nothing on Impossible."""
+    """``(status, presses, stats)`` of one board by RC2 over the WCNF; ``stats["build_seconds"]``: building the
+    WCNF.  Raises nothing on Impossible."""
     from pysat.examples.rc2 import RC2
     from pysat.formula import WCNF, IDPool
 
+    start = time.perf_counter()
     inst = Instance.of(game, board)
     pool = IDPool(start_from=inst.nvars + 1)
     w = WCNF()
@@ -40,9 +42,10 @@ def rc2_minimise(game: PressSystem, board: int, solver: str = "g3") -> tuple[Sta
         w.append(c)
     for j in range(1, inst.n + 1):
         w.append([-j], weight=1)
+    built = time.perf_counter() - start
     with RC2(w, solver=solver) as rc2:
         model = rc2.compute()
-        stats = {"solver": solver, "cost": rc2.cost}
+        stats = {"solver": solver, "cost": rc2.cost, "build_seconds": built}
     if model is None:
         return Status.INFEASIBLE, None, stats
     presses = sum(1 << (v - 1) for v in model if 0 < v <= inst.n)
@@ -71,7 +74,7 @@ class MaxSat(Backend):
         options = self.check_options(options)  # defaults filled when called without the gate
         start = time.perf_counter()
         status, presses, stats = rc2_minimise(game, board, options["solver"])
-        seconds = time.perf_counter() - start
+        seconds = time.perf_counter() - start - stats["build_seconds"]  # as a model backend's: the solve alone
         if status is not Status.OPTIMAL:
             return Solution(self.name, status, seconds=seconds, stats=stats)
         return Solution(self.name, status, presses.bit_count(), presses, game.apply(board, presses), seconds, stats)

@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import re
 
-from flipgame.backends.external import Program
+from flipgame.backends.external import FORMATS, Program
 from flipgame.backends.strategies import BUILTIN, SOLVER_CMD, STRATEGIES, Strategy, register
 from flipgame.core.errors import FlipgameError, OptionError
 
 FILE_MAX_BYTES = 1 << 20
 """Largest strategies file read (1 MiB: thousands of tables; a larger one is a wrong file)."""
-KEYS = {"command": "a command with {file}", "format": "a format name", "answer": "competition, minisat or cbc",
-        "version": "a version command", "summary": "one line of text"}
+KEYS = {"command": "a command with {file}", "format": f"one of {', '.join(FORMATS)}",
+        "answer": "competition, minisat or cbc", "version": "a version command", "summary": "one line of text"}
 """The keys of a table, and what each holds (all strings)."""
 REQUIRED = ("command", "format")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}", re.ASCII)
@@ -81,7 +81,7 @@ def _strategy(where: str, name: str, table) -> Strategy:
             raise StrategiesFileError(f"{where}: {key} must be a string ({KEYS[key]}), got {type(value).__name__}")
     missing = [k for k in REQUIRED if k not in table]
     if missing:
-        raise StrategiesFileError(f"{where}: missing {' and '.join(missing)}")
+        raise StrategiesFileError(f"{where}: missing {' and '.join(f'{k} ({KEYS[k]})' for k in missing)}")
     options = {k: table[k] for k in ("command", "format", "answer", "version") if k in table}
     try:
         Program(options["command"], options["format"], options.get("answer", "auto"), {k: k for k in KEYS})

@@ -355,6 +355,9 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, str(exc))
     try:
         plan = _suite_plan(args)
+    except FileNotFoundError as exc:
+        return fail(ExitCode.USAGE, f"--suite {args.suite}: no {os.path.basename(exc.filename or 'manifest.json')} "
+                                    f"(expected a folder written by `flipgame export-suite DIR`)")
     except (OSError, ValueError) as exc:
         return fail(ExitCode.USAGE, f"--suite: {getattr(exc, 'strerror', None) or exc}"
                                     + (f": {exc.filename}" if getattr(exc, "filename", None) else ""))

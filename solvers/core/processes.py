@@ -50,6 +50,8 @@ POLL_SECONDS = 0.01
 """How often the leader's exit is polled where the kernel has no process file descriptors (before Linux 5.3)."""
 SAMPLE_SECONDS = 0.1
 """How often a running program's peak memory (``VmHWM``) is sampled besides each read of its output."""
+TREE_MAX_PROCESSES = 64
+"""Most processes of a run's tree sampled for its peak memory (a solver and its helpers are a few)."""
 _CHUNK = 1 << 16
 
 
@@ -68,8 +70,9 @@ class RunResult:
     peak_rss : int or None
         Peak resident set size in bytes (``ru_maxrss``) of the program or of a child it waited for.  Linux
         counts the forked copy of the parent before ``exec`` in ``ru_maxrss``; when that is all it shows
-        (a program smaller than flipgame), the program's own ``VmHWM``, sampled while it runs (every
-        5 ms at first), is taken instead; None when the program ended before a sample (a few ms).
+        (a program smaller than flipgame), the largest ``VmHWM`` of the program's process tree (a wrapper
+        script's solver, not only the shell), sampled while it runs (every 5 ms at first), is taken instead;
+        None when the program ended before a sample (a few ms).
     exit_status : int or None
         The exit code when it exited, None when a signal ended it.
     signal : int or None
@@ -274,6 +277,28 @@ def _hiwater(pid: int) -> int:
     return 0
 
 
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (every thread's, ``/proc/PID/task/TID/children``), [] once it has exited."""
+    out: list[int] = []
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                out += [int(c) for c in f.read().split()]
+    return out
+
+
+def _tree_hiwater(pid: int) -> int:
+    """The largest :func:`_hiwater` of ``pid`` and its descendants (at most :data:`TREE_MAX_PROCESSES`): a
+    wrapper script's solver, not only the shell.  O(processes) reads of ``/proc``."""
+    peak, todo, seen = 0, [pid], 0
+    while todo and seen < TREE_MAX_PROCESSES:
+        p = todo.pop()
+        seen += 1
+        peak = max(peak, _hiwater(p))
+        todo += _children(p)
+    return peak
+
+
 def _rss(pid: int | str = "self") -> int:
     """Resident bytes of ``pid`` now (``/proc/PID/statm``), 0 where unknown."""
     try:
@@ -297,7 +322,7 @@ def _watch(pid: int, streams: _Streams, deadline: float) -> tuple[bool, int]:
         streams.pump(min(remaining, every if streams.pidfd is not None else POLL_SECONDS))
         if streams.exited or (streams.pidfd is None and _exited(pid)):
             return False, peak
-        peak = max(peak, _hiwater(pid))
+        peak = max(peak, _tree_hiwater(pid))
     return False, peak
 
 

@@ -43,6 +43,9 @@ SPRING_STEPS = 60
 """Iterations of the spring layout (Fruchterman-Reingold) from the circle; the layout is deterministic."""
 GRAPH_MAX_CELLS = 400
 """Most cells drawn as a graph (beyond, the picture would be a blot); a larger system is refused."""
+CELL_LABEL_MAX = 64
+"""Most cells of a graph panel whose numbers are written beside them (the steps name buttons by number; with
+more, the numbers would cover the drawing)."""
 GRID_MAX_CELLS = 10_000
 """Most cells of a grid picture (100x100: 2,600 px a side, about 1 MB of SVG a panel)."""
 
@@ -189,8 +192,9 @@ def button_layout(system: PressSystem, pos: np.ndarray) -> np.ndarray:
 
 def _graph_panel(parent, system: PressSystem, pos: np.ndarray, board, counts, x0: float, y0: float) -> None:
     """One press system as a graph: edges (class ``edge``), cells as circles (class ``cell``, value written
-    where it is not two-state), buttons as squares (class ``button``) unless the game is cell-centred, and
-    pressed buttons or cells orange (class ``press``)."""
+    where it is not two-state, its number beside it up to :data:`CELL_LABEL_MAX` cells, class ``cell-label``),
+    buttons as squares (class ``button``) unless the game is cell-centred, and pressed buttons or cells orange
+    (class ``press``)."""
     values = system.cells_of(board)
     xy = pos * GRAPH_PX + (x0, y0)
     centred = cell_centred(system)
@@ -208,6 +212,9 @@ def _graph_panel(parent, system: PressSystem, pos: np.ndarray, board, counts, x0
         if system.states != 2:
             _label(parent, xy[i][0], xy[i][1] + 4, str(v), 10, text_anchor="middle",
                    fill=_text_colour(v, system.states), class_="value")
+        if system.n <= CELL_LABEL_MAX:
+            _label(parent, xy[i][0] + radius * 0.75 + 6, xy[i][1] - radius * 0.75 - 3, str(i), 8, fill="#555555",
+                   class_="cell-label")
         if centred and counts[i]:
             _el(parent, "circle", class_="press", cx=f"{xy[i][0]:.1f}", cy=f"{xy[i][1]:.1f}", r=f"{radius + 4:.1f}",
                 fill="none", stroke=PRESS_COLOUR, stroke_width=3)

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import os
 import platform
-import re
-import subprocess
-from functools import cache
 from importlib import metadata
 
+from flipgame.backends.external import version_of
 from flipgame.backends.sat import DEFAULT_SOLVER
 from flipgame.backends.strategies import Strategy
 
@@ -35,10 +33,6 @@ SOLVER_LIBRARIES: dict[tuple[str, str | None], tuple[str, str]] = {
 """(backend, the option that picks its solver) -> (the solver, the distribution whose version is recorded)."""
 VARIANT_OPTION = {"ilp": "solver", "mip": "solver", "sat": "engine"}
 """The option that picks a backend's solver, where it has several."""
-VERSION_PATTERN = re.compile(r"\b\d+\.\d+")
-"""A version number in a program's output (``5.11.4``, ``2.10.8``)."""
-VERSION_TIMEOUT_SECONDS = 5.0
-"""Seconds a program's version command may take (``cadical --version`` answers in milliseconds)."""
 
 
 def _distribution(name: str) -> str:
@@ -50,12 +44,13 @@ def _distribution(name: str) -> str:
 
 def solver_of(strategy: Strategy) -> tuple[str, str]:
     """``(solver, version)`` a strategy runs, e.g. ``("OR-Tools CP-SAT", "ortools 9.15.6755")``.  A program
-    (backend ``external``) is named by its command's first word, its version from the strategy's ``version``
-    option (a command) or ``PROGRAM --version``'s first line.  O(1), or one program call (cached)."""
+    (backend ``external``) is named by its command's first word, its version by what the strategy's ``version``
+    command prints (:func:`~flipgame.backends.external.version_of`), ``unknown (no version command)`` without
+    one.  O(1), or one program call (cached)."""
     if strategy.backend == "external":
         command = str(strategy.options.get("command", ""))
         program = command.split()[0] if command.split() else "external"
-        return program, _program_version(program, str(strategy.options.get("version", "") or ""))
+        return program, version_of(str(strategy.options.get("version", "") or "")) or "unknown (no version command)"
     variant = VARIANT_OPTION.get(strategy.backend)
     value = strategy.options.get(variant) if variant else None
     if strategy.backend == "sat" and value is None:
@@ -64,22 +59,6 @@ def solver_of(strategy: Strategy) -> tuple[str, str]:
     if strategy.backend == "sat" and value == "cnf":
         solver = f"{strategy.options.get('solver', DEFAULT_SOLVER)} (python-sat)"
     return solver, f"{dist} {_distribution(dist)}"
-
-
-@cache
-def _program_version(program: str, command: str) -> str:
-    """The line a program prints for its version (``command``, else ``PROGRAM --version``): the first that holds a
-    version number (``c CryptoMiniSat version 5.11.4`` without its comment mark), else the first if it holds a
-    digit (PicoSAT's ``965``), else ``unknown`` (MiniSat prints none)."""
-    argv = command.split() if command else [program, "--version"]
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=VERSION_TIMEOUT_SECONDS,
-                             stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    lines = [ln.strip().removeprefix("c ").strip() for ln in (out.stdout + out.stderr).splitlines() if ln.strip()]
-    versioned = [ln for ln in lines if VERSION_PATTERN.search(ln)] or [ln for ln in lines[:1] if re.search(r"\d", ln)]
-    return versioned[0][:80] if versioned else "unknown"
 
 
 def _proc_field(path: str, key: str) -> str | None:

@@ -32,7 +32,9 @@ FIGURE_FORMATS = ("png", "pdf", "svg")
 """File formats of the figures (by the file name's suffix)."""
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442")
 """The Okabe-Ito colours without black (kept for the VBS), yellow last (the faintest on white)."""
-MARKERS = ("o", "s", "D", "^", "v", "P", "X", "<", ">", "h", "p", "8")
+MARKERS = ("o", "s", "D", "^", "v", "P", "X", "<", ">", "*", "h", "8")
+"""Markers (strategies past the palette's colours; families in a scatter plot), the round ones last: a tenth
+family drawn as a hexagon was hard to tell from the first's circle."""
 DASHES = ("-", "--", "-.", ":")
 TOP_DEFAULT = len(OKABE_ITO)
 """Strategies drawn by default: as many as the palette has colours, each its own."""
