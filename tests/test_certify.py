@@ -291,7 +291,7 @@ def _children_of(pid: int) -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"flipgame.verify.proofs.certify" in b" ".join(cmd) and str(pid).encode() in cmd and state != "Z":
+        if b"flipgame.verify.proofs.provers" in b" ".join(cmd) and str(pid).encode() in cmd and state != "Z":
             out.append(int(entry.name))
     return out
 

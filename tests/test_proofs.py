@@ -197,18 +197,18 @@ def test_18x18_proof_with_a_line_missing_exits_6(b18_file, monkeypatch, capsys):
 def test_18x18_formula_with_a_press_mask_flipped_exits_6(b18_file, monkeypatch, capsys):
     """The proof is made for the true press masks but checked against a formula where press 100
     also flips cell 101."""
-    from flipgame.verify.proofs import certify
+    from flipgame.verify.proofs import provers
 
-    real = certify.build_formula
+    real = provers.build_formula
 
-    def flipped(n, masks, diff, bound):
+    def flipped(n, masks, diff, bound, **kw):
         bad = list(masks)
         bad[100] ^= 1 << 101
-        formula = real(n, bad, diff, bound)
-        formula.chains = real(n, masks, diff, bound).chains  # what the generator derives from
+        formula = real(n, bad, diff, bound, **kw)
+        formula.chains = real(n, masks, diff, bound, **kw).chains  # what the generator derives from
         return formula
 
-    monkeypatch.setattr(certify, "build_formula", flipped)
+    monkeypatch.setattr(provers, "build_formula", flipped)
     assert main(b18_file) == ExitCode.CERTIFICATION_FAILURE
     assert capsys.readouterr().out.splitlines()[1].startswith("failed: dratify rejected the proof for goal black")
 

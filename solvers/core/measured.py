@@ -48,10 +48,24 @@ def format_value(value: float, unit: str) -> str:
     return f"{text}x" if unit == "x" else f"{text} {unit}"
 
 
+def format_entry(entry: dict) -> str:
+    """A figure of the table as the docs write it: its ``text`` when it has one (an answer such as
+    ``Impossible``), ``Unknown at`` its value when the run was ``unknown`` (a time-out at that limit),
+    else :func:`format_value`.
+
+    >>> format_entry({"value": 10, "unit": "s", "unknown": True}), format_entry({"value": 0, "unit": "", "text": "192"})
+    ('Unknown at 10 s', '192')
+    """
+    if "text" in entry:
+        return entry["text"]
+    text = format_value(entry["value"], entry["unit"])
+    return f"Unknown at {text}" if entry.get("unknown") else text
+
+
 def quote(key: str, default: str = "not measured") -> str:
-    """Figure ``key`` formatted with its unit (:func:`format_value`), or ``default`` if never measured."""
+    """Figure ``key`` formatted as the docs write it (:func:`format_entry`), or ``default`` if never measured."""
     entry = table().get("figures", {}).get(key)
-    return default if entry is None else format_value(entry["value"], entry["unit"])
+    return default if entry is None else format_entry(entry)
 
 
 def machine_line() -> str:

@@ -129,20 +129,21 @@ def chase_rows(log: Log, game: Game, cells: list[Row], reverse: bool = False, fi
             cur.append(sum_all(log, cells[index(r, c)], parts))
             if log.refuted:
                 return [], first
-        if keep is not None and r + 1 < rows:
-            keep.update((index(r + 1, c), d) for c, d in enumerate(cur))
-        elif keep is None:
-            for d in prev2:
-                if d is not None:
-                    drop(log, d)
         if keep is None:
+            _drop_all(log, prev2)
             log.quiet(lambda alive=(*prev, *cur): row_clauses(alive))
+        elif r + 1 < rows:
+            keep.update((index(r + 1, c), d) for c, d in enumerate(cur))
         prev2, prev = prev, cur
     if keep is None:
-        for d in prev2:
-            if d is not None:
-                drop(log, d)
+        _drop_all(log, prev2)
     return prev, first
+
+
+def _drop_all(log: Log, rows) -> None:
+    for d in rows:
+        if d is not None:
+            drop(log, d)
 
 
 QUIET_SPLIT_DEPTH = 12

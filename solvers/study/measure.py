@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from flipgame import Game, format_cells, solve_batch
-from flipgame.core.measured import MEASURED_FILE, format_value
+from flipgame.core.measured import MEASURED_FILE, format_entry
 from flipgame.core.processes import RunResult, run_bounded
 from flipgame.model.puzzles import B18
 
@@ -40,8 +40,10 @@ MARKER = re.compile(r"<!-- measured: ([a-z0-9_.\-]+) -->(.*?)<!-- /measured -->"
 class Measurement:
     """A command measured: its figures' keys (with units and what they are) and how to run it.
 
-    ``run(context)`` returns ``{key: value}`` for the keys of :attr:`figures`; ``context["workdir"]`` is a
-    folder for temporary files, ``context["reference"]`` the reference program (or None).
+    ``run(context)`` returns ``{key: value}`` for the keys of :attr:`figures`: a number in the figure's
+    unit, or a dict with ``value`` and either ``unknown: True`` (a time-out at ``value``) or ``text`` (an
+    answer such as ``Impossible``); ``context["workdir"]`` is a folder for temporary files,
+    ``context["reference"]`` the reference program (or None).
     """
 
     name: str
@@ -281,7 +283,8 @@ def measure(names: Iterable[str] | None = None, reference: str | None = None, pr
                 progress(name)
             for key, value in m.run(context).items():
                 unit, what = m.figures[key]
-                figures[key] = {"value": round(value, 6), "unit": unit, "what": what}
+                extra = value if isinstance(value, dict) else {"value": value}
+                figures[key] = {**extra, "value": round(extra.get("value", 0.0), 6), "unit": unit, "what": what}
     return {"measured": datetime.date.today().isoformat(), "flipgame": version("flipgame"), "machine": machine(),
             "load": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}, "figures": figures}
 
@@ -302,7 +305,7 @@ def _replacement(table: dict):
         entry = table["figures"].get(match[1])
         if entry is None:
             return match[0]
-        return f"<!-- measured: {match[1]} -->{format_value(entry['value'], entry['unit'])}<!-- /measured -->"
+        return f"<!-- measured: {match[1]} -->{format_entry(entry)}<!-- /measured -->"
     return replace
 
 
@@ -324,7 +327,7 @@ def stale_markers(table: dict, paths: Iterable[Path]) -> list[str]:
     for path in paths:
         for match in MARKER.finditer(path.read_text(encoding="utf-8")):
             entry = table["figures"].get(match[1])
-            if entry is None or match[2] != format_value(entry["value"], entry["unit"]):
+            if entry is None or match[2] != format_entry(entry):
                 out.append(f"{path.name}: {match[1]}")
     return out
 
@@ -342,5 +345,5 @@ def markdown(table: dict) -> str:
              f"{load.get('after', '?')} after.", "",
              "| figure | value | what was measured |", "|---|---|---|"]
     for key, entry in table.get("figures", {}).items():
-        lines.append(f"| `{key}` | {format_value(entry['value'], entry['unit'])} | {entry['what']} |")
+        lines.append(f"| `{key}` | {format_entry(entry)} | {entry['what']} |")
     return "\n".join(lines) + "\n"

@@ -9,11 +9,11 @@ For every goal board ``t`` the lower-bound CNF is built from
 ``game.press_masks`` alone by :mod:`flipgame.verify.proofs.lower_bound` (which
 imports no solver), a refutation is found, and dratify checks it:
 
-* ``parity`` proofs (:mod:`flipgame.encode.parity_proofs`, from :data:`PARITY_MIN_CELLS`
+* ``parity`` proofs (:mod:`flipgame.encode.parity_proofs`, from :data:`~flipgame.verify.proofs.provers.PARITY_MIN_CELLS`
   cells): the elimination itself, logged as RAT/RUP steps over extension
   variables; light chasing on plus boards without wrap (any size the time
   limit allows), dense elimination on other rules (at most
-  :data:`DENSE_PROOF_MAX_CELLS` cells);
+  :data:`~flipgame.verify.proofs.provers.DENSE_PROOF_MAX_CELLS` cells);
 * ``search`` proofs: CaDiCaL 1.9.5 through python-sat refutes the CNF and
   logs DRUP (small boards, where its proofs are shorter, and anything the
   parity prover does not take).
@@ -36,33 +36,15 @@ from __future__ import annotations
 
 import enum
 import os
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
-from flipgame.algebra.gf2 import certificates, min_weight, solution_cosets
-from flipgame.backends.result import Status
-from flipgame.core.errors import BoardTooLargeError
-from flipgame.core.processes import run_function
-from flipgame.encode import parity_proofs as proofs
 from flipgame.model.grid import Game
-from flipgame.verify.checks.witness import check_certificate
-from flipgame.verify.proofs.drat import Proof, proof_from_text, write_proof
-from flipgame.verify.proofs.lower_bound import Formula, build_formula, write_cnf
-from flipgame.verify.proofs.proof_check import PieceCheck, Verdict, check_proof_files, check_refutation
+from flipgame.verify.proofs.drat import proof_from_text
+from flipgame.verify.proofs.lower_bound import build_formula
+from flipgame.verify.proofs.proof_check import Verdict, check_proof_files, check_refutation
+from flipgame.verify.proofs.provers import SOLVER, _reaches, _run_in_child, _run_job, prover_for
 
-__all__ = ["CertStatus", "Certification", "certify_minimum", "certify_run", "check_proof_files", "lower_bound_cnf"]
-
-SOLVER = "cadical195"
-"""python-sat solver used for the search proofs (it logs DRUP proofs)."""
-
-PARITY_MIN_CELLS = 50
-"""From this many cells the proof comes from :mod:`flipgame.encode.parity_proofs` (parity reasoning); below it
-CaDiCaL's search gives shorter proofs (4x4: about 110 lines against a few thousand)."""
-
-DENSE_PROOF_MAX_CELLS = 400
-"""Largest board (not chaseable: wrap, king, stencils) proved by dense elimination: O(n^3) positions."""
-
+__all__ = ["CertStatus", "Certification", "certify_minimum", "check_proof_files", "lower_bound_cnf"]
 
 class CertStatus(enum.Enum):
     """Outcome of :func:`certify_minimum`.
@@ -177,177 +159,6 @@ def _cells(presses: int, cols: int | None) -> str:
     return "{" + ", ".join(map(str, cells)) + "}"
 
 
-def _reaches(masks, board: int, presses: int) -> int:
-    for j in range(presses.bit_length()):
-        if presses >> j & 1:
-            board ^= masks[j]
-    return board
-
-
-def prover_for(game) -> str:
-    """``parity`` (:mod:`flipgame.encode.parity_proofs`) or ``search`` (CaDiCaL): see :data:`PARITY_MIN_CELLS`."""
-    if not isinstance(game, Game) or game.n < PARITY_MIN_CELLS:
-        return "search"
-    if proofs.chaseable(game) or game.n <= DENSE_PROOF_MAX_CELLS:
-        return "parity"
-    return "search"
-
-
-def _search(formula: Formula, solver: str):
-    """(satisfiable, press model as bitmask or None, Proof or None) from CaDiCaL's DRUP log."""
-    from pysat.solvers import Solver
-
-    with Solver(name=solver, bootstrap_with=formula.clauses, with_proof=True) as s:
-        if s.solve():
-            return True, sum(1 << (v - 1) for v in s.get_model() if 0 < v <= formula.n), None
-        return False, None, Proof.from_lines(s.get_proof())
-
-
-def _parity(job: dict, formula: Formula) -> tuple[Proof, Verdict, float]:
-    """The parity refutation of :mod:`flipgame.encode.parity_proofs`, checked like any other proof but while it
-    is written (in forked pieces, :class:`~flipgame.verify.proofs.proof_check.PieceCheck`): the proof, the
-    verdict and the seconds the writing took."""
-    start = time.perf_counter()
-    with PieceCheck(formula, jobs=job["check_jobs"]) as check:
-        log = proofs.refutation(job["game"], formula.chains, formula.nvars, on_quiet=check.cut)
-        proof = Proof(*log.arrays())
-        written = time.perf_counter() - start
-        return proof, check.finish(proof, heavy_from=log.split_from), written
-
-
-def _cnf_header(job: dict, goal: dict, formula: Formula) -> list[str]:
-    return [
-        "flipgame lower-bound certificate (flipgame.verify.proofs.certify)",
-        f"rules: {job['rules']}",
-        f"board: {job['board']} (bit r*cols+c, black = 1); goal board {goal['label']}: {goal['target']}",
-        f"claim: no press set of at most {job['bound']} presses reaches {goal['describe']}: this CNF is UNSAT",
-        f"variables 1..{job['n']}: press cell j (= r*cols+c) is variable j+1; "
-        f"{job['n'] + 1}..{formula.nvars}: XOR prefix chains and the {formula.encoding} counter",
-        "clauses: per cell, a prefix chain P_j <-> P_(j-1) xor x_(a_j) over its sorted flippers and a unit on "
-        f"the last P; at most {job['bound']} presses",
-        "check: drat-trim <this>.cnf <this>.drat (or flipgame.verify.proofs.proof_check.check_proof_files)",
-    ]
-
-
-def _write_files(job: dict, goal: dict, formula: Formula, proof: Proof) -> None:
-    base = Path(job["proof_dir"]) / f"{job['name']}-{goal['label']}"
-    write_cnf(base.with_suffix(".cnf"), formula, _cnf_header(job, goal, formula))
-    write_proof(base.with_suffix(".drat"), proof)
-
-
-def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
-    """Find and check the refutation for one goal; False (with ``out`` filled in) on a failure."""
-    formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"])
-    out["clauses"] += len(formula.clauses)
-    start = time.perf_counter()
-    if job["prover"] == "parity":
-        proof, verdict, written = _parity(job, formula)
-        out["solve"] += written
-    else:
-        sat, presses, proof = _search(formula, job["solver"])
-        out["solve"] += time.perf_counter() - start
-        if sat:
-            out.update(kind="counterexample", goal=goal["label"], presses=presses,
-                       reaches=_reaches(job["masks"], job["board"], presses) == goal["target"])
-            return False
-        verdict = check_refutation(formula, proof, jobs=job["check_jobs"])
-    out["check"] += verdict.seconds
-    out["engine"] = verdict.engine
-    out["proof_lines"] += len(proof)
-    out["proofs"] += 1
-    if job["proof_dir"] is not None:
-        _write_files(job, goal, formula, proof)
-    if not verdict.ok:
-        out.update(kind="rejected", goal=goal["label"], reason=f"{verdict.reason} (step {verdict.failed_step})")
-        return False
-    return True
-
-
-def _run_job(job: dict) -> dict:
-    """Prove and check every goal of ``job``; a plain dict so it pickles cheaply."""
-    out = {"kind": "certified", "proof_lines": 0, "clauses": 0, "solve": 0.0, "check": 0.0, "proofs": 0,
-           "witness": job["witness"], "prover": job["prover"], "engine": ""}
-    if job["proof_dir"] is not None:
-        Path(job["proof_dir"]).mkdir(parents=True, exist_ok=True)
-    for goal in job["goals"]:
-        if not _prove_goal(job, goal, out):
-            return out
-    if out["witness"] is None:  # find one: at most k presses, hence exactly k after the refutations
-        _find_witness(job, out)
-    return out
-
-
-def _find_witness(job: dict, out: dict) -> None:
-    """A press set of ``bound + 1`` presses into ``out["witness"]``, or None there if none exists.
-
-    Parity jobs ask the algebra for the lightest press set (a candidate, checked by simulation
-    later); when it is heavier, the claim is too low, and that is proved too: every goal's
-    "at most bound + 1 presses" is refuted and checked.  Otherwise (or when the algebra does not
-    take the board) CaDiCaL searches "at most bound + 1" per goal.
-    """
-    start = time.perf_counter()
-    lightest = _lightest(job["game"], job["board"]) if job["prover"] == "parity" else None
-    out["solve"] += time.perf_counter() - start
-    if lightest is not None:
-        if lightest.bit_count() == job["bound"] + 1:
-            out["witness"] = lightest
-            return
-        higher = job | {"bound": job["bound"] + 1}
-        for goal in job["goals"]:
-            if not _prove_goal(higher, goal, out):
-                return
-        return
-    for goal in job["goals"]:
-        formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"] + 1)
-        start = time.perf_counter()
-        sat, presses, _ = _search(formula, job["solver"])
-        out["solve"] += time.perf_counter() - start
-        if sat:
-            out["witness"] = presses
-            return
-
-
-WITNESS_MAX_NULLITY = 24
-"""Largest null space searched by :func:`_lightest` (2**24 press sets: about a second)."""
-
-
-def _lightest(game: Game, board: int) -> int | None:
-    """The lightest press set taking ``board`` to a goal (:func:`flipgame.algebra.gf2.solution_cosets`
-    and :func:`~flipgame.algebra.gf2.min_weight`); None when there is none or the algebra does not
-    take the board."""
-    try:
-        parts, quiet, _ = solution_cosets(game, board)
-    except BoardTooLargeError:
-        return None
-    if not parts or len(quiet) > WITNESS_MAX_NULLITY:
-        return None
-    return min((min_weight(x, quiet, game.n) for x, _ in parts), key=int.bit_count)
-
-
-# ---------------------------------------------------------------------------
-# the child process
-# ---------------------------------------------------------------------------
-
-
-def _run_in_child(job: dict, time_limit: float) -> dict | None:
-    """``_run_job(job)`` in a child Python killed after ``time_limit`` s; None on timeout.
-
-    :func:`flipgame.core.processes.run_function`: a fresh interpreter (no ``if __name__ ==
-    "__main__"`` guard needed in the caller's script) that imports only this module, python-sat and
-    dratify, in its own session, so a terminal's Ctrl-C reaches only the parent, which kills it and
-    re-raises; it dies with the parent.
-    """
-    got = run_function(f"{__name__}:_run_job", (job,), time_limit)
-    if got.run.timed_out:
-        return None
-    return got.value if got.ok else {"kind": "error", "reason": got.error}
-
-
-# ---------------------------------------------------------------------------
-# the public entry point
-# ---------------------------------------------------------------------------
-
-
 def _goal_label(game, target: int) -> str:
     return "white" if target == 0 else "black" if target == game.full else "target"
 
@@ -373,7 +184,7 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
       heavier, "at most ``moves``" is refuted too: the claim is too low;
     * **lower bound**: for every goal board ``t`` in ``game.targets`` the CNF
       of :func:`lower_bound_cnf` with ``bound = moves - 1`` is refuted, by a
-      parity proof (:mod:`flipgame.encode.parity_proofs`, from :data:`PARITY_MIN_CELLS`
+      parity proof (:mod:`flipgame.encode.parity_proofs`, from :data:`~flipgame.verify.proofs.provers.PARITY_MIN_CELLS`
       cells) or CaDiCaL 1.9.5's DRUP proof, and the proof is replayed by
       :mod:`dratify` (:mod:`flipgame.verify.proofs.proof_check`).
 
@@ -523,123 +334,9 @@ def _certification_of(game, board: int, moves: int, out: dict) -> Certification:
     if why := _witness_problem(game, board, moves, w):
         return _failed(moves, f"{bound_text}, but {why}", **kw)
     return Certification(CertStatus.CERTIFIED, moves, kw["lines"], kw["clauses"], kw["solve"], kw["check"],
-                         bound_text, kw["proofs"], out.get("prover", ""), out.get("engine", ""))
+                         bound_text, kw["proofs"], _prover_text(out), out.get("engine", ""))
 
 
-# ---------------------------------------------------------------------------
-# a whole agreement run
-# ---------------------------------------------------------------------------
-
-IN_PROCESS_MAX_CELLS = 36
-"""Up to this many cells a proof takes milliseconds, so it runs in-process (no child per board)."""
-
-
-def _certificates(game, board: int) -> dict | None:
-    """:func:`flipgame.algebra.gf2.certificates`, or None where the algebra takes no board this size."""
-    try:
-        return certificates(game, board)
-    except BoardTooLargeError:
-        return None
-
-
-def _certify_board(task: tuple) -> dict:
-    """One board of :func:`certify_run` (runs in a worker process): a small record."""
-    game, board, kind, moves, presses, time_limit, check_jobs = task
-    if kind == "impossible":
-        found = _certificates(game, board)
-        ok = found is not None and all(check_certificate(game, board, t, c) is None for t, c in found.items())
-        return {"status": "certified" if ok else "failed", "lines": 0, "message": "no parity certificate"}
-    cert = certify_minimum(game, board, moves, witness=presses,
-                           time_limit=None if game.n <= IN_PROCESS_MAX_CELLS else time_limit, jobs=check_jobs)
-    status = "certified" if cert.ok else "unknown" if cert.status is CertStatus.UNKNOWN else "failed"
-    return {"status": status, "lines": cert.proof_lines, "message": cert.message, "prover": cert.prover,
-            "engine": cert.engine}
-
-
-def _tasks(game, boards, results: dict, time_limit: float, check_jobs: int = 1):
-    """(task or None for no definite answer, claimed answer) per board, in order."""
-    names = list(results)
-    for i in range(len(boards)):
-        board = int(boards[i])
-        answer = next((results[n][i] for n in names if results[n][i].status in (Status.OPTIMAL, Status.INFEASIBLE)),
-                      None)
-        if answer is None:
-            yield None, None
-        elif answer.status is Status.INFEASIBLE:
-            yield (game, board, "impossible", None, None, time_limit, check_jobs), "Impossible"
-        else:
-            yield (game, board, "number", answer.moves, answer.presses, time_limit, check_jobs), answer.moves
-
-
-def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progress=None,
-                jobs: int | None = None) -> dict:
-    """Certify every board of an agreement run: each number by a checked DRAT proof of
-    minimality (:func:`certify_minimum`), each Impossible by its parity certificate.
-
-    Parameters
-    ----------
-    game : Game
-    boards : sequence of int or ndarray, shape (k,)
-    results : dict of str -> BatchSolution
-        Every backend's answers, in the order of ``boards``.  A board is
-        certified on the first backend's definite answer (OPTIMAL with its
-        witness, or INFEASIBLE); disagreements are the harness's business.
-    time_limit : float
-        Seconds per board for boards over :data:`IN_PROCESS_MAX_CELLS` cells.
-    progress : callable(done, total), optional
-    jobs : int, optional
-        Worker processes (default: one per core); 1 works in this process.
-
-    Returns
-    -------
-    dict
-        ``size``, ``boards``, ``certified``, ``failed``, ``unknown`` (counts of boards),
-        ``proofs``, ``proof_lines_median``, ``proof_lines_max``, ``provers``
-        (proofs per prover), ``engine``, ``jobs``, ``seconds``, and ``failures``:
-        one record per failed board (board, claimed minimum, message).
-
-    Running time: per solvable board one or two proofs (about 11 ms each on 4x4),
-    spread over ``jobs`` processes.
-    """
-    from concurrent.futures import ProcessPoolExecutor
-
-    start = time.perf_counter()
-    jobs = jobs or os.cpu_count() or 1
-    pairs = list(_tasks(game, boards, results, time_limit))
-    tasks = [t for t, _ in pairs if t is not None]
-    if len(tasks) == 1:  # one board: its proof is checked by every process instead
-        tasks = [(*tasks[0][:-1], jobs)]
-    if jobs > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-            records = iter(pool.map(_certify_board, tasks, chunksize=max(1, min(64, len(tasks) // (8 * jobs)))))
-            return _tally(game, pairs, records, progress, jobs, start)
-    return _tally(game, pairs, map(_certify_board, tasks), progress, 1, start)
-
-
-def _tally(game, pairs, records, progress, jobs: int, start: float) -> dict:
-    """Counts of :func:`certify_run` from the workers' records (consumed in board order)."""
-    import statistics
-
-    counts = {"certified": 0, "failed": 0, "unknown": 0}
-    lines: list[int] = []
-    provers: dict[str, int] = {}
-    engine = ""
-    failures = []
-    for i, (task, claimed) in enumerate(pairs):
-        if task is None:
-            counts["unknown"] += 1
-            continue
-        rec = next(records)
-        counts[rec["status"]] += 1
-        if rec["status"] == "failed":
-            failures.append({"board": task[1], "claimed": claimed, "message": rec["message"]})
-        if rec["lines"]:
-            lines.append(rec["lines"])
-            provers[rec["prover"]] = provers.get(rec["prover"], 0) + 1
-            engine = rec["engine"] or engine
-        if progress and (i + 1) % 256 == 0:
-            progress(i + 1, len(pairs))
-    return {"size": game.size, "boards": len(pairs), **counts, "proofs": len(lines),
-            "proof_lines_median": statistics.median(lines) if lines else 0,
-            "proof_lines_max": max(lines, default=0), "provers": provers, "engine": engine, "jobs": jobs,
-            "seconds": round(time.perf_counter() - start, 3), "failures": failures[:100]}
+def _prover_text(out: dict) -> str:
+    """How the proofs were made: ``search``, ``parity``, or ``parity with a pruned split``."""
+    return f"{out.get('prover', '')} with a pruned split" if out.get("pruned") else out.get("prover", "")

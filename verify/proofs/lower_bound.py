@@ -179,6 +179,18 @@ def card_encoding(n: int, bound: int) -> str:
     return "seqcounter" if n * bound <= SEQ_COUNTER_MAX else "adder"
 
 
+def _counter(encoding: str, n: int, bound: int, top: int, keys, key_bits: int):
+    """(clauses, new top, network outputs) of "at most ``bound`` of the presses ``1 .. n``"."""
+    presses = list(range(1, n + 1))
+    if encoding == "seqcounter":
+        return (*seq_counter(presses, bound, top), {})
+    if encoding == "adder":
+        return (*adder_atmost(presses, bound, top), {})
+    if encoding == "network":
+        return network_atmost(list(keys), key_bits, bound, top)
+    return [], top, {}
+
+
 def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = None,
                   keys: tuple[int, ...] | None = None, key_bits: int = 0) -> Formula:
     """The lower-bound CNF "at most ``bound`` presses x with A x = ``diff``" from the press masks.
@@ -231,19 +243,10 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
         cl, prefix, top = _chain(flippers[i], bit, top)
         clauses += cl
         chains.append((flippers[i], prefix, bit))
-    presses = list(range(1, n + 1))
-    network: dict = {}
     if bound >= n:
         encoding = "none"
-    elif encoding == "network":
-        cl, top, network = network_atmost(list(keys), key_bits, bound, top)
-        clauses += cl
-    elif encoding == "seqcounter":
-        cl, top = seq_counter(presses, bound, top)
-        clauses += cl
-    elif encoding == "adder":
-        cl, top = adder_atmost(presses, bound, top)
-        clauses += cl
+    cl, top, network = _counter(encoding, n, bound, top, keys, key_bits)
+    clauses += cl
     return Formula(clauses, top, n, chains, encoding, network)
 
 

@@ -22,7 +22,7 @@ from flipgame.backends.result import NO_MOVES, BatchSolution, Status, board_at
 from flipgame.core.errors import BoardTooLargeError
 from flipgame.model.system import PressSystem
 from flipgame.verify.checks.witness import check_batch, check_certificate, check_solution
-from flipgame.verify.proofs.certify import certify_run
+from flipgame.verify.proofs.certify_run import certify_run
 from flipgame.verify.run.report import BackendSummary, answer_record, board_record
 
 IMPOSSIBLE_KEY = -2

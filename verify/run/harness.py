@@ -195,7 +195,7 @@ def run_agreement(
     compare_presses : bool
         Also require equal press sets (for canonical witnesses, e.g. POJ 3279).
     certify : bool
-        Also prove every answer (:func:`flipgame.verify.proofs.certify.certify_run`): each minimum
+        Also prove every answer (:func:`flipgame.verify.proofs.certify_run.certify_run`): each minimum
         by a DRUP proof checked by dratify, each Impossible by its parity certificate.
     on_certify : callable(done, total), optional
         Progress of the certification.

@@ -61,7 +61,7 @@ class AgreementReport:
     """Chunks (over all backends) read from the checkpoint instead of solved."""
     total_chunks: int = 0
     certification: dict | None = None
-    """With ``certify``: :func:`flipgame.verify.proofs.certify.certify_run`'s counts and failures."""
+    """With ``certify``: :func:`flipgame.verify.proofs.certify_run.certify_run`'s counts and failures."""
     stopped: str | None = None
     """Why solving stopped early (``"interrupted"`` for Ctrl-C, else the executor's fault), or None."""
     unchecked: list[str] = field(default_factory=list)
