@@ -279,3 +279,14 @@ def test_edge_list_rules(tmp_path, capsys, monkeypatch):
     code, out, _ = _run(["solve", "--rules", str(rules), "--goal", "white", "--backend", "bfs"], "110\n111\n",
                         capsys, monkeypatch)
     assert code == 0 and out.split() == ["1", "1"]
+
+
+def test_study_of_a_two_state_graph_lists_its_quiet_press_sets(capsys, monkeypatch):
+    """The triangle, closed neighbourhoods: every button flips all three cells (rank 1, nullity 2)."""
+    Path("tri.json").write_text('{"cells": 3, "edges": [[0, 1], [1, 2], [0, 2]]}')
+    code, out, err = _run(["study", "--rules", "tri.json"], "", capsys, monkeypatch)
+    assert code == 0 and err == ""
+    assert out.splitlines()[:6] == [
+        "Rules: 3 cells, 3 buttons, Z_2, goal any", "Press matrix: 3 x 3, rank 1, nullity 2",
+        "Solvable boards: 2 of 8 (25.0000%)", "Quiet patterns (a basis of 2; each changes nothing):",
+        "  buttons 0 1", "  buttons 0 2"]

@@ -100,13 +100,15 @@ class Study:
 
     def text(self) -> str:
         g = self.game
-        lines = [f"Rules: {g.rules}", f"Press matrix: {g.n} x {g.n}, rank {self.rank}, nullity {self.nullity}",
+        lines = [f"Rules: {g.rules}", f"Press matrix: {g.n} x {g.m}, rank {self.rank}, nullity {self.nullity}",
                  f"Solvable boards: {_count(self.solvable_boards)} of {_count(self.total_boards)} "
                  f"({self.solvable_boards / self.total_boards:.4%})"]
         if self.quiet_patterns:
             lines.append(f"Quiet patterns (a basis of {len(self.quiet_patterns)}; each changes nothing):")
             grids = [_pattern(g, q).split("\n") for q in self.quiet_patterns[:8]]
-            for r in range(g.rows if g.cols <= 20 else 0):
+            if not isinstance(g, Game):
+                lines.extend("  " + grid[0] for grid in grids)
+            for r in range(g.rows if isinstance(g, Game) and g.cols <= 20 else 0):
                 lines.append("  " + "   ".join(grid[r] for grid in grids))
             if len(self.quiet_patterns) > 8:
                 lines.append(f"  ... and {len(self.quiet_patterns) - 8} more (see --json)")
