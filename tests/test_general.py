@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import missing_program
 
 from flipgame import BACKENDS, Solution, solve, solve_batch
 from flipgame.algebra.zk import diagonalise, kernel_elements
@@ -242,3 +243,24 @@ def test_json_edges_directed_is_poj1830_case_one():
     assert solve(0, "gauss", game=system).stats["solutions"] == 4
     opened = from_json({"cells": 2, "edges": [[0, 1]], "neighbourhood": "open"})
     assert opened.buttons == (((1, 1),), ((0, 1),))
+
+
+def test_a_cell_no_button_changes_is_written_in_every_format_and_answered_by_every_backend():
+    """Cell 1 of ``{cells 2, buttons [[0]]}`` never changes: board 10 (goal white) is Impossible, board 01 needs
+    one press.  Every exchange format states the empty row (the empty clause, or ``2 y = 1`` in OPB)."""
+    from flipgame.encode.export import FORMATS, export
+
+    system = from_json({"cells": 2, "buttons": [[0]], "goal": "white"})
+    stuck = {fmt: [ln for ln in export(fmt, system, 0b10).splitlines() if ln[:1] not in ("c", "*", "\\")]
+             for fmt in FORMATS}
+    assert stuck["cnf"] == ["p cnf 1 2", "-1 0", "0"] and stuck["xcnf"] == ["p cnf 1 2", "x-1 0", "0"]
+    assert "h 0" in [" ".join(ln.split()) for ln in stuck["wcnf"]]
+    assert stuck["opb"][-1] == "+2 x2 = 1 ;" and stuck["opb-xor"][-1] == "+2 x2 = 1 ;"
+    free = [ln for ln in export("cnf", system, 0b01).splitlines() if not ln.startswith("c")]
+    assert free == ["p cnf 1 1", "1 0"]
+    for name in BACKENDS:
+        if missing_program(name):
+            continue
+        s = solve(0b10, name, game=system)
+        assert s.status is Status.INFEASIBLE and check_impossible(system, 0b10, s) is None, name
+        assert solve(0b01, name, game=system).moves == 1, name
