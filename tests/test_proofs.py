@@ -201,11 +201,11 @@ def test_18x18_formula_with_a_press_mask_flipped_exits_6(b18_file, monkeypatch, 
 
     real = certify.build_formula
 
-    def flipped(n, masks, diff, bound):
+    def flipped(n, masks, diff, bound, **kw):
         bad = list(masks)
         bad[100] ^= 1 << 101
-        formula = real(n, bad, diff, bound)
-        formula.chains = real(n, masks, diff, bound).chains  # what the generator derives from
+        formula = real(n, bad, diff, bound, **kw)
+        formula.chains = real(n, masks, diff, bound, **kw).chains  # what the generator derives from
         return formula
 
     monkeypatch.setattr(certify, "build_formula", flipped)

@@ -138,16 +138,16 @@ class Certification:
 def lower_bound_cnf(game, board: int, target: int, bound: int) -> tuple[list[list[int]], int]:
     """CNF satisfiable iff some press set of at most ``bound`` presses takes ``board`` to ``target``.
 
-    Only ``game.n`` and ``game.press_masks`` are read; see
+    Only ``game.n``, ``game.m`` and ``game.press_masks`` are read; see
     :func:`flipgame.verify.proofs.lower_bound.build_formula` for the encoding.  Returns
-    ``(clauses, n)``: press ``j`` is variable ``j + 1``.
+    ``(clauses, m)``: press ``j`` (button ``j``; on a grid, cell ``j``) is variable ``j + 1``.
 
     Raises
     ------
     ValueError
         If ``bound`` is negative.
     """
-    return build_formula(game.n, tuple(game.press_masks), board ^ target, bound).clauses, game.n
+    return build_formula(game.m, tuple(game.press_masks), board ^ target, bound, cells=game.n).clauses, game.m
 
 
 def _cnf(n: int, masks, diff: int, bound: int, encoding: str | None = None) -> tuple[list[list[int]], int]:
@@ -216,12 +216,15 @@ def _parity(job: dict, formula: Formula) -> tuple[Proof, Verdict, float]:
 
 
 def _cnf_header(job: dict, goal: dict, formula: Formula) -> list[str]:
+    grid = job["game"] is not None
+    bit, press = ("bit r*cols+c", "press cell j (= r*cols+c)") if grid else \
+        ("bit i = cell i", "press button j (numbered from 0 in the rules' order)")
     return [
         "flipgame lower-bound certificate (flipgame.verify.proofs.certify)",
         f"rules: {job['rules']}",
-        f"board: {job['board']} (bit r*cols+c, black = 1); goal board {goal['label']}: {goal['target']}",
+        f"board: {job['board']} ({bit}, black = 1); goal board {goal['label']}: {goal['target']}",
         f"claim: no press set of at most {job['bound']} presses reaches {goal['describe']}: this CNF is UNSAT",
-        f"variables 1..{job['n']}: press cell j (= r*cols+c) is variable j+1; "
+        f"variables 1..{job['n']}: {press} is variable j+1; "
         f"{job['n'] + 1}..{formula.nvars}: XOR prefix chains and the {formula.encoding} counter",
         "clauses: per cell, a prefix chain P_j <-> P_(j-1) xor x_(a_j) over its sorted flippers and a unit on "
         f"the last P; at most {job['bound']} presses",
@@ -237,7 +240,7 @@ def _write_files(job: dict, goal: dict, formula: Formula, proof: Proof) -> None:
 
 def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
     """Find and check the refutation for one goal; False (with ``out`` filled in) on a failure."""
-    formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"])
+    formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"], cells=job["cells"])
     out["clauses"] += len(formula.clauses)
     start = time.perf_counter()
     if job["prover"] == "parity":
@@ -298,7 +301,8 @@ def _find_witness(job: dict, out: dict) -> None:
                 return
         return
     for goal in job["goals"]:
-        formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"] + 1)
+        formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"] + 1,
+                                cells=job["cells"])
         start = time.perf_counter()
         sat, presses, _ = _search(formula, job["solver"])
         out["solve"] += time.perf_counter() - start
@@ -455,13 +459,12 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
 
 def _check_claim(game, board: int, moves: int, witness: int | None) -> None:
     """Raise ValueError unless ``moves``, ``board`` and ``witness`` fit ``game``."""
-    n = game.n
-    if not 0 <= moves <= n:
-        raise ValueError(f"moves must be between 0 and {n}, got {moves}")
+    if not 0 <= moves <= game.m:
+        raise ValueError(f"moves must be between 0 and {game.m}, got {moves}")
     if not 0 <= board <= game.full:
-        raise ValueError(f"board does not fit {n} cells")
-    if witness is not None and not 0 <= witness <= game.full:
-        raise ValueError(f"witness does not fit {n} cells")
+        raise ValueError(f"board does not fit {game.n} cells")
+    if witness is not None and not 0 <= witness < 1 << game.m:
+        raise ValueError(f"witness does not fit {game.m} buttons")
 
 
 def _goals_text(game) -> str:
@@ -489,7 +492,8 @@ def _certification_job(game, board: int, moves: int, witness: int | None, proof_
     """The picklable job of :func:`_run_job`: the lower bound ``moves - 1`` per goal, and the witness."""
     n = game.n
     return {
-        "n": n, "masks": tuple(game.press_masks), "board": board, "bound": moves - 1, "witness": witness,
+        "n": game.m, "cells": n, "masks": tuple(game.press_masks), "board": board, "bound": moves - 1,
+        "witness": witness,
         "goals": [{"target": t, "label": _goal_label(game, t), "describe": _describe(game, t)}
                   for t in tuple(game.targets)],
         "proof_dir": None if proof_dir is None else os.fspath(proof_dir), "name": name,

@@ -173,21 +173,25 @@ def card_encoding(n: int, bound: int) -> str:
     return "seqcounter" if n * bound <= SEQ_COUNTER_MAX else "adder"
 
 
-def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = None) -> Formula:
+def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = None, *,
+                  cells: int | None = None) -> Formula:
     """The lower-bound CNF "at most ``bound`` presses x with A x = ``diff``" from the press masks.
 
     Parameters
     ----------
     n : int
-        Number of presses (= cells).
+        Number of presses (buttons; on a grid, one per cell).
     masks : sequence of int
-        ``masks[j]``: the cells press ``j`` flips (bitmasks).
+        ``masks[j]``: the cells press ``j`` flips (bitmasks), for ``j < n``.
     diff : int
         ``board ^ target``.
     bound : int
         At least 0.
     encoding : {"seqcounter", "adder"}, optional
         Default :func:`card_encoding`.
+    cells : int, optional
+        Number of cells (parity rows), default ``n``: a press system may have more or fewer cells than
+        buttons.
 
     Returns
     -------
@@ -204,7 +208,10 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
     encoding = encoding or card_encoding(n, bound)
     if encoding not in ("seqcounter", "adder", "none"):
         raise ValueError(f"unknown cardinality encoding {encoding!r}")
-    flippers: list[list[int]] = [[] for _ in range(n)]
+    cells = n if cells is None else cells
+    if len(masks) != n or any(m >> cells for m in masks) or diff >> cells:
+        raise ValueError(f"expected {n} press masks and a difference within {cells} cells")
+    flippers: list[list[int]] = [[] for _ in range(cells)]
     for j in range(n):
         m = masks[j]
         while m:
@@ -214,7 +221,7 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
     top = n
     clauses: list[list[int]] = []
     chains = []
-    for i in range(n):
+    for i in range(cells):
         bit = diff >> i & 1
         cl, prefix, top = _chain(flippers[i], bit, top)
         clauses += cl
