@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import missing_program
 from test_general import AOC_EXAMPLE, POJ1830_SAMPLE
 
+from flipgame import BACKENDS
+from flipgame.backends.strategies import BUILTIN
 from flipgame.cli import main
 
 MERLIN = Path(__file__).resolve().parent.parent / "examples" / "merlin.json"
@@ -290,3 +293,20 @@ def test_study_of_a_two_state_graph_lists_its_quiet_press_sets(capsys, monkeypat
         "Rules: 3 cells, 3 buttons, Z_2, goal any", "Press matrix: 3 x 3, rank 1, nullity 2",
         "Solvable boards: 2 of 8 (25.0000%)", "Quiet patterns (a basis of 2; each changes nothing):",
         "  buttons 0 1", "  buttons 0 2"]
+
+
+@pytest.mark.parametrize("name", ["backend:" + b for b in BACKENDS] + ["strategy:" + s for s in sorted(BUILTIN)])
+def test_every_backend_and_strategy_answers_merlin_or_refuses_in_one_line_naming_who_does(name, capsys, monkeypatch):
+    """bwb/wbw/bwb needs 4 presses (buttons 1, 3, 5, 7); gauss-chase, for plus grids only, names the dense method."""
+    kind, _, what = name.partition(":")
+    if missing_program(what):
+        pytest.skip(f"{missing_program(what)} is not installed")
+    code, out, err = _run(["solve", "--rules", str(MERLIN), f"--{kind}", what, "--presses"], "bwb\nwbw\nbwb\n",
+                          capsys, monkeypatch)
+    if what == "gauss-chase":
+        assert (code, out) == (2, "") and err == ("flipgame: light chasing needs the plus neighbourhood without "
+                                                  "wrap; use the dense method (--gauss-method dense, or the strategy "
+                                                  "gauss)\n")
+        return
+    assert (code, err) == (0, "") and out == ("4\nbuttons pressed (numbered from 0 in the rules' order, x count): 1x1 "
+                                              "3x1 5x1 7x1\n")

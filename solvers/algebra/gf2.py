@@ -359,7 +359,7 @@ def method_for(game: Game, method: str = "auto") -> str:
     if method == "chase":
         if not chaseable(game):
             raise RulesError("light chasing needs the plus neighbourhood without wrap; use the dense method "
-                             "(--gauss-method dense)")
+                             "(--gauss-method dense, or the strategy gauss)")
         if min(game.rows, game.cols) > CHASE_MAX_SIDE:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")
