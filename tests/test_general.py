@@ -264,3 +264,37 @@ def test_a_cell_no_button_changes_is_written_in_every_format_and_answered_by_eve
         s = solve(0b10, name, game=system)
         assert s.status is Status.INFEASIBLE and check_impossible(system, 0b10, s) is None, name
         assert solve(0b01, name, game=system).moves == 1, name
+
+
+def test_another_goal_shares_the_checked_buttons_and_the_elimination():
+    """A stream of machines with one set of buttons and many targets (aoc2025-10, poj1830) checks the buttons
+    once and eliminates once; the goal and target are still checked."""
+    from flipgame import PressSystem
+    from flipgame.algebra.gf2 import eliminate
+
+    system = from_json(MERLIN)
+    masks = system.press_masks
+    ring = system.with_goal("board", MERLIN_RING)
+    assert ring.buttons is system.buttons and ring.press_masks is masks and ring.target == 0b111101111
+    other = system.with_goal("board", (1,) * 9)
+    assert eliminate(ring) is eliminate(other) is eliminate(system.with_goal("white"))
+    assert eliminate(ring).nullity == 0 and type(ring) is PressSystem
+    with pytest.raises(RulesError, match=r"^target is not a board of 3x3: expected a bitmask 0..2\*\*9-1 or 9"):
+        system.with_goal("board", (2,) * 9)
+
+
+def test_buttons_of_numpy_integers_are_taken_and_a_bool_is_no_cell():
+    assert PressSystem_of([[(np.int64(1), np.int8(3))]], states=3).buttons == ((),)
+    assert PressSystem_of([[(np.int64(1), np.int8(2))]], states=3).buttons == (((1, 2),),)
+    with pytest.raises(RulesError, match=r"^button 0 names cell True; cells are 0..1$"):
+        PressSystem_of([[(True, 1)]])
+    with pytest.raises(RulesError, match=r"^button 0 names cell 5; cells are 0..1$"):
+        PressSystem_of([[(5, "a")]])
+    with pytest.raises(RulesError, match=r"^button 0 adds 'a' to cell 1; amounts are 0..2147483647$"):
+        PressSystem_of([[(1, "a")]])
+
+
+def PressSystem_of(buttons, states=2):
+    from flipgame import PressSystem
+
+    return PressSystem(2, buttons, states)
