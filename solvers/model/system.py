@@ -256,8 +256,9 @@ class PressSystem:
         if self.binary:
             if isinstance(board, (int, np.integer)) and not isinstance(board, bool) and 0 <= board <= self.full:
                 return int(board)
-            if isinstance(board, (list, tuple, np.ndarray)) and len(board) == self.cells and all(
-                    _is_int(v) and v in (0, 1) for v in board):
+            if isinstance(board, (list, tuple, np.ndarray)) and len(board) == self.cells and (
+                    all(type(v) is int and 0 <= v <= 1 for v in board)
+                    or all(_is_int(v) and v in (0, 1) for v in board)):
                 return sum(1 << i for i, v in enumerate(board) if v)
             raise RulesError(f"{what} is not a board of {self.size}: expected a bitmask 0..2**{self.cells}-1 or "
                              f"{self.cells} states 0/1, got {_short(board)}")
@@ -423,10 +424,11 @@ def _buttons(buttons, cells: int, states: int | None) -> tuple:
                 cell, amount = _entry(j, cell, amount, cells, low)
             acc[cell] = acc.get(cell, 0) + amount
         if states is not None:
-            acc = {c: a % states for c, a in acc.items()}
-        elif any(a > top for a in acc.values()):
+            out.append(tuple(sorted((c, r) for c, a in acc.items() if (r := a % states))))
+            continue
+        if any(a > top for a in acc.values()):
             raise RulesError(f"button {j} adds over {COUNTER_MAX} to one cell")
-        out.append(tuple(sorted((c, a) for c, a in acc.items() if a)))
+        out.append(tuple(sorted(acc.items())))  # counters: every amount is at least 1
     return tuple(out)
 
 
