@@ -310,3 +310,14 @@ def test_every_backend_and_strategy_answers_merlin_or_refuses_in_one_line_naming
         return
     assert (code, err) == (0, "") and out == ("4\nbuttons pressed (numbered from 0 in the rules' order, x count): 1x1 "
                                               "3x1 5x1 7x1\n")
+
+
+def test_aoc_part1_certify_proves_each_machine_over_all_its_buttons(capsys, monkeypatch):
+    """Machine 1 has 4 lights and 6 buttons, machine 3 has 6 lights and 4: the lower-bound CNF has one variable
+    per button and one parity row per light (machine 3 crashed the certification, machine 1 left buttons out)."""
+    code, out, _ = _run(["solve", "--format", "aoc2025-10", "--certify"], AOC_EXAMPLE, capsys, monkeypatch)
+    lines = out.splitlines()
+    assert code == 0 and lines[0::2] == ["2", "3", "2", "total 7"]
+    bounds = ["at most 1 press ", "at most 2 presses ", "at most 1 press "]
+    assert all(line.startswith(f"certified: no press set of {b}reaches the target board (1 DRAT proof by search")
+               for line, b in zip(lines[1::2], bounds, strict=True))
