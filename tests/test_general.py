@@ -298,3 +298,32 @@ def PressSystem_of(buttons, states=2):
     from flipgame import PressSystem
 
     return PressSystem(2, buttons, states)
+
+
+def test_the_structure_study_takes_every_k_state_press_system():
+    """Over Z_4 the 4x4 plus board's kernel has 64 press vectors (two generators of order 4, two of order 2):
+    the study lists generators that each change nothing and together make 64 vectors."""
+    from flipgame.study.structure import study
+
+    st = study(Game(4, 4, "0", states=4))
+    assert (st.rank, st.nullity, st.kernel_size, st.solvable_boards, st.total_boards) == (12, 2, 64, 2**26, 4**16)
+    zero = (0,) * 16
+    assert len(st.quiet_patterns) == 4 and all(st.game.apply(zero, q) == zero and any(q) for q in st.quiet_patterns)
+    group = {zero}
+    for q in st.quiet_patterns:
+        group = {tuple((a + t * b) % 4 for a, b in zip(g, q, strict=True)) for g in group for t in range(4)}
+    assert len(group) == 64
+    six = study(PressSystem_of6())
+    assert (six.solvable_boards, six.total_boards, six.kernel_size, six.distribution) == (6, 216, 36, [6])
+    assert six.to_json()["quiet_patterns"] == [["buttons 0x5 1x1"], ["buttons 0x5 2x1"]]
+    big = study(Game(30, 30, "0", states=3)).to_json()
+    assert (big["total_boards"], big["solvable_boards"], big["distribution"]) == ("3**900", "3**900", None)
+    with pytest.raises(RulesError, match="counters have no finite board set"):
+        study(from_json({"cells": 2, "states": "counters", "buttons": [[0], [1]], "goal": "1"}))
+
+
+def PressSystem_of6():
+    """The triangle graph over Z_6: every button adds 1 to all three cells."""
+    from flipgame import PressSystem
+
+    return PressSystem(3, [[(0, 1), (1, 1), (2, 1)]] * 3, 6)

@@ -143,9 +143,23 @@ def test_explain_z3_prints_a_certificate_per_goal(capsys, monkeypatch):
 
 def test_study_3x3_mod3(capsys, monkeypatch):
     code, out, _ = _run(["study", "--states", "3", "--size", "3x3", "--goal", "0"], "", capsys, monkeypatch)
-    assert code == 0
-    assert "solvable boards: 19,683 of 19,683" in out
-    assert "nullity 0 mod 3" in out and "18: 1" in out and "9: 3,139" in out
+    lines = out.splitlines()
+    assert code == 0 and lines[:5] == [
+        "Rules: 3x3 plus, Z_3, goal 0", "Press matrix: 9 x 9 over Z_3, rank 9, nullity 0 (a kernel of 1 press vector)",
+        "Solvable boards: 19683 of 19683 (100.0000%)",
+        "Quiet patterns: none (every board has exactly one press set per goal)",
+        "Minimum presses over all solvable boards (exhaustive, from the bfs distance table):"]
+    assert "    9: 3139" in lines and "   18: 1" in lines and lines[-1] == "Largest minimum: 18"
+
+
+def test_study_times_backends_on_a_k_state_system_as_on_a_grid(capsys, monkeypatch):
+    """One study for every press system: --backends and --json over Z_4 as over two states."""
+    code, out, err = _run(["study", "--states", "4", "--size", "3x3", "--goal", "0", "--backends", "gauss,bfs",
+                           "--sample", "5", "--json"], "", capsys, monkeypatch)
+    st = json.loads(out)
+    assert code == 0 and (st["rank"], st["nullity"], st["kernel_size"]) == (9, 0, 1)
+    assert (st["solvable_boards"], st["total_boards"], sum(st["distribution"])) == (4**9, 4**9, 4**9)
+    assert set(st["backend_seconds_per_board"]) == {"gauss", "bfs"} and st["sample_boards"] == 5
 
 
 @pytest.mark.slow
