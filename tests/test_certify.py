@@ -241,7 +241,7 @@ def test_proof_against_a_satisfiable_mutation_is_rejected(poj):
     masks[0] = board ^ masks[5] ^ masks[7]  # now {0, 5, 7} reaches white
     bad_clauses, bad_top = _cnf(game.n, tuple(masks), board, 3)
     assert not _check(bad_clauses, max(bad_top, top), "\n".join(proof)).ok
-    fake = SimpleNamespace(n=game.n, full=game.full, targets=(0,), press_masks=tuple(masks), cols=4)
+    fake = SimpleNamespace(n=game.n, m=game.m, full=game.full, targets=(0,), press_masks=tuple(masks), cols=4)
     cert = certify_minimum(fake, board, 4, time_limit=None)
     assert cert.status is CertStatus.FAILED and "too high" in cert.message
     assert "presses {" in cert.message and "reach all white" in cert.message
@@ -417,3 +417,27 @@ def test_child_dies_with_killed_parent(hard_case):
     proc.kill()
     proc.wait(timeout=10)
     assert _wait_gone(kids)
+
+
+def test_a_press_system_with_more_buttons_than_cells_is_proved_over_every_button():
+    """Two cells, three buttons {0}, {1}, {0, 1}: board 11 (goal white) needs one press, of button 2, so a
+    claim of 2 (buttons 0 and 1) is too high; a formula over only as many buttons as cells would prove it."""
+    from flipgame import PressSystem
+
+    system = PressSystem(2, [[(0, 1)], [(1, 1)], [(0, 1), (1, 1)]], 2, "white")
+    assert certify_minimum(system, 0b11, 1, witness=0b100, time_limit=None).status is CertStatus.CERTIFIED
+    cert = certify_minimum(system, 0b11, 2, witness=0b011, time_limit=None)
+    assert cert.status is CertStatus.FAILED and "too high" in cert.message
+    assert len(lower_bound_cnf(system, 0b11, 0, 0)[0]) > 0 and lower_bound_cnf(system, 0b11, 0, 0)[1] == 3
+
+
+def test_a_press_system_with_more_cells_than_buttons_is_proved():
+    """Three cells, two buttons {0, 1} and {1, 2}, and a cell (3) that no button changes."""
+    from flipgame import PressSystem
+
+    system = PressSystem(4, [[(0, 1), (1, 1)], [(1, 1), (2, 1)]], 2, "white")
+    cert = certify_minimum(system, 0b0101, 2, time_limit=None)
+    assert cert.status is CertStatus.CERTIFIED and cert.proofs == 1, cert.message
+    assert certify_minimum(system, 0b0101, 1, time_limit=None).status is CertStatus.FAILED
+    with pytest.raises(ValueError):
+        certify_minimum(system, 0b0101, 3)  # more presses than buttons

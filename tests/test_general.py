@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import missing_program
 
 from flipgame import BACKENDS, Solution, solve, solve_batch
 from flipgame.algebra.zk import diagonalise, kernel_elements
@@ -242,3 +243,87 @@ def test_json_edges_directed_is_poj1830_case_one():
     assert solve(0, "gauss", game=system).stats["solutions"] == 4
     opened = from_json({"cells": 2, "edges": [[0, 1]], "neighbourhood": "open"})
     assert opened.buttons == (((1, 1),), ((0, 1),))
+
+
+def test_a_cell_no_button_changes_is_written_in_every_format_and_answered_by_every_backend():
+    """Cell 1 of ``{cells 2, buttons [[0]]}`` never changes: board 10 (goal white) is Impossible, board 01 needs
+    one press.  Every exchange format states the empty row (the empty clause, or ``2 y = 1`` in OPB)."""
+    from flipgame.encode.export import FORMATS, export
+
+    system = from_json({"cells": 2, "buttons": [[0]], "goal": "white"})
+    stuck = {fmt: [ln for ln in export(fmt, system, 0b10).splitlines() if ln[:1] not in ("c", "*", "\\")]
+             for fmt in FORMATS}
+    assert stuck["cnf"] == ["p cnf 1 2", "-1 0", "0"] and stuck["xcnf"] == ["p cnf 1 2", "x-1 0", "0"]
+    assert "h 0" in [" ".join(ln.split()) for ln in stuck["wcnf"]]
+    assert stuck["opb"][-1] == "+2 x2 = 1 ;" and stuck["opb-xor"][-1] == "+2 x2 = 1 ;"
+    free = [ln for ln in export("cnf", system, 0b01).splitlines() if not ln.startswith("c")]
+    assert free == ["p cnf 1 1", "1 0"]
+    for name in BACKENDS:
+        if missing_program(name):
+            continue
+        s = solve(0b10, name, game=system)
+        assert s.status is Status.INFEASIBLE and check_impossible(system, 0b10, s) is None, name
+        assert solve(0b01, name, game=system).moves == 1, name
+
+
+def test_another_goal_shares_the_checked_buttons_and_the_elimination():
+    """A stream of machines with one set of buttons and many targets (aoc2025-10, poj1830) checks the buttons
+    once and eliminates once; the goal and target are still checked."""
+    from flipgame import PressSystem
+    from flipgame.algebra.gf2 import eliminate
+
+    system = from_json(MERLIN)
+    masks = system.press_masks
+    ring = system.with_goal("board", MERLIN_RING)
+    assert ring.buttons is system.buttons and ring.press_masks is masks and ring.target == 0b111101111
+    other = system.with_goal("board", (1,) * 9)
+    assert eliminate(ring) is eliminate(other) is eliminate(system.with_goal("white"))
+    assert eliminate(ring).nullity == 0 and type(ring) is PressSystem
+    with pytest.raises(RulesError, match=r"^target is not a board of 3x3: expected a bitmask 0..2\*\*9-1 or 9"):
+        system.with_goal("board", (2,) * 9)
+
+
+def test_buttons_of_numpy_integers_are_taken_and_a_bool_is_no_cell():
+    assert PressSystem_of([[(np.int64(1), np.int8(3))]], states=3).buttons == ((),)
+    assert PressSystem_of([[(np.int64(1), np.int8(2))]], states=3).buttons == (((1, 2),),)
+    with pytest.raises(RulesError, match=r"^button 0 names cell True; cells are 0..1$"):
+        PressSystem_of([[(True, 1)]])
+    with pytest.raises(RulesError, match=r"^button 0 names cell 5; cells are 0..1$"):
+        PressSystem_of([[(5, "a")]])
+    with pytest.raises(RulesError, match=r"^button 0 adds 'a' to cell 1; amounts are 0..2147483647$"):
+        PressSystem_of([[(1, "a")]])
+
+
+def PressSystem_of(buttons, states=2):
+    from flipgame import PressSystem
+
+    return PressSystem(2, buttons, states)
+
+
+def test_the_structure_study_takes_every_k_state_press_system():
+    """Over Z_4 the 4x4 plus board's kernel has 64 press vectors (two generators of order 4, two of order 2):
+    the study lists generators that each change nothing and together make 64 vectors."""
+    from flipgame.study.structure import study
+
+    st = study(Game(4, 4, "0", states=4))
+    assert (st.rank, st.nullity, st.kernel_size, st.solvable_boards, st.total_boards) == (12, 2, 64, 2**26, 4**16)
+    zero = (0,) * 16
+    assert len(st.quiet_patterns) == 4 and all(st.game.apply(zero, q) == zero and any(q) for q in st.quiet_patterns)
+    group = {zero}
+    for q in st.quiet_patterns:
+        group = {tuple((a + t * b) % 4 for a, b in zip(g, q, strict=True)) for g in group for t in range(4)}
+    assert len(group) == 64
+    six = study(PressSystem_of6())
+    assert (six.solvable_boards, six.total_boards, six.kernel_size, six.distribution) == (6, 216, 36, [6])
+    assert six.to_json()["quiet_patterns"] == [["buttons 0x5 1x1"], ["buttons 0x5 2x1"]]
+    big = study(Game(30, 30, "0", states=3)).to_json()
+    assert (big["total_boards"], big["solvable_boards"], big["distribution"]) == ("3**900", "3**900", None)
+    with pytest.raises(RulesError, match="counters have no finite board set"):
+        study(from_json({"cells": 2, "states": "counters", "buttons": [[0], [1]], "goal": "1"}))
+
+
+def PressSystem_of6():
+    """The triangle graph over Z_6: every button adds 1 to all three cells."""
+    from flipgame import PressSystem
+
+    return PressSystem(3, [[(0, 1), (1, 1), (2, 1)]] * 3, 6)

@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import missing_program
 from test_general import AOC_EXAMPLE, POJ1830_SAMPLE
 
+from flipgame import BACKENDS
+from flipgame.backends.strategies import BUILTIN
 from flipgame.cli import main
 
 MERLIN = Path(__file__).resolve().parent.parent / "examples" / "merlin.json"
@@ -140,9 +143,23 @@ def test_explain_z3_prints_a_certificate_per_goal(capsys, monkeypatch):
 
 def test_study_3x3_mod3(capsys, monkeypatch):
     code, out, _ = _run(["study", "--states", "3", "--size", "3x3", "--goal", "0"], "", capsys, monkeypatch)
-    assert code == 0
-    assert "solvable boards: 19,683 of 19,683" in out
-    assert "nullity 0 mod 3" in out and "18: 1" in out and "9: 3,139" in out
+    lines = out.splitlines()
+    assert code == 0 and lines[:5] == [
+        "Rules: 3x3 plus, Z_3, goal 0", "Press matrix: 9 x 9 over Z_3, rank 9, nullity 0 (a kernel of 1 press vector)",
+        "Solvable boards: 19683 of 19683 (100.0000%)",
+        "Quiet patterns: none (every board has exactly one press set per goal)",
+        "Minimum presses over all solvable boards (exhaustive, from the bfs distance table):"]
+    assert "    9: 3139" in lines and "   18: 1" in lines and lines[-1] == "Largest minimum: 18"
+
+
+def test_study_times_backends_on_a_k_state_system_as_on_a_grid(capsys, monkeypatch):
+    """One study for every press system: --backends and --json over Z_4 as over two states."""
+    code, out, err = _run(["study", "--states", "4", "--size", "3x3", "--goal", "0", "--backends", "gauss,bfs",
+                           "--sample", "5", "--json"], "", capsys, monkeypatch)
+    st = json.loads(out)
+    assert code == 0 and (st["rank"], st["nullity"], st["kernel_size"]) == (9, 0, 1)
+    assert (st["solvable_boards"], st["total_boards"], sum(st["distribution"])) == (4**9, 4**9, 4**9)
+    assert set(st["backend_seconds_per_board"]) == {"gauss", "bfs"} and st["sample_boards"] == 5
 
 
 @pytest.mark.slow
@@ -279,3 +296,42 @@ def test_edge_list_rules(tmp_path, capsys, monkeypatch):
     code, out, _ = _run(["solve", "--rules", str(rules), "--goal", "white", "--backend", "bfs"], "110\n111\n",
                         capsys, monkeypatch)
     assert code == 0 and out.split() == ["1", "1"]
+
+
+def test_study_of_a_two_state_graph_lists_its_quiet_press_sets(capsys, monkeypatch):
+    """The triangle, closed neighbourhoods: every button flips all three cells (rank 1, nullity 2)."""
+    Path("tri.json").write_text('{"cells": 3, "edges": [[0, 1], [1, 2], [0, 2]]}')
+    code, out, err = _run(["study", "--rules", "tri.json"], "", capsys, monkeypatch)
+    assert code == 0 and err == ""
+    assert out.splitlines()[:6] == [
+        "Rules: 3 cells, 3 buttons, Z_2, goal any", "Press matrix: 3 x 3, rank 1, nullity 2",
+        "Solvable boards: 2 of 8 (25.0000%)", "Quiet patterns (a basis of 2; each changes nothing):",
+        "  buttons 0 1", "  buttons 0 2"]
+
+
+@pytest.mark.parametrize("name", ["backend:" + b for b in BACKENDS] + ["strategy:" + s for s in sorted(BUILTIN)])
+def test_every_backend_and_strategy_answers_merlin_or_refuses_in_one_line_naming_who_does(name, capsys, monkeypatch):
+    """bwb/wbw/bwb needs 4 presses (buttons 1, 3, 5, 7); gauss-chase, for plus grids only, names the dense method."""
+    kind, _, what = name.partition(":")
+    if missing_program(what):
+        pytest.skip(f"{missing_program(what)} is not installed")
+    code, out, err = _run(["solve", "--rules", str(MERLIN), f"--{kind}", what, "--presses"], "bwb\nwbw\nbwb\n",
+                          capsys, monkeypatch)
+    if what == "gauss-chase":
+        assert (code, out) == (2, "") and err == ("flipgame: light chasing needs the plus neighbourhood without "
+                                                  "wrap; use the dense method (--gauss-method dense, or the strategy "
+                                                  "gauss)\n")
+        return
+    assert (code, err) == (0, "") and out == ("4\nbuttons pressed (numbered from 0 in the rules' order, x count): 1x1 "
+                                              "3x1 5x1 7x1\n")
+
+
+def test_aoc_part1_certify_proves_each_machine_over_all_its_buttons(capsys, monkeypatch):
+    """Machine 1 has 4 lights and 6 buttons, machine 3 has 6 lights and 4: the lower-bound CNF has one variable
+    per button and one parity row per light (machine 3 crashed the certification, machine 1 left buttons out)."""
+    code, out, _ = _run(["solve", "--format", "aoc2025-10", "--certify"], AOC_EXAMPLE, capsys, monkeypatch)
+    lines = out.splitlines()
+    assert code == 0 and lines[0::2] == ["2", "3", "2", "total 7"]
+    bounds = ["at most 1 press ", "at most 2 presses ", "at most 1 press "]
+    assert all(line.startswith(f"certified: no press set of {b}reaches the target board (1 DRAT proof by search")
+               for line, b in zip(lines[1::2], bounds, strict=True))

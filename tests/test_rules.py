@@ -133,6 +133,17 @@ def test_fliptile_impossible_and_several_cases():
     assert r.stdout == FLIPTILE_ANSWER + "IMPOSSIBLE\n1 0 0\n"
 
 
+def test_painter_and_fliptile_build_one_grid_per_run_of_same_size_cases():
+    from flipgame.formats.judge import read_fliptile, read_painter
+
+    cases = list(read_painter((PAINTER_SAMPLE[:1].replace("2", "3") + PAINTER_SAMPLE[1:] + "3\nwww\nwww\nwww\n")
+                              .splitlines(), Game()))
+    assert [c.game.size for c in cases] == ["3x3", "5x5", "3x3"] and [c.board for c in cases] == [0, 2**25 - 1, 511]
+    tiles = list(read_fliptile((FLIPTILE_SAMPLE * 2 + "1 3\n1 1 0\n").splitlines(), Game(wrap=True)))
+    assert tiles[0].game is tiles[1].game and tiles[1].game != tiles[2].game
+    assert tiles[0].game == Game(4, 4, "white", wrap=True) and tiles[2].game == Game(1, 3, "white", wrap=True)
+
+
 @pytest.mark.parametrize("fmt, text, where, words", [
     ("painter", "x\n", "case 1, line 1", "number of cases"),
     ("painter", "2\n1\ny\n", "case 2", "input ended after 1"),

@@ -172,16 +172,22 @@ def _count(game: PressSystem) -> str:
     return f"{game.size} has {game.n} cells" if game.n >= game.m else f"{game.size} has {game.m} buttons"
 
 
-@lru_cache(maxsize=64)
 def eliminate(game: PressSystem) -> Elimination:
     """Gauss-Jordan elimination of the press matrix of a two-state system over GF(2) (n cells, m
-    buttons).  Cached per system.
+    buttons).  Cached per system; a system with a goal board shares the entry of its ``normal`` form
+    (the goal does not enter the matrix), so a stream of cases of one machine with many targets
+    eliminates once.
 
     Raises
     ------
     BoardTooLargeError
         Above :data:`DENSE_MAX_CELLS` cells or buttons (light chasing covers large plus boards).
     """
+    return _eliminate(game.normal if game.goal == "board" else game)
+
+
+@lru_cache(maxsize=64)
+def _eliminate(game: PressSystem) -> Elimination:
     if max(game.n, game.m) > DENSE_MAX_CELLS:
         raise BoardTooLargeError(f"{_count(game)}; dense elimination allows at most {DENSE_MAX_CELLS} "
                                  f"(light chasing covers larger plus boards without wrap)")
@@ -359,7 +365,7 @@ def method_for(game: Game, method: str = "auto") -> str:
     if method == "chase":
         if not chaseable(game):
             raise RulesError("light chasing needs the plus neighbourhood without wrap; use the dense method "
-                             "(--gauss-method dense)")
+                             "(--gauss-method dense, or the strategy gauss)")
         if min(game.rows, game.cols) > CHASE_MAX_SIDE:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")

@@ -13,7 +13,7 @@ infinite state space; from one board the useful states are the boards
 between it and the target, a box of ``prod(target_i - board_i + 1)`` states,
 filled the same way with ``t`` up to the box's edge (an unbounded knapsack).
 A witness is read back by walking down the table.  Nothing is shared with
-:mod:`flipgame.backends.system_gauss` beyond the press matrix.
+:mod:`flipgame.backends.gauss` (the Z_k algebra) beyond the press matrix.
 
 Running time O(k^n m k) table entries over Z_k (3^16 = 43M states: seconds
 per button), O(box * m * t_max) for counters.  Memory: one byte (two above

@@ -163,6 +163,8 @@ def stats_line(number: int, game: PressSystem, sol: Solution, fmt: Format) -> st
 CHUNK = 4096
 """Most cases answered by one batch: 4096 4x4 cases take a few milliseconds in gauss, and a chunk's answers go
 out in one write."""
+BATCHABLE_CACHE = 256
+"""Most systems whose batchability is remembered (a stream of machines would otherwise keep every one)."""
 
 
 class _Stream:
@@ -192,6 +194,8 @@ class _Stream:
             return self._last[1]
         ok = self._batchable.get(game)
         if ok is None:
+            if len(self._batchable) >= BATCHABLE_CACHE:  # a stream of machines, each its own system
+                self._batchable.clear()
             ok = (game.binary and game.n <= 64 and not self.session.backend.parallel and not self.args.stats
                   and not self.fmt.per_case and not self.args.count)
             limit = self.session.options.get("max_nullity")
@@ -248,6 +252,9 @@ class _Stream:
         if not cases:
             return
         game = cases[0].game
+        if len(cases) == 1 and not isinstance(game, Game):  # a machine of its own (poj1830, aoc2025-10)
+            self.one(cases[0])
+            return
         self.number = cases[0].number
         boards = np.fromiter((c.board for c in cases), dtype=np.uint64, count=len(cases))
         try:

@@ -35,7 +35,7 @@ from flipgame.study.family_table import table_format, write_table
 from flipgame.study.figures import TOP_DEFAULT, Context, figure_format, plot_cactus, plot_scatter, plot_strategies
 from flipgame.study.records import write_csv
 from flipgame.study.runner import MEASURE_MARGIN_SECONDS
-from flipgame.study.structure import plot, study, system_structure, system_structure_text
+from flipgame.study.structure import plot, study
 from flipgame.study.suite import suite_plan
 
 STRATEGY_TIME_LIMIT = 5.0
@@ -257,8 +257,6 @@ def run(args: argparse.Namespace) -> ExitCode:
         return run_strategies(args)
     try:
         game = common.game_from_args(args)
-        if not game.binary:
-            return _system_study(game, args)
         options = common.backend_options(args.backends or [], args)
         if args.plot:
             writable_path(args.plot, "--plot")
@@ -273,17 +271,6 @@ def run(args: argparse.Namespace) -> ExitCode:
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     return _write(st, plot, args) or ExitCode.OK
-
-
-def _system_study(system, args: argparse.Namespace) -> ExitCode:
-    """The structure of a k-state press system (kernel over Z_k, solvable boards, distribution)."""
-    given = [f for f, v in (("--backends", args.backends), ("--plot", args.plot)) if v]
-    if given:
-        return fail(ExitCode.USAGE, f"{', '.join(given)}: the structure of a k-state system times no backend and "
-                                    f"draws no plot (study --strategies --families mod3 compares strategies)")
-    st = system_structure(system)
-    print(json.dumps(st, indent=1) if args.json else system_structure_text(st))
-    return ExitCode.OK
 
 
 def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:

@@ -147,6 +147,9 @@ def parity_clauses(inst: Instance, pool) -> list[list[int]]:
     ``pool``)."""
     clauses = []
     for lits, rhs in inst.parity_rows():
+        if not lits:  # a cell no button changes: nothing to do, or the empty clause
+            clauses += xor_clauses([], rhs)
+            continue
         lits = [-lits[0], *lits[1:]] if rhs else list(lits)  # XOR(lits) = 1  <=>  XOR(-l0, rest) = 0
         clauses += xor_clauses(lits) if len(lits) <= XOR_PIECE else xor_chain(lits, lambda: pool.id())
     return clauses
@@ -186,9 +189,9 @@ def _dimacs(header: list[str], clauses, xors, nvars: int) -> str:
     out.write(commented(header, "c"))
     out.write(f"p cnf {nvars} {len(clauses) + len(xors)}\n")
     for x in xors:
-        out.write("x" + " ".join(map(str, x)) + " 0\n")
+        out.write("x" + " ".join(map(str, [*x, 0])) + "\n")
     for c in clauses:
-        out.write(" ".join(map(str, c)) + " 0\n")
+        out.write(" ".join(map(str, [*c, 0])) + "\n")
     return out.getvalue()
 
 
@@ -199,8 +202,9 @@ def write_xcnf(inst: Instance, bound: int | None = None) -> str:
     ['x1 2 0', 'x-1 2 0']
     """
     pool = _pool(inst)
-    xors = [lits if rhs else [-lits[0], *lits[1:]] for lits, rhs in inst.parity_rows()]
-    clauses = _bound_clauses(inst, bound, pool)
+    rows = inst.parity_rows()
+    xors = [lits if rhs else [-lits[0], *lits[1:]] for lits, rhs in rows if lits]
+    clauses = [[] for lits, rhs in rows if not lits and rhs] + _bound_clauses(inst, bound, pool)
     return _dimacs(inst.header(bound), clauses, xors, max(pool.top, inst.nvars))
 
 
@@ -239,6 +243,11 @@ def write_opb(inst: Instance, xor: bool = False) -> str:
     lines = []
     for lits, rhs in inst.parity_rows():
         terms = " ".join(f"+1 x{v}" for v in lits)
+        if not lits:  # a cell no button changes: nothing to do, or 2 y = 1, which no 0/1 y meets
+            if rhs:
+                top += 1
+                lines.append(f"+2 x{top} = 1 ;")
+            continue
         if xor:
             lines.append(f"xor {' '.join(f'x{v}' for v in lits)} = {rhs} ;")
             continue

@@ -166,7 +166,21 @@ def _tracked(source: Iterator[tuple[int, str]], seen: list[int]) -> Iterator[tup
         yield number, text
 
 
+def _sized(rules: Game) -> Callable[[int, int], Game]:
+    """``rules`` at ``rows x cols``, goal white: the grid of the last case again when the size repeats, so that
+    a stream of same-size cases builds one grid (and the batches compare it by identity)."""
+    last: list = [None, None]
+
+    def sized(rows: int, cols: int) -> Game:
+        if last[0] != (rows, cols):
+            last[:] = (rows, cols), rules.replace(rows=rows, cols=cols, goal="white", target=None)
+        return last[1]
+
+    return sized
+
+
 def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
+    sized = _sized(rules)
     seen = [0]
     source = _tracked(_lines(lines), seen)
     try:
@@ -181,7 +195,7 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
             raise BoardFormatError(f"expected {count} cases, input ended after {case - 1}", case=case,
                                    line=seen[0]) from None
         (n,) = _positive_ints(text, 1, case, line, "the board size n (a positive integer)")
-        game = rules.replace(rows=n, cols=n, goal="white", target=None)
+        game = sized(n, n)
         yield Case(case, game, _grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'", line))
     extra = next(source, None)
     if extra is not None:
@@ -191,9 +205,10 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
 
 def read_fliptile(lines: Iterable[str], rules: Game) -> Iterator[Case]:
     source = _lines(lines)
+    sized = _sized(rules)
     for case, (line, text) in enumerate(source, start=1):
         rows, cols = _positive_ints(text, 2, case, line, "'M N', two positive integers")
-        game = rules.replace(rows=rows, cols=cols, goal="white", target=None)
+        game = sized(rows, cols)
         yield Case(case, game, _grid(source, case, rows, cols, {"0": "0", "1": "1"}, "0 or 1", line))
 
 

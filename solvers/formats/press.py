@@ -118,7 +118,7 @@ def read_aoc2025_10(lines: Iterable[str], part: int = 1) -> Iterator[tuple[int, 
                                  2 if part == 1 else None, "board", lights if part == 1 else counters)
         except RulesError as exc:
             raise BoardFormatError(str(exc), case=case, line=number) from None
-        yield case, system, system.board_of((0,) * n)
+        yield case, system, 0 if part == 1 else (0,) * n
 
 
 def parse_state_row(text: str, states: int | None) -> list[int]:

@@ -256,8 +256,9 @@ class PressSystem:
         if self.binary:
             if isinstance(board, (int, np.integer)) and not isinstance(board, bool) and 0 <= board <= self.full:
                 return int(board)
-            if isinstance(board, (list, tuple, np.ndarray)) and len(board) == self.cells and all(
-                    _is_int(v) and v in (0, 1) for v in board):
+            if isinstance(board, (list, tuple, np.ndarray)) and len(board) == self.cells and (
+                    all(type(v) is int and 0 <= v <= 1 for v in board)
+                    or all(_is_int(v) and v in (0, 1) for v in board)):
                 return sum(1 << i for i, v in enumerate(board) if v)
             raise RulesError(f"{what} is not a board of {self.size}: expected a bitmask 0..2**{self.cells}-1 or "
                              f"{self.cells} states 0/1, got {_short(board)}")
@@ -317,8 +318,14 @@ class PressSystem:
 
     # --- variants -------------------------------------------------------------------------------
     def with_goal(self, goal: str, target=None) -> PressSystem:
-        """The same press system with another goal, e.g. ``system.with_goal("white")``.  O(1)."""
-        return PressSystem(self.cells, self.buttons, self.states, goal, target, self.shape)
+        """The same press system with another goal, e.g. ``system.with_goal("white")``: the buttons, already
+        checked, and what is derived from them alone (press masks, flippers) are shared; only the goal is
+        checked.  O(1) plus the target's size."""
+        other = object.__new__(PressSystem)
+        _set(other, cells=self.cells, states=self.states, shape=self.shape, buttons=self.buttons)
+        _set(other, **{name: self.__dict__[name] for name in _BUTTONS_ONLY if name in self.__dict__})
+        other._set_goal(goal, target)
+        return other
 
     @property
     def normal(self) -> PressSystem:
@@ -358,6 +365,10 @@ class PressSystem:
         """A press set as ``button x count`` per pressed button, buttons numbered from 0 in the order the
         rules list them (``0x1 3x2``), or ``(no press)``."""
         return " ".join(f"{j}x{t}" for j, t in enumerate(self.counts(presses)) if t) or "(no press)"
+
+
+_BUTTONS_ONLY = ("press_masks", "flippers")
+"""Cached properties of a :class:`PressSystem` that depend on its buttons alone (shared by :meth:`with_goal`)."""
 
 
 def _set(obj, **values) -> None:
@@ -403,23 +414,31 @@ def _buttons(buttons, cells: int, states: int | None) -> tuple:
     if len(buttons) > SYSTEM_MAX_BUTTONS:
         raise RulesError(f"a press system has at most {SYSTEM_MAX_BUTTONS:,} buttons, got {len(buttons):,}")
     top = COUNTER_MAX if states is None else states - 1
+    low = 1 if states is None else 0
     out = []
     for j, button in enumerate(buttons):
         acc: dict[int, int] = {}
-        for entry in button:
-            cell, amount = entry
-            if not (_is_int(cell) and 0 <= cell < cells):
-                raise RulesError(f"button {j} names cell {_short(cell)}; cells are 0..{cells - 1}")
-            if not _is_int(amount) or amount < (1 if states is None else 0) or amount > COUNTER_MAX:
-                low = 1 if states is None else 0
-                raise RulesError(f"button {j} adds {_short(amount)} to cell {cell}; amounts are {low}..{COUNTER_MAX}")
-            acc[int(cell)] = acc.get(int(cell), 0) + int(amount)
+        for cell, amount in button:
+            if type(cell) is not int or type(amount) is not int or not 0 <= cell < cells or not \
+                    low <= amount <= COUNTER_MAX:  # the rare case first checked in full
+                cell, amount = _entry(j, cell, amount, cells, low)
+            acc[cell] = acc.get(cell, 0) + amount
         if states is not None:
-            acc = {c: a % states for c, a in acc.items()}
-        elif any(a > top for a in acc.values()):
+            out.append(tuple(sorted((c, r) for c, a in acc.items() if (r := a % states))))
+            continue
+        if any(a > top for a in acc.values()):
             raise RulesError(f"button {j} adds over {COUNTER_MAX} to one cell")
-        out.append(tuple(sorted((c, a) for c, a in acc.items() if a)))
+        out.append(tuple(sorted(acc.items())))  # counters: every amount is at least 1
     return tuple(out)
+
+
+def _entry(j: int, cell, amount, cells: int, low: int) -> tuple[int, int]:
+    """Button ``j``'s entry ``(cell, amount)`` as ints, or RulesError naming what is wrong."""
+    if not (_is_int(cell) and 0 <= cell < cells):
+        raise RulesError(f"button {j} names cell {_short(cell)}; cells are 0..{cells - 1}")
+    if not _is_int(amount) or not low <= amount <= COUNTER_MAX:
+        raise RulesError(f"button {j} adds {_short(amount)} to cell {cell}; amounts are {low}..{COUNTER_MAX}")
+    return int(cell), int(amount)
 
 
 def _canonical_goal(goal, states: int | None) -> str:

@@ -47,28 +47,44 @@ JSON_EXACT_MAX = 2**53
 """Largest integer every JSON reader holds exactly (IEEE double); larger counts are written as text."""
 
 
-def json_count(value: int) -> int | str:
+def json_count(value: int, base: int = 2) -> int | str:
     """A count for JSON: the number up to :data:`JSON_EXACT_MAX`, above it text, ``"2**k"`` for a power
-    of two (Python refuses ``str`` of ints over 4300 digits: 120x120 has 2**14400 boards).
+    of two or of ``base`` (Python refuses ``str`` of ints over 4300 digits: 120x120 has 2**14400 boards).
 
-    >>> json_count(4096), json_count(2**14400)
-    (4096, '2**14400')
+    >>> json_count(4096), json_count(2**14400), json_count(3**900, 3)
+    (4096, '2**14400', '3**900')
     """
     if value <= JSON_EXACT_MAX:
         return value
+    return _power(value, base) or hex(value)
+
+
+def _power(value: int, base: int) -> str | None:
+    """``"b**e"`` when ``value`` is a power of 2 or of ``base``, else None.  O(log value) multiplications."""
     if value & (value - 1) == 0:
         return f"2**{value.bit_length() - 1}"
-    return hex(value)
+    e = max(1, round(math.log(value, base))) if base > 2 else 0
+    for guess in (e - 1, e, e + 1):
+        if guess > 0 and base ** guess == value:
+            return f"{base}**{guess}"
+    return None
 
 
 @dataclass
 class Study:
-    """Everything ``flipgame study`` reports; ``to_json()`` is its machine-readable form."""
+    """Everything ``flipgame study`` reports, for any press system over Z_k; ``to_json()`` is its
+    machine-readable form.
 
-    game: Game
+    On two states the quiet patterns are bitmasks and the kernel has ``2**nullity`` press sets; over Z_k
+    (k >= 3) they are tuples of press counts generating a kernel of ``kernel_size`` press vectors (the
+    diagonal form's orders; ``nullity`` counts the generators of order k), and ``rank`` is the number of
+    buttons minus the generators.
+    """
+
+    game: PressSystem
     rank: int
     nullity: int
-    quiet_patterns: list[int]
+    quiet_patterns: list
     solvable_boards: int
     total_boards: int
     distribution: list[int] | None = None  # boards needing 0, 1, 2, ... presses; None if not computed
@@ -76,6 +92,7 @@ class Study:
     backend_seconds_per_board: dict[str, float] = field(default_factory=dict)
     backend_notes: dict[str, str] = field(default_factory=dict)
     sample: int = 0
+    kernel_size: int | None = None  # k states: the press vectors that change nothing
 
     @property
     def largest_minimum(self) -> int | None:
@@ -83,13 +100,14 @@ class Study:
 
     def to_json(self) -> dict:
         g = self.game
-        return {
+        base = g.states or 2
+        out = {
             "rules": g.to_json(),
             "rank": self.rank,
             "nullity": self.nullity,
             "quiet_patterns": [_pattern(g, q).split("\n") for q in self.quiet_patterns],
-            "solvable_boards": json_count(self.solvable_boards),
-            "total_boards": json_count(self.total_boards),
+            "solvable_boards": json_count(self.solvable_boards, base),
+            "total_boards": json_count(self.total_boards, base),
             "distribution": self.distribution,
             "distribution_note": self.distribution_note,
             "largest_minimum": self.largest_minimum,
@@ -97,21 +115,41 @@ class Study:
             "backend_seconds_per_board": self.backend_seconds_per_board,
             "backend_notes": self.backend_notes,
         }
+        if self.kernel_size is not None:
+            out["kernel_size"] = json_count(self.kernel_size, base)
+        return out
+
+    def _head(self) -> list[str]:
+        """The rules, the press matrix and the solvable boards."""
+        g = self.game
+        base = g.states or 2
+        matrix = f"Press matrix: {g.n} x {g.m}, rank {self.rank}, nullity {self.nullity}"
+        if self.kernel_size is not None:
+            vectors = "1 press vector" if self.kernel_size == 1 else f"{_count(self.kernel_size, base)} press vectors"
+            matrix = f"Press matrix: {g.n} x {g.m} over Z_{g.states}, rank {self.rank}, nullity {self.nullity} " \
+                     f"(a kernel of {vectors})"
+        return [f"Rules: {g.rules}", matrix,
+                f"Solvable boards: {_count(self.solvable_boards, base)} of {_count(self.total_boards, base)} "
+                f"({self.solvable_boards / self.total_boards:.4%})"]
+
+    def _quiet(self) -> list[str]:
+        """The quiet patterns: a basis over GF(2), generators of the kernel over Z_k."""
+        g = self.game
+        if not self.quiet_patterns:
+            return ["Quiet patterns: none (every board has exactly one press set per goal)"]
+        what = "a basis" if g.binary else "generators"
+        lines = [f"Quiet patterns ({what} of {len(self.quiet_patterns)}; each changes nothing):"]
+        grids = [_pattern(g, q).split("\n") for q in self.quiet_patterns[:8]]
+        if not isinstance(g, Game):
+            lines.extend("  " + grid[0] for grid in grids)
+        for r in range(g.rows if isinstance(g, Game) and g.cols <= 20 else 0):
+            lines.append("  " + "   ".join(grid[r] for grid in grids))
+        if len(self.quiet_patterns) > 8:
+            lines.append(f"  ... and {len(self.quiet_patterns) - 8} more (see --json)")
+        return lines
 
     def text(self) -> str:
-        g = self.game
-        lines = [f"Rules: {g.rules}", f"Press matrix: {g.n} x {g.n}, rank {self.rank}, nullity {self.nullity}",
-                 f"Solvable boards: {_count(self.solvable_boards)} of {_count(self.total_boards)} "
-                 f"({self.solvable_boards / self.total_boards:.4%})"]
-        if self.quiet_patterns:
-            lines.append(f"Quiet patterns (a basis of {len(self.quiet_patterns)}; each changes nothing):")
-            grids = [_pattern(g, q).split("\n") for q in self.quiet_patterns[:8]]
-            for r in range(g.rows if g.cols <= 20 else 0):
-                lines.append("  " + "   ".join(grid[r] for grid in grids))
-            if len(self.quiet_patterns) > 8:
-                lines.append(f"  ... and {len(self.quiet_patterns) - 8} more (see --json)")
-        else:
-            lines.append("Quiet patterns: none (every board has exactly one press set per goal)")
+        lines = self._head() + self._quiet()
         if self.distribution is not None:
             lines.append(f"Minimum presses over all solvable boards ({self.distribution_note}):")
             for d, count in enumerate(self.distribution):
@@ -128,9 +166,12 @@ class Study:
         return "\n".join(lines)
 
 
-def _count(k: int) -> str:
-    """A board count: exact up to 2**64, else as a power of two (counts here are 2**r or 2**(r+1))."""
-    return str(k) if k <= 1 << 64 else f"2**{k.bit_length() - 1}"
+def _count(k: int, base: int = 2) -> str:
+    """A board count: exact up to 2**64, else as a power of two or of ``base``, else its order of magnitude
+    (no decimal text of thousands of digits)."""
+    if k <= 1 << 64:
+        return str(k)
+    return _power(k, base) or f"about 10**{int(math.log10(k))}"
 
 
 def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed: int = 0, *,
@@ -164,10 +205,15 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
 
     >>> study(Game(3, 3)).nullity
     0
+    >>> study(Game(3, 3, "0", states=3)).distribution[-1]  # Lights Out 2000: one board needs 18 presses
+    1
     """
-    rank, k, quiet = algebra.structure(game)
-    st = Study(game, rank, k, quiet, len(_goals_in_distinct_cosets(game)) << rank, 1 << game.n)
-    st.distribution, st.distribution_note = distribution(game)
+    if game.binary:
+        rank, k, quiet = algebra.structure(game)
+        st = Study(game, rank, k, quiet, len(_goals_in_distinct_cosets(game)) << rank, 1 << game.n)
+        st.distribution, st.distribution_note = distribution(game)
+    else:
+        st = _zk_study(game)
     options = options or {}
     rng = np.random.default_rng(seed)
     st.sample = sample if backends else 0
@@ -186,6 +232,52 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
         if unknown:
             st.backend_notes[name] = f"{unknown} of {sample} boards without a proven answer (time limit)"
     return st
+
+
+SYSTEM_MAX_BOARDS = 1 << 26
+"""Over Z_k (k >= 3) the distribution of minimum presses is read from the bfs table up to this many boards."""
+
+
+def _zk_study(system: PressSystem) -> Study:
+    """The structure of a k-state press system (k >= 3): the kernel of its press matrix over Z_k (a diagonal
+    form), how many boards are solvable, and, up to :data:`SYSTEM_MAX_BOARDS` boards, the distribution of
+    minimum presses from the bfs table.  Running time: the diagonal form, then O(k^n m k) for the table.
+
+    Raises RulesError for counters (no finite board set), BoardTooLargeError past
+    :data:`~flipgame.core.limits.ZK_DENSE_MAX_CELLS` cells or buttons (the diagonal form has no time limit here).
+    """
+    if system.states is None:
+        raise RulesError("the structure study takes Z_k systems; counters have no finite board set "
+                         "(flipgame solve answers them)")
+    k, n = system.states, system.cells
+    diag = zk.quick_diagonal(system)
+    gens = diag.kernel_generators()
+    quiet = [tuple(int(v) for v in vec) for vec, _ in gens]
+    kernel = diag.kernel_size
+    st = Study(system, system.m - len(gens), diag.nullity, quiet, 0, k ** n, kernel_size=kernel)
+    if k ** n > SYSTEM_MAX_BOARDS:
+        images = k ** system.m // kernel  # boards reachable from one goal: |A Z_k^m| = k^m / |kernel|
+        st.solvable_boards = _zk_goal_cosets(system, diag) * images
+        st.distribution_note = f"{k}^{n} boards are too many to enumerate; the bfs table takes up to " \
+                               f"{SYSTEM_MAX_BOARDS:,}"
+        return st
+    table = bfs_zk.distance_table(system).reshape(-1)
+    inf = np.iinfo(table.dtype).max
+    st.solvable_boards = int((table != inf).sum())
+    st.distribution = np.bincount(table[table != inf].astype(np.int64)).tolist()
+    st.distribution_note = "exhaustive, from the bfs distance table"
+    return st
+
+
+def _zk_goal_cosets(system: PressSystem, diag: zk.Diagonal) -> int:
+    """How many distinct cosets of the image the goal boards lie in (goals t, u share one iff t - u is
+    reachable from 0)."""
+    goals: list[np.ndarray] = []
+    for t in system.targets:
+        t = np.asarray(t, dtype=np.int64)
+        if not any(diag.particular(t - u)[0] is not None for u in goals):
+            goals.append(t)
+    return len(goals)
 
 
 def _goals_in_distinct_cosets(game: Game) -> list[int]:
@@ -340,7 +432,9 @@ def plot(st: Study, path: str) -> None:
         left.text(0.5, 0.5, "distribution not computed\n" + st.distribution_note, ha="center", va="center",
                   wrap=True, transform=left.transAxes)
         left.set_axis_off()
-    left.set_title(f"{st.game.rules}: {st.solvable_boards} of {st.total_boards} boards solvable, "
+    base = st.game.states or 2
+    left.set_title(f"{st.game.rules}: {_count(st.solvable_boards, base)} of {_count(st.total_boards, base)} boards "
+                   f"solvable, "
                    f"nullity {st.nullity}", fontsize=9)
     names = list(st.backend_seconds_per_board)
     ms = [st.backend_seconds_per_board[n] * 1000 for n in names]
@@ -355,63 +449,11 @@ def plot(st: Study, path: str) -> None:
     plt.close(fig)
 
 
-def _pattern(game: PressSystem, presses: int) -> str:
-    """A press set as ``--presses`` draws it: a grid's x/. rows, else the buttons pressed."""
+def _pattern(game: PressSystem, presses) -> str:
+    """A press set as ``--presses`` draws it: on a grid x/. rows (two states) or the counts as rows, else the
+    buttons pressed (with their counts beyond two states)."""
+    if not game.binary:
+        return game.format_board(presses) if isinstance(game, Game) else "buttons " + game.format_presses(presses)
     if isinstance(game, Game):
         return format_cells(presses, game.rows, game.cols, "x", ".")
     return "buttons " + (" ".join(str(j) for j in range(game.m) if presses >> j & 1) or "(none)")
-
-
-SYSTEM_MAX_BOARDS = 1 << 26
-"""The structure of a k-state system enumerates the distribution of minimum presses up to this many boards."""
-
-
-def system_structure(system: PressSystem) -> dict:
-    """The structure of a k-state press system (k >= 3): the kernel of its press matrix over Z_k (a diagonal
-    form), how many boards are solvable, and, up to :data:`SYSTEM_MAX_BOARDS` boards, the distribution of
-    minimum presses from the bfs table.  Running time: the diagonal form, then O(k^n m k) for the table.
-
-    Raises RulesError for counters (no finite board set), BoardTooLargeError past
-    :data:`~flipgame.core.limits.ZK_DENSE_MAX_CELLS` cells or buttons (the diagonal form has no time limit here).
-    """
-    if system.states is None:
-        raise RulesError("the structure study takes Z_k systems; counters have no finite board set "
-                         "(flipgame solve answers them)")
-    k, n = system.states, system.cells
-    diag = zk.quick_diagonal(system)
-    out = {"rules": system.rules, "states": k, "kernel_size": _product(diag.orders), "nullity": diag.nullity,
-           "pivots": sorted({int(d) for d in diag.d}), "boards": _product([k] * n)}
-    if k ** n > SYSTEM_MAX_BOARDS:
-        out["solvable_per_goal"] = _product([k // o for o in diag.orders])  # k^m / kernel size
-        return out
-    table = bfs_zk.distance_table(system).reshape(-1)
-    inf = np.iinfo(table.dtype).max
-    out["solvable"] = int((table != inf).sum())
-    out["distribution"] = np.bincount(table[table != inf].astype(np.int64)).tolist()
-    return out
-
-
-def _product(factors) -> int | str:
-    """The product of ``factors`` for JSON: the int up to :data:`JSON_EXACT_MAX`, else as powers (``3^1600``)."""
-    total = 1
-    for f in factors:
-        total *= f
-    return total if total <= JSON_EXACT_MAX else zk.count_text(factors)
-
-
-def _count_text(value: int | str) -> str:
-    return f"{value:,}" if isinstance(value, int) else value
-
-
-def system_structure_text(st: dict) -> str:
-    """:func:`system_structure` as the lines ``flipgame study`` prints."""
-    pivots = ", ".join(map(str, st["pivots"])) or "none"
-    lines = [st["rules"], f"kernel: {_count_text(st['kernel_size'])} press vectors (nullity {st['nullity']} mod "
-                          f"{st['states']}; pivots {pivots})"]
-    if "distribution" not in st:
-        lines.append(f"solvable boards per goal board: {_count_text(st['solvable_per_goal'])} of "
-                     f"{_count_text(st['boards'])}; distribution: over {SYSTEM_MAX_BOARDS:,} boards, not enumerated")
-        return "\n".join(lines)
-    lines.append(f"solvable boards: {st['solvable']:,} of {st['boards']:,}")
-    lines.append("minimum presses: " + ", ".join(f"{d}: {c:,}" for d, c in enumerate(st["distribution"])))
-    return "\n".join(lines)

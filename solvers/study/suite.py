@@ -140,7 +140,9 @@ def write_instance(root: str, name: str, family: str, n: int, game: PressSystem,
 
 GENERAL_FAMILY = "general"
 """The suite's family of press systems (three states, Merlin's square, counters, Z_4 and Z_5)."""
-def system_instances(seed: int) -> list[tuple[str, PressSystem, object]]:
+
+
+def general_instances(seed: int) -> list[tuple[str, PressSystem, object]]:
     """``(name, system with its goal, board)`` of the general family: Lights Out 2000 (5x5 mod 3, all 1s
     and all 2s to all 0s: 18 and 21), Merlin's square (to the ring: 8 from all off, 4 from
     ``bww/www/www``), the Advent of Code 2025 day 10 example as counters (10, 12, 11), and random
@@ -176,7 +178,7 @@ def export_suite(root: str, families: Sequence[str] | None = None, sizes: Sequen
                for inst in instances([f for f in families if f in FAMILIES], sizes, boards, seed, judge)]
     if GENERAL_FAMILY in families:
         entries += [write_instance(root, name, GENERAL_FAMILY, system.cells, system, board, formats)
-                    for name, system, board in system_instances(seed)]
+                    for name, system, board in general_instances(seed)]
     with open(os.path.join(root, "manifest.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(MANIFEST_FIELDS)

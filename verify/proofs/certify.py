@@ -120,16 +120,16 @@ class Certification:
 def lower_bound_cnf(game, board: int, target: int, bound: int) -> tuple[list[list[int]], int]:
     """CNF satisfiable iff some press set of at most ``bound`` presses takes ``board`` to ``target``.
 
-    Only ``game.n`` and ``game.press_masks`` are read; see
+    Only ``game.n``, ``game.m`` and ``game.press_masks`` are read; see
     :func:`flipgame.verify.proofs.lower_bound.build_formula` for the encoding.  Returns
-    ``(clauses, n)``: press ``j`` is variable ``j + 1``.
+    ``(clauses, m)``: press ``j`` (button ``j``; on a grid, cell ``j``) is variable ``j + 1``.
 
     Raises
     ------
     ValueError
         If ``bound`` is negative.
     """
-    return build_formula(game.n, tuple(game.press_masks), board ^ target, bound).clauses, game.n
+    return build_formula(game.m, tuple(game.press_masks), board ^ target, bound, cells=game.n).clauses, game.m
 
 
 def _cnf(n: int, masks, diff: int, bound: int, encoding: str | None = None) -> tuple[list[list[int]], int]:
@@ -266,13 +266,12 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
 
 def _check_claim(game, board: int, moves: int, witness: int | None) -> None:
     """Raise ValueError unless ``moves``, ``board`` and ``witness`` fit ``game``."""
-    n = game.n
-    if not 0 <= moves <= n:
-        raise ValueError(f"moves must be between 0 and {n}, got {moves}")
+    if not 0 <= moves <= game.m:
+        raise ValueError(f"moves must be between 0 and {game.m}, got {moves}")
     if not 0 <= board <= game.full:
-        raise ValueError(f"board does not fit {n} cells")
-    if witness is not None and not 0 <= witness <= game.full:
-        raise ValueError(f"witness does not fit {n} cells")
+        raise ValueError(f"board does not fit {game.n} cells")
+    if witness is not None and not 0 <= witness < 1 << game.m:
+        raise ValueError(f"witness does not fit {game.m} buttons")
 
 
 def _goals_text(game) -> str:
@@ -300,7 +299,8 @@ def _certification_job(game, board: int, moves: int, witness: int | None, proof_
     """The picklable job of :func:`_run_job`: the lower bound ``moves - 1`` per goal, and the witness."""
     n = game.n
     return {
-        "n": n, "masks": tuple(game.press_masks), "board": board, "bound": moves - 1, "witness": witness,
+        "n": game.m, "cells": n, "masks": tuple(game.press_masks), "board": board, "bound": moves - 1,
+        "witness": witness,
         "goals": [{"target": t, "label": _goal_label(game, t), "describe": _describe(game, t)}
                   for t in tuple(game.targets)],
         "proof_dir": None if proof_dir is None else os.fspath(proof_dir), "name": name,

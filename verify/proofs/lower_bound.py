@@ -191,22 +191,25 @@ def _counter(encoding: str, n: int, bound: int, top: int, keys, key_bits: int):
     return [], top, {}
 
 
-def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = None,
-                  keys: tuple[int, ...] | None = None, key_bits: int = 0) -> Formula:
+def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = None, *,
+                  cells: int | None = None, keys: tuple[int, ...] | None = None, key_bits: int = 0) -> Formula:
     """The lower-bound CNF "at most ``bound`` presses x with A x = ``diff``" from the press masks.
 
     Parameters
     ----------
     n : int
-        Number of presses (= cells).
+        Number of presses (buttons; on a grid, one per cell).
     masks : sequence of int
-        ``masks[j]``: the cells press ``j`` flips (bitmasks).
+        ``masks[j]``: the cells press ``j`` flips (bitmasks), for ``j < n``.
     diff : int
         ``board ^ target``.
     bound : int
         At least 0.
     encoding : {"seqcounter", "adder", "network"}, optional
         Default :func:`card_encoding`, or ``network`` when ``keys`` are given.
+    cells : int, optional
+        Number of cells (parity rows), default ``n``: a press system may have more or fewer cells than
+        buttons.
     keys, key_bits : optional
         The tree of the ``network`` counter (:func:`flipgame.verify.proofs.card_network.network_atmost`):
         one key of ``key_bits`` bits per press.  Any keys give a correct formula.
@@ -228,7 +231,10 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
         raise ValueError(f"the network counter needs one key per press ({n})")
     if encoding not in ("seqcounter", "adder", "network", "none"):
         raise ValueError(f"unknown cardinality encoding {encoding!r}")
-    flippers: list[list[int]] = [[] for _ in range(n)]
+    cells = n if cells is None else cells
+    if len(masks) != n or any(m >> cells for m in masks) or diff >> cells:
+        raise ValueError(f"expected {n} press masks and a difference within {cells} cells")
+    flippers: list[list[int]] = [[] for _ in range(cells)]
     for j in range(n):
         m = masks[j]
         while m:
@@ -238,7 +244,7 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
     top = n
     clauses: list[list[int]] = []
     chains = []
-    for i in range(n):
+    for i in range(cells):
         bit = diff >> i & 1
         cl, prefix, top = _chain(flippers[i], bit, top)
         clauses += cl

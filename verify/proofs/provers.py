@@ -97,12 +97,15 @@ def _parity(job: dict, formula: Formula, plan: bnb.Plan | None) -> tuple[Proof, 
 
 
 def _cnf_header(job: dict, goal: dict, formula: Formula) -> list[str]:
+    grid = job["game"] is not None
+    bit, press = ("bit r*cols+c", "press cell j (= r*cols+c)") if grid else \
+        ("bit i = cell i", "press button j (numbered from 0 in the rules' order)")
     return [
         "flipgame lower-bound certificate (flipgame.verify.proofs.certify)",
         f"rules: {job['rules']}",
-        f"board: {job['board']} (bit r*cols+c, black = 1); goal board {goal['label']}: {goal['target']}",
+        f"board: {job['board']} ({bit}, black = 1); goal board {goal['label']}: {goal['target']}",
         f"claim: no press set of at most {job['bound']} presses reaches {goal['describe']}: this CNF is UNSAT",
-        f"variables 1..{job['n']}: press cell j (= r*cols+c) is variable j+1; "
+        f"variables 1..{job['n']}: {press} is variable j+1; "
         f"{job['n'] + 1}..{formula.nvars}: XOR prefix chains and the {formula.encoding} counter",
         "clauses: per cell, a prefix chain P_j <-> P_(j-1) xor x_(a_j) over its sorted flippers and a unit on "
         f"the last P; at most {job['bound']} presses",
@@ -120,8 +123,9 @@ def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
     """Find and check the refutation for one goal; False (with ``out`` filled in) on a failure."""
     diff = job["board"] ^ goal["target"]
     plan = _plan(job, diff)
-    formula = (build_formula(job["n"], job["masks"], diff, job["bound"]) if plan is None else
-               build_formula(job["n"], job["masks"], diff, job["bound"], keys=plan.keys, key_bits=plan.nullity))
+    formula = (build_formula(job["n"], job["masks"], diff, job["bound"], cells=job["cells"]) if plan is None else
+               build_formula(job["n"], job["masks"], diff, job["bound"], cells=job["cells"], keys=plan.keys,
+                             key_bits=plan.nullity))
     out["clauses"] += len(formula.clauses)
     start = time.perf_counter()
     if job["prover"] == "parity":
@@ -183,7 +187,8 @@ def _find_witness(job: dict, out: dict) -> None:
                 return
         return
     for goal in job["goals"]:
-        formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"] + 1)
+        formula = build_formula(job["n"], job["masks"], job["board"] ^ goal["target"], job["bound"] + 1,
+                                cells=job["cells"])
         start = time.perf_counter()
         sat, presses, _ = _search(formula, job["solver"])
         out["solve"] += time.perf_counter() - start
