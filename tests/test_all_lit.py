@@ -99,3 +99,29 @@ def test_a79_upper_bound(tmp_path):
     assert bound <= 2629 and "(upper bound, not proven minimal)" in r.stdout
     presses = _presses((tmp_path / "a075464-79.txt").read_text().splitlines()[1:])
     assert presses.bit_count() == bound and Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
+
+
+def test_the_covering_lower_bound_is_checked_and_below_every_published_term():
+    from fractions import Fraction
+
+    from flipgame.verify.proofs.cover_check import cover_lower_bound
+
+    for n in range(1, 31):
+        bound = all_lit.lower_bound(n)
+        assert 1 <= bound.presses <= all_lit.A075464[n - 1], n
+    game = all_lit.rules(12)
+    b = all_lit.lower_bound(12)
+    assert cover_lower_bound(game.press_masks, game.full, b.weights) == b.presses == 32
+    heavier = dict(b.weights)
+    cell = next(iter(heavier))
+    heavier[cell] += Fraction(1, 2)  # a press around that cell now covers more than weight 1
+    with pytest.raises(ValueError, match="weight"):
+        cover_lower_bound(game.press_masks, game.full, heavier)
+
+
+@pytest.mark.slow
+def test_a79_lower_bound_from_the_command_line(tmp_path):
+    out = flipgame("study", "--all-lit", "79", "--lower-bound", "--witness-dir", str(tmp_path), timeout=300)
+    assert out.returncode == 0
+    assert out.stdout == "# a(79) >= 1266 (covering LP, its dual weights checked in exact arithmetic)\n"
+    assert (tmp_path / "a075464-79-lower-bound.txt").read_text().startswith("# A075464 a(79) >= 1266")

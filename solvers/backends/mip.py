@@ -25,8 +25,6 @@ the dual revised simplex method", Math. Prog. Comp. 10, 2018; highspy's
 
 from __future__ import annotations
 
-import contextlib
-import os
 import time
 
 import numpy as np
@@ -35,6 +33,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend
 from flipgame.backends.ilp import BASE_BYTES, BYTES_PER_CELL, BYTES_PER_ENTRY, scip_parameters
 from flipgame.backends.result import Status
 from flipgame.core.limits import MODEL_MAX_CELLS
+from flipgame.core.native import quiet_stdout
 from flipgame.model.system import PressSystem
 
 SOLVERS = ("scip", "highs")
@@ -150,7 +149,7 @@ class HighsModel(_Mip):
         import highspy
 
         self._hs = highspy
-        with _quiet_stdout():  # the constructor prints HiGHS's banner on standard output
+        with quiet_stdout():  # the constructor prints HiGHS's banner on standard output
             h = self.mip = highspy.Highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("mip_rel_gap", 0.0)  # HiGHS stops at a 1e-4 gap by default: not a proven minimum
@@ -191,20 +190,6 @@ class HighsModel(_Mip):
             values = h.getSolution().col_value
             return "optimal", sum(1 << j for j in range(self.game.m) if values[j] > 0.5), stats
         return ("infeasible" if status == status_of.kInfeasible else "unknown"), None, stats
-
-
-@contextlib.contextmanager
-def _quiet_stdout():
-    """File descriptor 1 points to /dev/null inside: a native library's banner never reaches the answers."""
-    saved = os.dup(1)
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(null)
 
 
 class Mip(ModelBackend):

@@ -158,8 +158,13 @@ def add_parser(sub) -> None:
     lit.add_argument("--search-seconds", type=positive_seconds, metavar="S",
                      help="with --all-lit: for n whose nullity is over 48 (n = 79), search the solutions for S "
                           "seconds for an upper bound (not proven minimal) instead of refusing")
+    lit.add_argument("--lower-bound", action="store_true",
+                     help="with --all-lit: also prove a lower bound on a(n) at any nullity, by the covering LP "
+                          "(every lit cell needs a press around it), its dual weights checked in exact arithmetic; "
+                          "stdout: '# a(n) >= L'")
     lit.add_argument("--witness-dir", metavar="DIR",
-                     help="with --all-lit: write each n's witness (its press set, x/.) to DIR/a075464-N.txt")
+                     help="with --all-lit: write each n's witness (its press set, x/.) to DIR/a075464-N.txt, and "
+                          "with --lower-bound its weights to DIR/a075464-N-lower-bound.txt")
     common.add_rule_options(sp)
     common.add_strategies_file(sp)
     sp.set_defaults(run=run)
@@ -187,29 +192,47 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, str(exc))
     done, worst = [], ExitCode.OK
     for n in args.all_lit:
-        start = time.perf_counter()
-        k = all_lit.nullity(n)
-        if k > MAX_NULLITY and args.search_seconds is None:
-            worst = max(worst, fail(ExitCode.REFUSED, f"a({n}): nullity {k}, over the {MAX_NULLITY} that can be "
-                                                     f"enumerated; --search-seconds S finds an upper bound"))
-            continue
-        t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(n)) \
-            if k > MAX_NULLITY else all_lit.term(n)
-        t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
-        print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
-              flush=True)
-        note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
-        print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {t.symmetries} symmetries, "
-              f"{t.seconds:.2f} s{note}", file=sys.stderr, flush=True)
-        worst = max(worst, ExitCode.OK if t.agrees else ExitCode.DISAGREEMENT)
-        done.append(t)
         try:
-            _write_term(args, t, done)
+            if args.lower_bound:
+                _lower_bound(args, n)
+            worst = max(worst, _all_lit_term(args, n, done))
         except OSError as exc:
             return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
     if args.json:
         print(json.dumps([t.to_json() for t in done], indent=1))
     return worst
+
+
+def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
+    """a(n), or an upper bound above the enumerable nullity with --search-seconds: printed and written."""
+    start = time.perf_counter()
+    k = all_lit.nullity(n)
+    if k > MAX_NULLITY and args.search_seconds is None:
+        if args.lower_bound:
+            return ExitCode.OK
+        return fail(ExitCode.REFUSED, f"a({n}): nullity {k}, over the {MAX_NULLITY} that can be enumerated; "
+                                      f"--search-seconds S finds an upper bound, --lower-bound a lower one")
+    t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(n)) \
+        if k > MAX_NULLITY else all_lit.term(n)
+    t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
+    print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
+          flush=True)
+    note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
+    print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {t.symmetries} symmetries, "
+          f"{t.seconds:.2f} s{note}", file=sys.stderr, flush=True)
+    done.append(t)
+    _write_term(args, t, done)
+    return ExitCode.OK if t.agrees else ExitCode.DISAGREEMENT
+
+
+def _lower_bound(args: argparse.Namespace, n: int) -> None:
+    """The covering LP's bound on a(n), its weights checked exactly; printed, and written with --witness-dir."""
+    bound = all_lit.lower_bound(n)
+    print(f"# a({n}) >= {bound.presses} (covering LP, its dual weights checked in exact arithmetic)", flush=True)
+    print(f"a({n}) >= {bound.presses}: nullity {bound.nullity}, {bound.seconds:.2f} s", file=sys.stderr, flush=True)
+    if args.witness_dir:
+        with open(os.path.join(args.witness_dir, f"a075464-{n}-lower-bound.txt"), "w", encoding="utf-8") as fh:
+            fh.write(all_lit.lower_bound_text(bound))
 
 
 def _improved(n: int):
@@ -229,7 +252,7 @@ def _write_term(args: argparse.Namespace, t, done: list) -> None:
             fh.write("".join(all_lit.bfile_line(d) + "\n" for d in done if d.proven))
 
 
-NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit"}
+NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "lower_bound": "all_lit"}
 """Flags that only apply with another one."""
 STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "scatter", "pairs", "table")
 """Options of ``--strategies`` mode (refused without it)."""

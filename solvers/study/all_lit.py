@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from flipgame.algebra import coset_run, coset_search, minweight, symmetry
 from flipgame.algebra import gf2 as algebra
 from flipgame.model.grid import Game, format_cells
+from flipgame.study import cover_bound
+from flipgame.verify.proofs import cover_check
 
 A075464 = (1, 4, 5, 4, 15, 28, 33, 40, 25, 44, 55, 72, 105, 56, 117, 104, 147, 188, 141, 224, 245, 276, 231, 270,
            353, 356, 405, 416, 345, 376, 553, 428, 469, 520, 563, 600, 761, 772, 561, 696, 891, 940, 953, 772, 1069,
@@ -133,6 +135,40 @@ def upper_bound(n: int, seconds: float, *, seed: int = 0,
                 found.presses, proven=False)
 
 
+@dataclass(frozen=True)
+class LowerBound:
+    """A proven lower bound on a(n): ``presses``, from the covering LP's dual ``weights`` (cell ->
+    Fraction), checked by :func:`flipgame.verify.proofs.cover_check.cover_lower_bound`."""
+
+    n: int
+    presses: int
+    nullity: int
+    seconds: float
+    weights: dict
+
+
+def lower_bound(n: int) -> LowerBound:
+    """A lower bound on a(n) at any nullity: the covering LP of :mod:`flipgame.study.cover_bound`, its
+    weights checked in exact arithmetic (RuntimeError if the check refuses them: a bug, never a bound)."""
+    start = time.perf_counter()
+    game = rules(n)
+    weights, bound = cover_bound.cover_certificate(game.press_masks, game.full)
+    try:
+        checked = cover_check.cover_lower_bound(game.press_masks, game.full, weights)
+    except ValueError as exc:
+        raise RuntimeError(f"a({n}): the covering weights fail their check: {exc}") from exc
+    if checked != bound:
+        raise RuntimeError(f"a({n}): the covering weights prove {checked}, not {bound}")
+    return LowerBound(n, checked, nullity(n), time.perf_counter() - start, weights)
+
+
+def lower_bound_text(b: LowerBound) -> str:
+    """The weights as text, a comment line first."""
+    return (f"# A075464 a({b.n}) >= {b.presses}: covering LP dual weights, one 'row col p/q' line per lit cell "
+            f"of nonzero weight; every press covers weight at most 1 (flipgame.verify.proofs.cover_check)\n"
+            + cover_bound.certificate_text(b.weights, b.n))
+
+
 def bfile_line(t: Term) -> str:
     """One line of an OEIS b-file: ``n a(n)``."""
     return f"{t.n} {t.presses}"
@@ -145,4 +181,5 @@ def witness_text(t: Term) -> str:
             f"(plus, no wrap); re-applied by Game.apply\n" + format_cells(t.witness, t.n, t.n, "x", ".") + "\n")
 
 
-__all__ = ["A075464", "Term", "bfile_line", "nullity", "rules", "term", "terms", "upper_bound", "witness_text"]
+__all__ = ["A075464", "LowerBound", "Term", "bfile_line", "lower_bound", "lower_bound_text", "nullity", "rules", "term",
+           "terms", "upper_bound", "witness_text"]

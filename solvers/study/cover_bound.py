@@ -1,0 +1,97 @@
+"""A proven lower bound on the presses of a two-state goal: the covering LP and its dual certificate.
+
+Every press set taking ``board`` to ``goal`` changes each cell of ``board ^ goal`` an odd number of
+times, so at least once: it *covers* those cells.  Weights ``y_c >= 0`` on the cells to change with
+``sum of y_c over the cells each press changes <= 1`` for every press give, for any such press set
+``x``, ``|x| >= sum_j x_j sum_{c in j} y_c = sum_c y_c cover(c) >= sum_c y_c``: the number of presses
+is at least ``ceil(sum y)``.  The weights are the LP dual of the covering problem, solved by HiGHS
+(interior point), then made exact: rounded to rationals and scaled until every press's sum is at
+most 1.  :func:`flipgame.verify.proofs.cover_check.cover_lower_bound` checks them with exact
+arithmetic and shares no code with this module.
+
+The bound is weak where parity matters (on the all-lit n x n board it is about n^2 / 5, the
+fractional domination number), but it holds at any nullity, where no enumeration reaches.
+
+Sources: the LP duality bound for set cover (V. Chvatal, "A greedy heuristic for the set-covering
+problem", Math. Oper. Res. 4(3), 1979); fractional domination of grids (E. R. Scheinerman and
+D. H. Ullman, *Fractional Graph Theory*, 1997, ch. 7); HiGHS (Huangfu and Hall, Math. Prog. Comp. 10,
+2018).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from flipgame.core.native import quiet_stdout
+
+DENOMINATOR = 10**6
+"""The weights are rounded to multiples of ``1 / DENOMINATOR`` before they are made exact."""
+
+
+def _cells(mask: int) -> list[int]:
+    out = []
+    while mask:
+        out.append((mask & -mask).bit_length() - 1)
+        mask &= mask - 1
+    return out
+
+
+def cover_certificate(press_masks, diff: int) -> tuple[dict[int, Fraction], int]:
+    """Dual weights on the cells of ``diff`` and the bound they prove.
+
+    Parameters
+    ----------
+    press_masks : sequence of int
+        The cells each press changes (bitmasks).
+    diff : int
+        ``board ^ goal``: the cells to change.
+
+    Returns
+    -------
+    (dict cell -> Fraction, int)
+        Weights (only cells of ``diff``, zero weights left out) and ``ceil(sum of them)``.
+
+    Running time: one LP of (presses x cells to change) with one nonzero per pair of a press and a cell
+    it changes, by HiGHS's interior point method; O(nonzeros) exact fractions.
+    """
+    import highspy
+
+    cells = _cells(diff)
+    if not cells:
+        return {}, 0
+    column = {c: i for i, c in enumerate(cells)}
+    rows_of: list[list[int]] = [[] for _ in cells]
+    for j, mask in enumerate(press_masks):
+        for c in _cells(mask & diff):
+            rows_of[column[c]].append(j)
+    with quiet_stdout():  # the constructor prints HiGHS's banner
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("solver", "ipm")
+    h.setOptionValue("run_crossover", "off")
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = len(cells), len(press_masks)
+    lp.col_cost_ = np.full(len(cells), -1.0)
+    lp.col_lower_, lp.col_upper_ = np.zeros(len(cells)), np.full(len(cells), highspy.kHighsInf)
+    lp.row_lower_, lp.row_upper_ = np.full(len(press_masks), -highspy.kHighsInf), np.ones(len(press_masks))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.cumsum([0] + [len(r) for r in rows_of])
+    lp.a_matrix_.index_ = np.array([j for r in rows_of for j in r], dtype=np.int32)
+    lp.a_matrix_.value_ = np.ones(int(lp.a_matrix_.start_[-1]))
+    h.passModel(lp)
+    h.run()
+    values = h.getSolution().col_value
+    y = {c: Fraction(max(0, round(v * DENOMINATOR)), DENOMINATOR) for c, v in zip(cells, values, strict=True)}
+    worst = max((sum((y[c] for c in _cells(mask & diff)), Fraction(0)) for mask in press_masks), default=Fraction(0))
+    if worst > 1:
+        y = {c: w / worst for c, w in y.items()}
+    y = {c: w for c, w in y.items() if w}
+    return y, math.ceil(sum(y.values(), Fraction(0)))
+
+
+def certificate_text(y: dict[int, Fraction], cols: int) -> str:
+    """The weights as text: one ``row col numerator/denominator`` line per cell of nonzero weight."""
+    return "".join(f"{c // cols} {c % cols} {w.numerator}/{w.denominator}\n" for c, w in sorted(y.items()))
