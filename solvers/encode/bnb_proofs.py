@@ -16,10 +16,12 @@ unary output ``U_c`` (``U_c[i]``: at least ``i + 1`` of its presses).  The proof
    that row, ``x_j + G_j . f + e = c_j``, over the assigned free presses only.  Under the node's
    assignment and a value of ``e`` they fix every member.  A class of one free press ``f_i`` uses
    ``e = f_i`` and the press rows.
-3. **Closed nodes.**  With ``a`` the node's assignment, per class holding at least ``m`` presses
-   in every completion: ``-a | -e | U_c[m-1]`` and ``-a | e | U_c[m-1]`` (RUP: the members are fixed,
-   the network counts them), then ``-a | U_c[m-1]``; then ``-a`` itself (RUP: the class outputs and
-   the fixed presses reach the root's output ``k - 1``, which the formula forbids).
+3. **Closed nodes**, depth by depth, each depth's class rows deleted after its nodes.  With ``a``
+   the node's assignment, per class holding at least ``m`` presses in every completion:
+   ``U_c[m-1] | -e | -a`` (RUP: the members are fixed, the network counts them), then
+   ``U_c[m-1] | -a`` (RUP: the case ``e`` is the propagation's, the case ``-e`` the clause before);
+   then ``-a`` itself (RUP: the class outputs and the fixed presses reach the root's output
+   ``k - 1``, which the formula forbids).
 4. **The tree.**  Each open node's clause is RUP from its two children's; the root's is empty.
 
 Nothing here is trusted: the checker replays every step against a formula built from the press
@@ -109,37 +111,12 @@ def xor_row(log: Log, positions: list[int]) -> tuple[Row, int]:
     return Row([*positions, e - 1], [*lits, z], 0), e
 
 
-def xor3(a: int, b: int, c: int) -> list[list[int]]:
-    """The four clauses of ``a xor b xor c = 0``, as the formula writes a chain link."""
-    lits = (a, b, c)
-    return [[-x if k >> i & 1 else x for i, x in enumerate(lits)] for k in range(8) if k.bit_count() % 2]
-
-
-def drop_cell_chains(log: Log, formula, rows: dict[int, Row]) -> None:
-    """Delete the formula's cell equations that are no press's row (their units stay, as a checker
-    keeps units): once every press has its row over the free presses they are implied, and kept they
-    would let unit propagation chase lights across the board in every later step.  :attr:`Log.base`
-    becomes the formula's clauses left, the base of the pieces a checker cuts after this point."""
-    used = {row.lit[-1] for row in rows.values() if not row.owned and row.lit}
-    gone, chain_vars = [], set()
-    for flippers, prefix, _ in formula.chains:
-        if prefix and prefix[-1] in used:
-            continue
-        chain_vars.update(prefix[1:])
-        for k in range(1, len(prefix)):
-            gone += xor3(prefix[k], prefix[k - 1], flippers[k] + 1)
-    log.delete_all(gone)
-    log.base = [c for c in formula.clauses if len(c) < 2 or not chain_vars.intersection(map(abs, c))]
-
-
 class Writer:
     """Steps 2-4 of the module notes for one search (:meth:`write`)."""
 
     def __init__(self, log: Log, formula, plan: Plan, search: Search, rows: dict[int, Row]):
         self.log, self.network, self.plan, self.search, self.rows = log, formula.network, plan, search, rows
-        self.var: dict[tuple[int, int], int] = {}  # (depth, class prefix) -> its variable e
-        self.offset: dict[tuple[int, int], int] = {}  # (depth, assigned part G) -> its variable g
-        self.made: list[Row] = []  # class rows
+        self.done: list[list[int]] = []  # closed nodes' clauses, resolved at the end
 
     def clause(self, t: int, alpha: int) -> list[int]:
         """``-a``: the negation of the assignment ``alpha`` of the first ``t`` free presses, the last
@@ -156,88 +133,67 @@ class Writer:
             mins[zero] = 0
         return [(int(prefixes[i]), int(mins[i])) for i in np.flatnonzero(mins)]
 
-    def members(self, t: int, prefix: int) -> list[int]:
-        return [int(j) for j in np.flatnonzero((self.search.keys >> np.uint64(t)) == np.uint64(prefix))]
-
-    def class_rows(self, t: int, needed: set[int]) -> None:
-        """Step 2 for depth ``t``: the variable ``e`` of each class of ``needed``, a variable ``g`` per
-        assigned part ``G`` of its members (``XOR G + g = 0``), and per member ``x_j + e + g = c_j``."""
-        free, low = self.plan.free, (1 << t) - 1
+    def class_rows(self, t: int, needed: set[int]) -> tuple[dict[int, int], list[Row]]:
+        """Step 2 for depth ``t``: the variable ``e`` of each class of ``needed``, and the rows made."""
+        keys, free, made, var = self.search.keys, self.plan.free, [], {}
         for prefix in sorted(needed):
             form = [free[t + i] for i in range(self.plan.nullity - t) if prefix >> i & 1]
-            row = None
             if len(form) == 1:
-                self.var[(t, prefix)] = form[0] + 1
-            else:
-                row, self.var[(t, prefix)] = xor_row(self.log, form)
-                self.made.append(row)
-            for j in self.members(t, prefix):
-                if j in free:
-                    continue
-                part = self.plan.keys[j] & low
-                member = self.rows[j] if row is None else add_rows(self.log, self.rows[j], row)
-                if part:
-                    if (t, part) not in self.offset:
-                        g_row, self.offset[(t, part)] = xor_row(self.log, [free[i] for i in range(t) if part >> i & 1])
-                        self.made.append(g_row)
-                    g_rows = [r for r in self.made if r.pos[-1] == self.offset[(t, part)] - 1]
-                    nxt = add_rows(self.log, member, g_rows[0])
-                    if member is not self.rows[j]:
-                        drop(self.log, member)
-                    member = nxt
-                if member is not self.rows[j]:
-                    self.made.append(member)
+                var[prefix] = form[0] + 1
+                continue
+            row, var[prefix] = xor_row(self.log, form)
+            made.append(row)
+            for j in np.flatnonzero((keys >> np.uint64(t)) == np.uint64(prefix)):
+                made.append(add_rows(self.log, self.rows[int(j)], row))
+        return var, made
 
-    def pattern(self, t: int, prefix: int, alpha: int) -> list[int]:
-        """The negation of the values ``alpha`` gives the ``g`` of the class's members."""
-        out = []
-        for part in sorted({self.plan.keys[j] & (1 << t) - 1 for j in self.members(t, prefix)} - {0}):
-            g = self.offset[(t, part)]
-            out.append(-g if (part & alpha).bit_count() & 1 else g)
-        return out
-
-    def closed(self, t: int, alpha: int) -> list[int]:
-        """Step 3 for one closed node; its clause."""
+    def closed(self, t: int, alpha: int, var: dict[int, int]) -> None:
+        """Step 3 for one closed node: per class ``U | -e | -a`` then ``U | -a`` (the case ``e`` is in the
+        second's propagation), then ``-a``."""
         log, level, neg = self.log, self.plan.nullity - t, self.clause(t, alpha)
         lemmas = []
         for prefix, m in self.classes(t, alpha):
-            out, e = self.network[(level, prefix)][m - 1], self.var[(t, prefix)]
-            given = self.pattern(t, prefix, alpha)
-            log.add([out, -e, *given])
-            lemmas.append([out, *given])
+            out, e = self.network[(level, prefix)][m - 1], var[prefix]
+            log.add([out, -e, *neg])
+            lemmas.append([out, *neg])
             log.add(lemmas[-1])
-            log.delete([out, -e, *given])
+            log.delete([out, -e, *neg])
         log.add(neg)
         log.delete_all(lemmas)
-        return neg
+        self.done.append(neg)
+
+    def depth(self, t: int) -> None:
+        """Every closed node of depth ``t``, its class rows made first and deleted after."""
+        nodes = self.search.closed[t]
+        var, made = self.class_rows(t, {p for alpha in nodes for p, _ in self.classes(t, alpha)})
+        for count, alpha in enumerate(nodes, start=1):
+            self.closed(t, alpha, var)
+            if count % QUIET_NODES == 0:
+                self.log.quiet(lambda: row_clauses([*self.rows.values(), *made], self.done))
+        for row in made:
+            drop(self.log, row)
+        self.log.quiet(lambda: row_clauses(self.rows.values(), self.done))
+
+    def resolve(self) -> None:
+        """Step 4: the open nodes' clauses, children first, up to the empty clause."""
+        closed = [set(c) for c in self.search.closed]
+
+        def node(t: int, alpha: int) -> None:
+            if alpha in closed[t]:
+                return
+            node(t + 1, alpha)
+            node(t + 1, alpha | 1 << t)
+            self.log.add(self.clause(t, alpha))
+            self.log.delete_all((self.clause(t + 1, alpha), self.clause(t + 1, alpha | 1 << t)))
+
+        node(0, 0)
 
     def write(self) -> None:
-        """Steps 2-4: the class rows of every depth with closed nodes, then the tree depth first, each
-        open node's clause derived from its children's as soon as both are (so that few are alive)."""
-        for t, nodes in enumerate(self.search.closed):
-            needed = {p for alpha in nodes for p, _ in self.classes(t, alpha)}
-            if needed:
-                self.class_rows(t, needed)
         self.log.split_from = len(self.log.dels)
-        closed = [set(c) for c in self.search.closed]
-        count = [0]
-
-        def node(t: int, alpha: int) -> list[int]:
-            if alpha in closed[t]:
-                count[0] += 1
-                if count[0] % QUIET_NODES == 0:
-                    self.log.quiet(lambda: row_clauses([*self.rows.values(), *self.made], pending))
-                return self.closed(t, alpha)
-            left = node(t + 1, alpha)
-            pending.append(left)
-            right = node(t + 1, alpha | 1 << t)
-            pending.pop()
-            self.log.add(self.clause(t, alpha))
-            self.log.delete_all((left, right))
-            return self.clause(t, alpha)
-
-        pending: list[list[int]] = []
-        node(0, 0)
+        for t in range(self.plan.nullity + 1):
+            if self.search.closed[t]:
+                self.depth(t)
+        self.resolve()
 
 
 def refutation_bnb(game: Game, formula, plan: Plan, bound: int, on_quiet: Callable | None = None) -> Log:
@@ -272,7 +228,6 @@ def refutation_bnb(game: Game, formula, plan: Plan, bound: int, on_quiet: Callab
         cells = [Row(list(f), list(p), bit, owned=False) for f, p, bit in formula.chains]
         rows = press_rows(log, game, cells, plan)
         if not log.refuted:
-            drop_cell_chains(log, formula, rows)
             Writer(log, formula, plan, Search(plan, bound + 1).run(), rows).write()
         return log
     finally:

@@ -47,9 +47,6 @@ class Log:
     refuted: bool = False
     split_from: int | None = None
     """The first step of the final case split (each a full propagation), if there is one."""
-    base: list | None = None
-    """The formula's clauses still alive, when the proof deleted some (None: all of them): the base
-    formula of a piece a checker cuts after that point."""
     on_quiet: Callable | None = None
     """Called as ``on_quiet(log, alive)`` at points where ``alive()`` (flat, 0-terminated) names
     lemmas alive that are enough for the rest of the proof: a checker reading the proof while it

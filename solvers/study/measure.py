@@ -31,6 +31,7 @@ from flipgame import Game, format_cells, solve_batch
 from flipgame.core.measured import MEASURED_FILE, format_entry
 from flipgame.core.processes import RunResult, run_bounded
 from flipgame.model.puzzles import B18
+from flipgame.study import measure_proofs
 
 MARKER = re.compile(r"<!-- measured: ([a-z0-9_.\-]+) -->(.*?)<!-- /measured -->")
 """A quoted figure in a doc: its key and the text the last run wrote."""
@@ -239,6 +240,8 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     }, _verify_z3),
     Measurement("b18", {f"b18.{b}": ("s", f"the 18x18 unique-solution board (176 presses, goal black) on {b}, the "
                                           f"solve's seconds") for b in ("gauss", "sat", "ilp", "cpsat")}, _scaling),
+    Measurement("certify", measure_proofs.CERTIFY_FIGURES, measure_proofs.measure_certify),
+    Measurement("a79", measure_proofs.A79_FIGURES, measure_proofs.measure_a79),
     Measurement("startup", {
         "startup.one_board": ("s", "flipgame solve on one 4x4 board, wall time (median of 5, bytecode cached)"),
         "startup.python": ("s", "python -c pass, wall time (the interpreter's own start)"),
@@ -246,6 +249,7 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
 )}
 """Every measurement of ``make bench``, in the order it runs."""
 LONG_MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
+    Measurement("certify_long", measure_proofs.CERTIFY_LONG_FIGURES, measure_proofs.measure_certify_long),
     Measurement("a075464_55_78", {
         "a075464_55_78.wall": ("s", "flipgame study --all-lit 55..78 (OEIS A075464's terms 55 to 78), wall time"),
         "a075464.61": ("s", "its a(61) (nullity 40)"),

@@ -399,8 +399,7 @@ class PieceCheck:
         if self.started is None:
             self.started = time.perf_counter()
             self.bases.append(_clause_list(self.formula.clauses))
-        base = self.bases[0] if getattr(log, "base", None) is None else _clause_list(log.base)
-        carry = base + _clause_list(_split_steps(alive()))
+        carry = self.bases[0] + _clause_list(_split_steps(alive()))
         first, lo = self.cuts[-1], self.offsets[-1]
         piece = Proof(np.frombuffer(lits[lo:], dtype=np.int32), np.frombuffer(bytes(dels[first:]), dtype=bool))
         base, k, top = self.bases[-1], len(self.cuts) - 1, _top(self.formula.nvars, self.bases[-1])
