@@ -63,6 +63,7 @@ from flipgame.verify.run.executors import (
     _pool_worker_init,
     _run_on,
     _solve_chunk,
+    close_sessions,
     dask_setup,
     die_with_parent,
     kill_pool,
@@ -329,6 +330,7 @@ class _Run:
         return self.pool
 
     def close(self, killed: bool) -> None:
+        close_sessions()
         if self.pool is not None and not killed:
             self.pool.shutdown(wait=True)
         elif self.pool is not None:
