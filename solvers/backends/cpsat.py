@@ -203,20 +203,18 @@ class CpSatModel(Model):
         self._set_board(board)
         self._fix_presses({})
         cp, s = self._cp, self.solver
-        start = time.perf_counter()
-        self._deadline = start + self.time_limit  # the board's: the canonical refinement spends what is left
+        start, limit = time.perf_counter(), self._board_seconds(self.time_limit)
+        self._deadline = start + limit  # the board's: the canonical refinement spends what is left
         stats = {"formulation": self.formulation}
+        s.parameters.max_time_in_seconds = limit
         if self._decide is not None:
-            s.parameters.max_time_in_seconds = self.time_limit
             code = s.solve(self._decide)
             stats.update(conflicts=s.num_conflicts, branches=s.num_branches, wall_time=s.wall_time)
             if code == cp.INFEASIBLE:
                 return Status.INFEASIBLE, None, stats
             if code != cp.OPTIMAL:  # a model without objective reports a solution as OPTIMAL
                 return Status.UNKNOWN, None, stats
-            s.parameters.max_time_in_seconds = max(self.time_limit - (time.perf_counter() - start), 0.001)
-        else:
-            s.parameters.max_time_in_seconds = self.time_limit
+            s.parameters.max_time_in_seconds = max(limit - (time.perf_counter() - start), 0.001)
         code = s.solve(self.model)
         for key, value in (("conflicts", s.num_conflicts), ("branches", s.num_branches),
                            ("wall_time", s.wall_time)):

@@ -175,8 +175,9 @@ class IlpModel(Model):
             self.rows[i].SetBounds(rhs, rhs)
         self._fix_presses({})
         lp, s = self._lp, self.mip
-        s.SetTimeLimit(self._limit_ms)
-        self._deadline = time.perf_counter() + self._limit_ms / 1000  # the board's, for the canonical refinement
+        limit = self._board_seconds(self._limit_ms / 1000)
+        s.SetTimeLimit(max(1, round(limit * 1000)))
+        self._deadline = time.perf_counter() + limit  # the board's, for the canonical refinement
         code = s.Solve(self._params)
         stats = {"nodes": s.nodes(), "wall_time": s.wall_time() / 1000}
         if code == lp.Solver.OPTIMAL:

@@ -407,7 +407,7 @@ class SatModel(Model):
         return sum(1 << j for j, v in enumerate(self.press) if values[v])
 
     def _minimise(self, board: int):
-        self._deadline = time.perf_counter() + self.time_limit  # building the solver counts (it did not)
+        self._deadline = time.perf_counter() + self._board_seconds(self.time_limit)  # building counts
         if self.engine == "xor" and self.cardinality != "totalizer" and self._used:
             # Measured: CryptoMiniSat (pycryptosat 5.17) answered Impossible for a solvable 4x4 board
             # after about 600 boards of selector-guarded one-shot encodings added to one solver (the
