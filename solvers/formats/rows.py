@@ -8,7 +8,6 @@ blank lines anywhere, and cells separated by spaces or tabs are taken; anything 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -123,18 +122,21 @@ def _plain_cases(state: _CaseRows, text: str, grid: np.ndarray, weights: np.ndar
     """The boards of plain rows (``grid``: their cells, ``text``: their lines): the case begun before them
     finished line by line, then every whole case at once, then the rows that begin the next case."""
     width, rows = grid.shape[1] + 1, state.rows
-    lines = (text[j * width:(j + 1) * width - 1] for j in range(len(grid)))
+
+    def line(j: int) -> str:
+        return text[j * width:(j + 1) * width - 1]
+
     i = 0
     while state.current and i < len(grid):
         i += 1
-        yield from _taken(state, [next(lines)])
+        yield from _taken(state, [line(i - 1)])
     whole = (len(grid) - i) // rows * rows
     if whole:
         yield (grid[i:i + whole].reshape(-1, len(weights)) == ord("b")).astype(np.uint64) @ weights
         state.case += whole // rows
         state.line += whole
-    for raw in itertools.islice(lines, whole, None):
-        state.take(raw)
+    for j in range(i + whole, len(grid)):
+        state.take(line(j))
 
 
 def _plain_rows(text: str, cols: int) -> np.ndarray | None:
