@@ -48,10 +48,24 @@ def format_value(value: float, unit: str) -> str:
     return f"{text}x" if unit == "x" else f"{text} {unit}"
 
 
+def format_entry(entry: dict) -> str:
+    """A figure of the table as the docs write it: :func:`format_value`, or for a run that gave no answer
+    its outcome: ``unknown`` (the value is the limit it ran to) or ``refused``.
+
+    >>> format_entry({"value": 30.0, "unit": "s", "outcome": "unknown"}), format_entry({"value": 0.0412, "unit": "ms"})
+    ('Unknown at 30 s', '0.0412 ms')
+    """
+    outcome = entry.get("outcome")
+    if outcome == "refused":
+        return "refused"
+    text = format_value(entry["value"], entry["unit"])
+    return f"Unknown at {text}" if outcome == "unknown" else text
+
+
 def quote(key: str, default: str = "not measured") -> str:
-    """Figure ``key`` formatted with its unit (:func:`format_value`), or ``default`` if never measured."""
+    """Figure ``key`` formatted with its unit (:func:`format_entry`), or ``default`` if never measured."""
     entry = table().get("figures", {}).get(key)
-    return default if entry is None else format_value(entry["value"], entry["unit"])
+    return default if entry is None else format_entry(entry)
 
 
 def machine_line() -> str:

@@ -28,9 +28,10 @@ from pathlib import Path
 import numpy as np
 
 from flipgame import Game, format_cells, solve_batch
-from flipgame.core.measured import MEASURED_FILE, format_value
-from flipgame.core.processes import RunResult, run_bounded
+from flipgame.core.measured import MEASURED_FILE, format_entry
+from flipgame.core.processes import RunResult, run_bounded, run_function
 from flipgame.model.puzzles import B18
+from flipgame.study import floors
 
 MARKER = re.compile(r"<!-- measured: ([a-z0-9_.\-]+) -->(.*?)<!-- /measured -->")
 """A quoted figure in a doc: its key and the text the last run wrote."""
@@ -148,6 +149,37 @@ def _startup(context: dict) -> dict[str, float]:
     return {"startup.one_board": walls[2], "startup.python": (time.perf_counter() - t0) / 5}
 
 
+def _in_child(target: str, *args) -> object:
+    """``flipgame.study.floors:target(*args)`` in a fresh Python (:func:`run_function`); RuntimeError if it fails."""
+    got = run_function(f"flipgame.study.floors:{target}", args, RUN_MAX_SECONDS)
+    if not got.ok:
+        raise RuntimeError(f"{target}{args}: {got.error}")
+    return got.value
+
+
+def _floors(context: dict) -> dict[str, float]:
+    return {f"floor.{lib}": _in_child("library_floor", lib) for lib in floors.LIBRARIES}
+
+
+def _per_board(context: dict) -> dict[str, float]:
+    return {f"per_board.{b}": _in_child("sweep_per_board", b) for b in floors.SWEEP_BACKENDS}
+
+
+def _strategy_costs(context: dict) -> dict[str, float | tuple[float, str]]:
+    out = {}
+    for strategy in floors.STRATEGIES:
+        for column, value in _in_child("strategy_costs", strategy).items():
+            out[f"cost.{strategy}.{column}"] = value
+    return out
+
+
+_COLUMN_WHAT = {"random": ("ms", "wall time per board over 300 random 4x4 boards (random.Random(0), mostly "
+                                  "Impossible)"),
+                "solvable": ("ms", "wall time per board over 100 solvable 4x4 boards"),
+                "p14": ("s", "the POJ 1681 14x14 case (89), wall time of one solve"),
+                "b18": ("s", "the 18x18 unique-solution board (176), wall time of one solve")}
+
+
 REFERENCE_TIMEOUT = 60.0
 """Seconds the reference program may take on the stream; past that it is stopped and reported."""
 
@@ -237,6 +269,15 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     }, _verify_z3),
     Measurement("b18", {f"b18.{b}": ("s", f"the 18x18 unique-solution board (176 presses, goal black) on {b}, the "
                                           f"solve's seconds") for b in ("gauss", "sat", "ilp", "cpsat")}, _scaling),
+    Measurement("floors", {f"floor.{lib}": ("ms", f"one {lib.replace('_', ' through ')} solve call on a one-variable "
+                                                  f"model, a bound changed between calls: CPU time (the library's "
+                                                  f"fixed cost per call)") for lib in floors.LIBRARIES}, _floors),
+    Measurement("per_board", {f"per_board.{b}": ("ms", f"{b} per board on all 65,536 4x4 boards as a verify worker "
+                                                       f"solves them (one Session, chunks of 1024): CPU time")
+                              for b in floors.SWEEP_BACKENDS}, _per_board),
+    Measurement("strategy_costs", {f"cost.{st}.{col}": (unit, f"{st}: {what}, 30 s limit")
+                                   for st in floors.STRATEGIES for col, (unit, what) in _COLUMN_WHAT.items()},
+                _strategy_costs),
     Measurement("startup", {
         "startup.one_board": ("s", "flipgame solve on one 4x4 board, wall time (median of 5, bytecode cached)"),
         "startup.python": ("s", "python -c pass, wall time (the interpreter's own start)"),
@@ -281,7 +322,10 @@ def measure(names: Iterable[str] | None = None, reference: str | None = None, pr
                 progress(name)
             for key, value in m.run(context).items():
                 unit, what = m.figures[key]
+                value, outcome = value if isinstance(value, tuple) else (value, None)
                 figures[key] = {"value": round(value, 6), "unit": unit, "what": what}
+                if outcome is not None:  # a run that gave no answer: "unknown" at its limit, or "refused"
+                    figures[key]["outcome"] = outcome
     return {"measured": datetime.date.today().isoformat(), "flipgame": version("flipgame"), "machine": machine(),
             "load": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}, "figures": figures}
 
@@ -302,7 +346,7 @@ def _replacement(table: dict):
         entry = table["figures"].get(match[1])
         if entry is None:
             return match[0]
-        return f"<!-- measured: {match[1]} -->{format_value(entry['value'], entry['unit'])}<!-- /measured -->"
+        return f"<!-- measured: {match[1]} -->{format_entry(entry)}<!-- /measured -->"
     return replace
 
 
@@ -324,7 +368,7 @@ def stale_markers(table: dict, paths: Iterable[Path]) -> list[str]:
     for path in paths:
         for match in MARKER.finditer(path.read_text(encoding="utf-8")):
             entry = table["figures"].get(match[1])
-            if entry is None or match[2] != format_value(entry["value"], entry["unit"]):
+            if entry is None or match[2] != format_entry(entry):
                 out.append(f"{path.name}: {match[1]}")
     return out
 
@@ -342,5 +386,5 @@ def markdown(table: dict) -> str:
              f"{load.get('after', '?')} after.", "",
              "| figure | value | what was measured |", "|---|---|---|"]
     for key, entry in table.get("figures", {}).items():
-        lines.append(f"| `{key}` | {format_value(entry['value'], entry['unit'])} | {entry['what']} |")
+        lines.append(f"| `{key}` | {format_entry(entry)} | {entry['what']} |")
     return "\n".join(lines) + "\n"
