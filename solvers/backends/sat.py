@@ -36,8 +36,8 @@ python-sat's MiniSat- and Glucose-family solvers are interrupted by a timer.
 CaDiCaL and Lingeling cannot be interrupted through python-sat, so they are
 not offered.  A board that does not finish is ``UNKNOWN``.
 
-Running time: NP-hard in general; about 0.1 ms per 4x4 board (0.06 ms Impossible, 0.55 ms
-solvable, CPU time; a CryptoMiniSat call is made in the calling thread up to 64 cells).
+Running time: NP-hard in general; per 4x4 board against CryptoMiniSat's per-call floor in
+docs/bench.md (a CryptoMiniSat call is made in the calling thread up to 64 cells).
 Sources: python-sat documentation (``pysat.solvers``, ``pysat.card``,
 ``pysat.formula.IDPool``); Ignatiev, Morgado & Marques-Silva, "PySAT", SAT
 2018; pycryptosat documentation.
