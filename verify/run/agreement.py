@@ -100,23 +100,26 @@ def _witness_failures(game: PressSystem, results: dict[str, Answers],
 
 def _certificate_failures(game: PressSystem, boards: np.ndarray, results: dict[str, Answers],
                           summaries: list[BackendSummary], notes: list[str] | None = None) -> list[dict]:
-    """Every Impossible answer without a certificate (charged as a witness failure).  When the algebra does
-    not take the rules, the Impossible answers stay unchecked, and a line in ``notes`` says so."""
-    out = []
-    infeasible_sets = {name: np.flatnonzero(b.status == Status.INFEASIBLE) for name, b in results.items()}
-    try:
-        uncertified = _uncertified(game, boards, infeasible_sets)
-    except BoardTooLargeError as exc:
-        count = sum(len(v) for v in infeasible_sets.values())
-        if notes is not None:
-            notes.append(f"{count} Impossible answer(s) unchecked: no certificate is built ({exc})")
-        return out
-    for name, idx in uncertified.items():
-        next(s for s in summaries if s.backend == name).witness_failures += len(idx)
-        for i in idx:
-            out.append(board_record(game, board_at(boards, i)) | {
-                "backend": name, "answer": answer_record(game, results[name], i),
-                "reason": "claims Impossible, but no certificate exists: a goal board is reachable"})
+    """Every Impossible answer without a certificate (charged as a witness failure), :data:`COMPARE_STEP` boards
+    at a time.  When the algebra does not take the rules, the Impossible answers stay unchecked, and a line in
+    ``notes`` says so."""
+    out, unchecked, why = [], 0, None
+    step = COMPARE_STEP if boards.dtype != object and boards.ndim == 1 else max(len(boards), 1)
+    for lo in range(0, len(boards), step):
+        infeasible = {name: np.flatnonzero(a.status[lo:lo + step] == Status.INFEASIBLE) for name, a in results.items()}
+        try:
+            uncertified = _uncertified(game, boards[lo:lo + step], infeasible)
+        except BoardTooLargeError as exc:
+            unchecked, why = unchecked + sum(len(v) for v in infeasible.values()), exc
+            continue
+        for name, idx in uncertified.items():
+            next(s for s in summaries if s.backend == name).witness_failures += len(idx)
+            for i in idx:
+                out.append(board_record(game, board_at(boards, lo + i)) | {
+                    "backend": name, "answer": answer_record(game, results[name], lo + i),
+                    "reason": "claims Impossible, but no certificate exists: a goal board is reachable"})
+    if why is not None and notes is not None:
+        notes.append(f"{unchecked} Impossible answer(s) unchecked: no certificate is built ({why})")
     return out
 
 
@@ -143,14 +146,12 @@ def _uncertified(game: PressSystem, boards: np.ndarray, infeasible: dict[str, np
                               for b in boards], dtype=bool).reshape(len(boards))
         return {name: idx[~certified[idx]] for name, idx in infeasible.items() if np.any(~certified[idx])}
     certified = np.ones(len(boards), dtype=bool)
-    for lo in range(0, len(boards), COMPARE_STEP):  # a step at a time: temporaries of a few MB, not GB
-        part = boards[lo:lo + COMPARE_STEP]
-        for t in game.targets:
-            d = part ^ np.uint64(t)
-            odd = np.zeros(len(part), dtype=bool)
-            for c in checks:
-                odd |= (np.bitwise_count(d & np.uint64(c)) & 1).astype(bool)
-            certified[lo:lo + COMPARE_STEP] &= odd
+    for t in game.targets:
+        d = boards ^ np.uint64(t)
+        odd = np.zeros(len(boards), dtype=bool)
+        for c in checks:
+            odd |= (np.bitwise_count(d & np.uint64(c)) & 1).astype(bool)
+        certified &= odd
     return {name: idx[~certified[idx]] for name, idx in infeasible.items() if np.any(~certified[idx])}
 
 

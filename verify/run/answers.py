@@ -2,8 +2,9 @@
 
 A :class:`~flipgame.backends.result.BatchSolution` holds 29 bytes a board (the boards, status, moves,
 witnesses and goal boards); two backends on every 5x5 board held 3.4 GB.  :class:`Answers` keeps the
-status and the minimum of every board in full (the comparison's keys), the boards once (the run's
-own array, shared), and the witnesses and goal boards of each finished chunk zlib-compressed
+status and the minimum of every board in full (the comparison's keys; int16 in a long run of at most
+64 cells), the boards once (the run's own array, shared), and the witnesses and goal boards of each
+finished chunk zlib-compressed
 (level 1: most boards are Impossible, their witnesses 0); a chunk is unpacked when a check or a
 record needs it.  For the checks it reads like a BatchSolution (``len``, ``[i]``, ``status``,
 ``moves``, ``boards``, ``presses``).  Small runs (at most :data:`PACK_MIN_BOARDS` boards) keep their
@@ -34,7 +35,7 @@ class Answers:
         self.backend, self.boards, self.size = backend, boards, size
         self.packed = len(boards) > PACK_MIN_BOARDS and boards.dtype == np.uint64 and boards.ndim == 1
         self.status = np.full(len(boards), Status.UNKNOWN, dtype=np.uint8)
-        self.moves = np.full(len(boards), -1, dtype=np.int32)
+        self.moves = np.full(len(boards), -1, dtype=np.int16 if self.packed else np.int32)
         self.chunks: list[BatchSolution | tuple[bytes, bytes] | None] = [None] * -(-len(boards) // size)
         self.errors: list[str] = []
         self.seconds = 0.0
@@ -46,6 +47,9 @@ class Answers:
     def add(self, i: int, batch: BatchSolution) -> None:
         """Keep chunk ``i``'s answers (compressed in a long run)."""
         lo = i * self.size
+        if len(batch) and self.moves.dtype == np.int16 and not -1 <= int(batch.moves.min()) <= int(batch.moves.max()) \
+                <= np.iinfo(np.int16).max:
+            self.moves = self.moves.astype(np.int32)  # a (faulty) minimum past int16: kept as it was, for the report
         self.status[lo:lo + len(batch)] = batch.status
         self.moves[lo:lo + len(batch)] = batch.moves
         self.errors.extend(batch.stats.get("errors", []))
@@ -67,8 +71,8 @@ class Answers:
             lo = i * self.size
             hi = min(lo + self.size, len(self.boards))
             presses, target = (np.frombuffer(zlib.decompress(b), dtype="<u8").astype(np.uint64) for b in got)
-            got = BatchSolution(self.backend, self.boards[lo:hi], self.status[lo:hi], self.moves[lo:hi],
-                                presses, target)
+            got = BatchSolution(self.backend, self.boards[lo:hi], self.status[lo:hi],
+                                self.moves[lo:hi].astype(np.int32), presses, target)
         self._last = (i, got)
         return got
 
