@@ -18,38 +18,30 @@ This module only re-exports.  The layers are the subpackages, each importing onl
 # isort: off
 from flipgame.core import signals  # noqa: F401 - first: numpy starts its BLAS threads with Ctrl-C blocked
 # isort: on
+from flipgame.backends.base import Backend, ModelBackend, Option
+from flipgame.backends.result import BatchSolution, Solution, Status
+from flipgame.core.errors import (
+    BoardFormatError,
+    BoardTooLargeError,
+    FlipgameError,
+    MemoryBudgetError,
+    NullityTooLargeError,
+    OptionError,
+    RefusedError,
+    RulesError,
+    UnknownBackendError,
+)
+from flipgame.formats.rows import read_cases
+from flipgame.gate.registry import BACKENDS, get_backend, register
+from flipgame.gate.session import Session, prepare, solve, solve_batch, solve_strategy
+from flipgame.model.grid import GOALS, Board, Game, format_cells
+from flipgame.model.rules import from_edges, from_json, read_edge_list
+from flipgame.model.system import PressSystem
 
-_HOMES = {
-    "flipgame.backends.base": ("Backend", "ModelBackend", "Option"),
-    "flipgame.backends.result": ("BatchSolution", "Solution", "Status"),
-    "flipgame.core.errors": ("BoardFormatError", "BoardTooLargeError", "FlipgameError", "MemoryBudgetError",
-                             "NullityTooLargeError", "OptionError", "RefusedError", "RulesError",
-                             "UnknownBackendError"),
-    "flipgame.formats.rows": ("read_cases",),
-    "flipgame.gate.registry": ("BACKENDS", "get_backend", "register"),
-    "flipgame.gate.session": ("Session", "prepare", "solve", "solve_batch", "solve_strategy"),
-    "flipgame.model.grid": ("GOALS", "Board", "Game", "format_cells"),
-    "flipgame.model.rules": ("from_edges", "from_json", "read_edge_list"),
-    "flipgame.model.system": ("PressSystem",),
-}
-"""Where each re-exported name lives; each is imported on first use (PEP 562), so that ``import flipgame``
-and ``flipgame solve`` load only the modules they use."""
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
-
-__all__ = sorted(_HOME_OF)
-
-
-def __getattr__(name: str):
-    if name not in _HOME_OF:
-        raise AttributeError(f"module 'flipgame' has no attribute {name!r}")
-    import importlib
-
-    if _HOME_OF[name] in ("flipgame.gate.registry", "flipgame.gate.session"):
-        importlib.import_module("flipgame.gate.session")  # the registry is filled by the session's module
-    value = getattr(importlib.import_module(_HOME_OF[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__all__ = [
+    "BACKENDS", "GOALS", "Backend", "BatchSolution", "Board", "BoardFormatError", "BoardTooLargeError",
+    "FlipgameError", "Game", "MemoryBudgetError", "ModelBackend", "NullityTooLargeError", "Option",
+    "OptionError", "PressSystem", "RefusedError", "RulesError", "Session", "Solution", "Status",
+    "UnknownBackendError", "format_cells", "from_edges", "from_json", "get_backend", "prepare", "read_cases",
+    "read_edge_list", "register", "solve", "solve_batch", "solve_strategy",
+]
