@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from flipgame.core.processes import run_function
+
 LIBRARIES = ("cpsat", "scip_ortools", "scip_pyscipopt", "highs", "cryptominisat", "pysat")
 """The libraries whose per-call floor is measured (:func:`library_floor`)."""
 SWEEP_BACKENDS = ("cpsat", "sat", "ilp")
@@ -30,6 +32,8 @@ COLUMNS = ("random", "solvable", "p14", "b18")
 the 18x18 board (176) (seconds)."""
 STRATEGY_LIMIT = 30.0
 """Seconds per board of the strategies' table."""
+CHILD_MAX_SECONDS = 3600.0
+"""Longest a measuring child process may take."""
 
 
 def _cpsat():
@@ -211,3 +215,37 @@ def strategy_costs(strategy: str) -> dict[str, float | tuple[float, str]]:
         else:
             out[column] = time.perf_counter() - t0
     return out
+
+
+# --- the Measurements of flipgame.study.measure: each figure measured in a fresh process ------------------
+
+
+def _in_child(target: str, *args) -> object:
+    """``flipgame.study.floors:target(*args)`` in a fresh Python (:func:`run_function`); RuntimeError if it fails."""
+    got = run_function(f"flipgame.study.floors:{target}", args, CHILD_MAX_SECONDS)
+    if not got.ok:
+        raise RuntimeError(f"{target}{args}: {got.error}")
+    return got.value
+
+
+def floor_figures(context: dict) -> dict[str, float]:
+    return {f"floor.{lib}": _in_child("library_floor", lib) for lib in LIBRARIES}
+
+
+def per_board_figures(context: dict) -> dict[str, float]:
+    return {f"per_board.{b}": _in_child("sweep_per_board", b) for b in SWEEP_BACKENDS}
+
+
+def strategy_figures(context: dict) -> dict[str, float | tuple[float, str]]:
+    out = {}
+    for strategy in STRATEGIES:
+        for column, value in _in_child("strategy_costs", strategy).items():
+            out[f"cost.{strategy}.{column}"] = value
+    return out
+
+
+COLUMN_WHAT = {"random": ("ms", "wall time per board over 300 random 4x4 boards (random.Random(0), mostly "
+                                  "Impossible)"),
+                "solvable": ("ms", "wall time per board over 100 solvable 4x4 boards"),
+                "p14": ("s", "the POJ 1681 14x14 case (89), wall time of one solve"),
+                "b18": ("s", "the 18x18 unique-solution board (176), wall time of one solve")}
