@@ -109,8 +109,7 @@ class CpSatModel(Model):
         m.minimize(sum(self.press))
         models = [m] if self._decide is None else [m, self._decide]
         linear = formulation == "linear"
-        self._rows = [[x.proto.constraints[c].linear.domain if linear else x.proto.constraints[c].bool_xor.literals
-                       for x in models] for c in rows]
+        self._rows = [[_row(x.proto.constraints[c], linear) for x in models] for c in rows]
         self._fixed = False  # presses fixed by _solve_fixed?
         self._press_domains = [m.proto.variables[v.index].domain for v in self.press]
         self.solver = cp_model.CpSolver()
@@ -182,16 +181,16 @@ class CpSatModel(Model):
             signs = self._signs
             for i, (bit, old) in enumerate(zip(new, self._constants, strict=True)):
                 if bit != old:
-                    for row in self._rows[i]:
-                        row[len(row) - 1] = signs[bit]
+                    for row, last in self._rows[i]:
+                        row[last] = signs[bit]
             self._constants = new
             return
         xor = self.formulation == "xor"
         for i in self._changed_cells(board):
             bit = board >> i & 1
-            for row in self._rows[i]:
+            for row, last in self._rows[i]:
                 if xor:
-                    row[len(row) - 1] = self._signs[bit]
+                    row[last] = self._signs[bit]
                 else:
                     row[0] = row[1] = -bit
 
@@ -241,6 +240,15 @@ class CpSatModel(Model):
         if code == self._cp.INFEASIBLE:
             return None
         raise TimeoutError("time limit reached while choosing the canonical witness")
+
+
+def _row(constraint, linear: bool) -> tuple:
+    """A row's field the boards rewrite: (its domain, 0) for a linear row, else (its literals, the index of the
+    sign literal, the last)."""
+    if linear:
+        return constraint.linear.domain, 0
+    literals = constraint.bool_xor.literals
+    return literals, len(literals) - 1
 
 
 class CountsCpSatModel(CountsModel):

@@ -21,7 +21,7 @@ Source: light chasing (e.g. Leach, "Chasing the Lights in Lights Out", Mathemati
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from flipgame.model.grid import Game
 
@@ -44,11 +44,17 @@ class ChaseRows:
     press: tuple[int, ...]
     last: tuple[int, ...]
 
-    @property
+    @cached_property
     def rows(self) -> tuple[int, ...]:
         """The forms a model constrains, in order: press ``cols .. n-1`` (``press_j`` XOR its form = 0),
         then the last row's cells (the form = 0)."""
         return self.press[self.cols:] + self.last
+
+    @cached_property
+    def _board_parts(self) -> tuple[tuple[int, int], ...]:
+        """Per row, (its board cells as a mask, its constant on the all-white board)."""
+        shift = self.cols + 2
+        return tuple((f >> shift, f >> (shift - 1) & 1) for f in self.rows)
 
     def decisions(self, form: int) -> list[int]:
         """The decision variables of ``form``: first-row presses ``0..cols-1`` and ``cols`` for the colour."""
@@ -61,8 +67,7 @@ class ChaseRows:
         >>> chase_rows(Game(2, 2, "any")).constants(0b0001)
         (1, 0, 1, 1)
         """
-        shift = self.cols + 2
-        return tuple((f >> (shift - 1) & 1) ^ ((f >> shift) & board).bit_count() & 1 for f in self.rows)
+        return tuple(c ^ (cells & board).bit_count() & 1 for cells, c in self._board_parts)
 
 
 @lru_cache(maxsize=64)
