@@ -408,7 +408,7 @@ class Model:
         """Seconds the board being solved may take: ``limit``, less the seconds building the model took
         on the first board after :meth:`ModelBackend.open` (the time limit counts model building)."""
         spent, self._build_seconds = self._build_seconds, 0.0
-        return max(limit - spent, 0.001)
+        return max(limit - spent, limit / 1000)  # a build past the limit leaves the board a thousandth of it
 
     def _run(self, call: Callable[[], Any]) -> Any:
         if self.game.n <= self.THREAD_MIN_CELLS:
