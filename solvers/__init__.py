@@ -31,7 +31,7 @@ from flipgame.core.errors import (
     RulesError,
     UnknownBackendError,
 )
-from flipgame.formats.judge import read_cases
+from flipgame.formats.rows import read_cases
 from flipgame.gate.registry import BACKENDS, get_backend, register
 from flipgame.gate.session import Session, prepare, solve, solve_batch, solve_strategy
 from flipgame.model.grid import GOALS, Board, Game, format_cells

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from flipgame import Board, Game, solve
-from flipgame.backends.cpsat import chase_forms
+from flipgame.encode.chase import chase_forms
 from flipgame.model.puzzles import B18
 from flipgame.verify.checks.witness import check_solution
 

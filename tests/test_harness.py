@@ -145,3 +145,21 @@ def test_verify_reports_every_known_kind_of_fault(monkeypatch, tmp_path, fault):
     assert (replay.returncode, replay.stdout) == (0, truth + "\n")
     if "answers" in record:  # a disagreement: gauss recorded the truth, the fault did not
         assert record["answers"]["gauss"]["answer"] == truth != record["answers"][fault]["answer"]
+
+
+@pytest.mark.parametrize("corrupt", [zero_for_sample, impossible_for_sample, bad_witness_for_sample])
+def test_a_long_run_keeps_its_answers_packed_and_reports_the_same(monkeypatch, corrupt):
+    """Past PACK_MIN_BOARDS boards a run keeps its witnesses compressed and checks a step at a time (5x5 with
+    gauss and bfs peaked at 3.4 GB): the same disagreements, witness failures and counts as kept whole."""
+    from flipgame.verify.run import agreement, answers
+
+    monkeypatch.setitem(BACKENDS, "liar", planted("liar", corrupt))
+    found = []
+    for packed in (False, True):
+        if packed:
+            monkeypatch.setattr(answers, "PACK_MIN_BOARDS", 0)
+            monkeypatch.setattr(agreement, "COMPARE_STEP", 5000)
+        r = run_agreement(Game(4, 4), ["gauss", "bfs", "liar"], chunk_size=4096)
+        rows = [(s.backend, s.solvable, s.impossible, s.disagreements, s.witness_failures) for s in r.summaries]
+        found.append((rows, r.disagreements, r.witness_failures))
+    assert found[0] == found[1] and (found[0][1] or found[0][2])

@@ -21,7 +21,7 @@ from faulty_backends import FunctionBackend
 from flipgame import BACKENDS, Game, Session, Solution, Status, solve, solve_batch
 from flipgame.cli import ExitCode, main
 from flipgame.cli import solve as solve_cli
-from flipgame.formats.judge import LineSource
+from flipgame.formats.lines import LineSource
 from flipgame.model.grid import format_cells
 from flipgame.verify.checks.witness import check_solution
 

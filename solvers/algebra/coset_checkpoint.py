@@ -15,7 +15,6 @@ lightest solution that does not solve the board (re-checked from the press masks
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -60,6 +59,8 @@ def _rules(game: PressSystem) -> object:
 
 
 def _digest(data: object) -> str:
+    import hashlib  # off the start-up path: only checkpoints need it
+
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 

@@ -27,7 +27,6 @@ ETH Zurich, 2000, ch. 7 (Smith form over Z/NZ by Bezout transforms).
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -261,6 +260,8 @@ _cache_lock = threading.Lock()
 def diagonal_of(a: np.ndarray, k: int, deadline: float | None = None) -> Diagonal:
     """:func:`diagonalise`, cached by a digest of the matrix (a verify run asks once per board), at most
     :data:`CACHE_BYTES` of forms kept.  Works on one copy of ``a`` (see :func:`estimate_bytes`)."""
+    import hashlib  # off the start-up path: only systems beyond two states get here
+
     mat = np.ascontiguousarray(a, dtype=np.int64) % k
     key = (hashlib.blake2b(mat, digest_size=16).digest(), mat.shape, k)
     with _cache_lock:

@@ -374,6 +374,7 @@ class Model:
 
     backend: ClassVar[str]
     THREAD_MIN_CELLS: ClassVar[int] = 64
+    _build_seconds: float = 0.0  # seconds building took, until the first board spends them (set by open)
 
     def __init__(self, game: PressSystem, **options):
         if game.goal not in ("any", "white", "black"):
@@ -402,6 +403,12 @@ class Model:
             i = changed.bit_length() - 1
             changed ^= 1 << i
             yield i
+
+    def _board_seconds(self, limit: float) -> float:
+        """Seconds the board being solved may take: ``limit``, less the seconds building the model took
+        on the first board after :meth:`ModelBackend.open` (the time limit counts model building)."""
+        spent, self._build_seconds = self._build_seconds, 0.0
+        return max(limit - spent, limit / 1000)  # a build past the limit leaves the board a thousandth of it
 
     def _run(self, call: Callable[[], Any]) -> Any:
         if self.game.n <= self.THREAD_MIN_CELLS:
@@ -501,7 +508,10 @@ class ModelBackend(Backend):
         if not game.binary:
             options = {k: v for k, v in options.items() if k in ("time_limit", "solver", "workers")}
             return self.counts_model(game, **options)
-        return self.model_class(options)(game, **options)
+        start = time.perf_counter()
+        model = self.model_class(options)(game, **options)
+        model._build_seconds = time.perf_counter() - start
+        return model
 
     def solve(self, game: PressSystem, board: int, **options) -> Solution:
         """One board on a model built for it; ``stats["build_seconds"]``: the seconds building took."""

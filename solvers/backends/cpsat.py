@@ -3,29 +3,29 @@
 Encoding.  One Boolean ``press_j`` per cell and one Boolean ``t`` for the goal
 colour (free for the goal "any", fixed for ``white``/``black``).  Cell ``i``
 ends at colour ``t`` iff the presses flipping it and its board bit ``b_i`` have
-the parity of ``t``.  Two formulations (option ``formulation``):
+the parity of ``t``.  Three formulations (option ``formulation``):
 
-``xor``
+``chase`` (``auto`` on plus boards without wrap)
+    The chased rows of :mod:`flipgame.encode.chase`: the first row's presses and
+    ``t`` are the decisions, every other press is tied to its light-chasing form
+    by one ``AddBoolXOr``, and each last-row cell gives one more.  A board
+    changes only each row's constant, the sign of a literal fixed to 0.
+``xor`` (``auto`` otherwise)
     One ``AddBoolXOr`` per cell: ``XOR(press_j : j flips i) ^ t = b_i``, written
     as the literals ``press_j..., t`` when ``b_i = 1`` and ``press_j..., NOT t``
     when ``b_i = 0`` (a BoolXor constraint asks for odd parity).
 ``linear``
     The MIP's parity row, ``sum(press_j : j flips i) - 2 k_i - t = -b_i`` with
     an integer ``k_i``, for CP-SAT's LP relaxation.  Measured slower: the
-    POJ 1681 14x14 case (89 presses) takes 3.4 s with ``xor`` and is
-    ``Unknown`` after 30 s with ``linear``; neither proves the 18x18 case of the
-    backend-scaling issue (176) in 20 s, with any of linearization level 2,
-    2 workers or extra cuts.
+    POJ 1681 14x14 case (89 presses) is ``Unknown`` after 30 s.
 
-``xor`` is the default.  The objective is ``minimise sum(press_j)``.  The model is
-built once per game; between boards only the sign of ``t`` in each XOR (or
-each row's right-hand side) changes in the model's protobuf, so the board costs
-no variables.  Measured on 4x4 (CPU per Impossible board): 0.9 ms with the
-board as 16 fixed variables, 0.55-0.7 ms without.  A time-out (FEASIBLE or UNKNOWN) is ``UNKNOWN``: a number
-is only given when CP-SAT proves it optimal.
+The objective is ``minimise sum(press_j)``.  The model is built once per game;
+between boards only the rows whose constant changed are rewritten in the
+model's protobuf, so a board costs no variables.  A time-out (FEASIBLE or
+UNKNOWN) is ``UNKNOWN``: a number is only given when CP-SAT proves it optimal.
 
-Running time: NP-hard in general; about 0.5 ms per 4x4 board with one worker (CPU time:
-0.37 ms Impossible, 0.75-0.95 ms solvable).
+Running time: NP-hard in general; per 4x4 board against the library's own
+per-call floor in docs/bench.md.
 Source: OR-Tools CP-SAT documentation, "Boolean constraints" (AddBoolXOr),
 "Solving a CP-SAT model" (solver parameters, statuses, StopSearch).
 """
@@ -38,6 +38,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, CountsModel, Model,
 from flipgame.backends.result import Status
 from flipgame.core.errors import RulesError
 from flipgame.core.limits import MODEL_MAX_CELLS
+from flipgame.encode.chase import chase_rows
 from flipgame.encode.congruence import CongruenceRows
 from flipgame.model.system import PressSystem
 
@@ -64,70 +65,8 @@ FORMULATIONS = ("auto", "chase", "xor", "linear")
 """The ``formulation`` option's values."""
 
 
-def chase_forms(game: PressSystem, board: int) -> tuple[list[int], list[int]]:
-    """Light chasing over affine forms: ``(press forms, last-row forms)``.
-
-    A form is an int: bit ``c < cols`` = first-row press ``c``; bit ``cols`` = the goal colour
-    ``t``; bit ``cols + 1`` = the constant 1.  Press ``(r+1, c)`` must flip cell ``(r, c)`` to the
-    goal: its form is the XOR of the forms of the other presses flipping that cell, the cell's
-    board bit and the colour.  The last row's cells give the conditions (forms that must be 0).
-    Built from the press masks' geometry alone (no elimination).  O(n) big-int XORs of cols + 2 bits.
-    """
-    rows, cols = game.rows, game.cols
-    colour = {"any": 1 << cols, "white": 0, "black": 1 << (cols + 1)}[game.goal]
-    one = 1 << (cols + 1)
-    form = [1 << c for c in range(cols)] + [0] * (game.n - cols)
-
-    def cell(r: int, c: int) -> int:
-        acc = (one if board >> (r * cols + c) & 1 else 0) ^ colour
-        for rr, cc in ((r, c), (r - 1, c), (r, c - 1), (r, c + 1)):
-            if 0 <= rr < rows and 0 <= cc < cols:
-                acc ^= form[rr * cols + cc]
-        return acc
-
-    for r in range(rows - 1):
-        for c in range(cols):
-            form[(r + 1) * cols + c] = cell(r, c)
-    return form, [cell(rows - 1, c) for c in range(cols)]
-
-
-def build_chase(cp_model, game: PressSystem, board: int):
-    """The chase model of one board: ``(model, press literals)``; minimise presses.
-
-    First-row presses and the colour are the decisions; press ``j`` below the first row is a
-    Boolean tied to its form by one ``BoolXor``; each last-row condition is one ``BoolXor``.
-    """
-    cols = game.cols
-    m = cp_model.CpModel()
-    first = [m.new_bool_var(f"press_{c}") for c in range(cols)]
-    colour = m.new_bool_var("target_black")
-    if game.goal != "any":
-        m.add(colour == (game.goal == "black"))
-    base = [*first, colour]
-
-    def xor(form: int, extra: list) -> None:  # XOR(form's variables, extra) = form's constant
-        lits = [base[i] for i in range(cols + 1) if form >> i & 1] + extra
-        odd = bool(form >> (cols + 1) & 1)
-        if not lits:
-            if odd:
-                m.add_bool_or([])  # 1 = 0: no press set
-            return
-        m.add_bool_xor(lits if odd else [*lits[:-1], ~lits[-1]])
-
-    forms, last = chase_forms(game, board)
-    press = list(first)
-    for j in range(cols, game.n):
-        p = m.new_bool_var(f"press_{j}")
-        xor(forms[j], [p])
-        press.append(p)
-    for f in last:
-        xor(f, [])
-    m.minimize(sum(press))
-    return m, press
-
-
 class CpSatModel(Model):
-    """The CP-SAT model of one game.
+    """The CP-SAT model of one game, built once: a board changes only the constants of its rows.
 
     Parameters
     ----------
@@ -137,7 +76,7 @@ class CpSatModel(Model):
     workers : int
         CP-SAT search workers per solve (1 is fastest on small boards;
         parallelism across boards comes from worker processes instead).
-    formulation : {"xor", "linear"}
+    formulation : {"auto", "chase", "xor", "linear"}
     """
 
     backend = "cpsat"
@@ -148,46 +87,66 @@ class CpSatModel(Model):
 
         self._cp = cp_model
         if formulation == "auto":
-            formulation = "chase" if game.chaseable and game.n > FIXED_SEARCH_MAX_CELLS else "xor"
+            formulation = "chase" if game.chaseable else "xor"
         if formulation == "chase" and not game.chaseable:
             raise RulesError("cpsat formulation chase needs the plus neighbourhood without wrap")
         self.formulation = formulation
-        self._chase = None  # (model, presses) of the last board, for the chase formulation
-        formulation = "xor" if formulation == "chase" else formulation  # the base model is built either way
         m = self.model = cp_model.CpModel()
-        n = game.m
-        self.press = [m.new_bool_var(f"press_{j}") for j in range(n)]
+        self.press = [m.new_bool_var(f"press_{j}") for j in range(game.m)]
         self.colour = m.new_bool_var("target_black")
         if game.goal != "any":
             m.add(self.colour == (game.goal == "black"))
-        rows = []
-        for i in range(game.n):
-            flips_i = [self.press[j] for j in game.flippers[i]]
-            if formulation == "xor":  # the board of all-white cells until _set_board
-                rows.append(m.add_bool_xor([*flips_i, ~self.colour]).index)
-            else:
-                k = m.new_int_var(0, (len(flips_i) + 1) // 2, f"k_{i}")
-                rows.append(m.add(sum(flips_i) - 2 * k - self.colour == 0).index)
-        small = n <= FIXED_SEARCH_MAX_CELLS
+        rows = self._chase_rows(m) if formulation == "chase" else self._cell_rows(m, formulation)
+        small = game.m <= FIXED_SEARCH_MAX_CELLS
         if small:
-            # Branching on the presses in order, min value first, without presolve,
-            # is faster than the default on small boards; the search stays complete.
-            m.add_decision_strategy(self.press, cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
+            # Branching on the decisions in order, min value first, without presolve, is faster
+            # than the default on small boards; the search stays complete.
+            order = [*self.press[:game.cols], self.colour] if formulation == "chase" else self.press
+            m.add_decision_strategy(order, cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
         # A small board is first decided by the same constraints without the objective (see
         # _minimise): the decision model is a copy taken before the objective is added.
         self._decide = m.clone() if small else None
         m.minimize(sum(self.press))
-        t = self.colour.index
         models = [m] if self._decide is None else [m, self._decide]
-        if formulation == "xor":
-            # Each row's last literal is t (b_i = 1) or NOT t, which the protobuf writes -t - 1.
-            self._rows = [[x.proto.constraints[c].bool_xor.literals for x in models] for c in rows]
-            self._signs = (-t - 1, t)
-        else:
-            self._rows = [[x.proto.constraints[c].linear.domain for x in models] for c in rows]
+        linear = formulation == "linear"
+        self._rows = [[_row(x.proto.constraints[c], linear) for x in models] for c in rows]
         self._fixed = False  # presses fixed by _solve_fixed?
         self._press_domains = [m.proto.variables[v.index].domain for v in self.press]
         self.solver = cp_model.CpSolver()
+        self._parameters(workers, time_limit, small)
+
+    def _cell_rows(self, m, formulation: str) -> list[int]:
+        """One row per cell (xor or linear), for the all-white board; the constraint indices."""
+        rows = []
+        for i in range(self.game.n):
+            flips_i = [self.press[j] for j in self.game.flippers[i]]
+            if formulation == "xor":  # b_i = 0: the literals press_j..., NOT t (a BoolXor asks for odd parity)
+                rows.append(m.add_bool_xor([*flips_i, ~self.colour]).index)
+            else:
+                k = m.new_int_var(0, (len(flips_i) + 1) // 2, f"k_{i}")
+                rows.append(m.add(sum(flips_i) - 2 * k - self.colour == 0).index)
+        t = self.colour.index  # each XOR's last literal is t (b_i = 1) or NOT t, which the protobuf writes -t - 1
+        self._signs = (-t - 1, t)
+        return rows
+
+    def _chase_rows(self, m) -> list[int]:
+        """The chased rows (:mod:`flipgame.encode.chase`), each ending in a sign literal: NOT z for a
+        constant 0, z for 1, where z is fixed to 0; the constraint indices."""
+        chased = self._chased = chase_rows(self.game)
+        base, cols = [*self.press[:chased.cols], self.colour], chased.cols
+        zero = m.new_bool_var("zero")
+        m.add(zero == 0)
+        rows = []
+        for r, form in enumerate(chased.rows):
+            lits = [base[i] for i in chased.decisions(form)]
+            if cols + r < self.game.m:
+                lits.append(self.press[cols + r])
+            rows.append(m.add_bool_xor([*lits, ~zero]).index)
+        self._signs = (-zero.index - 1, zero.index)
+        self._constants = (0,) * len(rows)
+        return rows
+
+    def _parameters(self, workers: int, time_limit: float, small: bool) -> None:
         params = self.solver.parameters
         params.num_workers = workers
         params.max_time_in_seconds = time_limit
@@ -195,7 +154,7 @@ class CpSatModel(Model):
         params.catch_sigint_signal = False  # Ctrl-C is ours: it stops the run, not one board's search
         self.time_limit = time_limit
         if small:
-            params.search_branching = cp_model.FIXED_SEARCH
+            params.search_branching = self._cp.FIXED_SEARCH
             params.cp_model_presolve = False
             # Fixed per-solve work that finds nothing in a model this small.
             for name, value in SMALL_MODEL_PARAMETERS.items():
@@ -213,44 +172,48 @@ class CpSatModel(Model):
         self._fixed = bool(fixed)
 
     def _presses(self) -> int:
-        press = self.press if self._chase is None else self._chase[1]
-        return sum(1 << j for j, v in enumerate(press) if self.solver.boolean_value(v))
+        return sum(1 << j for j, v in enumerate(self.press) if self.solver.boolean_value(v))
 
     def _set_board(self, board: int) -> None:
-        """Write ``board``'s bits into the rows (of both models) whose bit differs from the last board's."""
+        """Write ``board`` into the rows (of both models) whose constant differs from the last board's."""
+        if self.formulation == "chase":
+            new = self._chased.constants(board)
+            signs = self._signs
+            for i, (bit, old) in enumerate(zip(new, self._constants, strict=True)):
+                if bit != old:
+                    for row, last in self._rows[i]:
+                        row[last] = signs[bit]
+            self._constants = new
+            return
         xor = self.formulation == "xor"
         for i in self._changed_cells(board):
             bit = board >> i & 1
-            for row in self._rows[i]:
+            for row, last in self._rows[i]:
                 if xor:
-                    row[len(row) - 1] = self._signs[bit]
+                    row[last] = self._signs[bit]
                 else:
                     row[0] = row[1] = -bit
 
     def _minimise(self, board: int):
         """Decide, then minimise.  On a small board the decision model (no objective) answers
         first: most boards of a game of nullity k are Impossible (all but 2**-k of them),
-        and CP-SAT proves that in 0.37 ms without the objective against 0.52-0.66 ms with it
-        (4x4, CPU time, 3000 Impossible boards, same 31 conflicts); a solvable board pays
-        about 0.2 ms more (0.5-0.8 ms -> 0.74-0.97 ms)."""
-        if self.formulation == "chase":
-            self._deadline = time.perf_counter() + self.time_limit
-            return self._minimise_chase(board)
+        and CP-SAT proves that without the objective in less time than with it, while a solvable
+        board pays one more call (4x4: docs/bench.md)."""
         self._set_board(board)
         self._fix_presses({})
         cp, s = self._cp, self.solver
-        start = time.perf_counter()
-        self._deadline = start + self.time_limit  # the board's: the canonical refinement spends what is left
+        start, limit = time.perf_counter(), self._board_seconds(self.time_limit)
+        self._deadline = start + limit  # the board's: the canonical refinement spends what is left
         stats = {"formulation": self.formulation}
+        s.parameters.max_time_in_seconds = limit
         if self._decide is not None:
-            s.parameters.max_time_in_seconds = self.time_limit
             code = s.solve(self._decide)
             stats.update(conflicts=s.num_conflicts, branches=s.num_branches, wall_time=s.wall_time)
             if code == cp.INFEASIBLE:
                 return Status.INFEASIBLE, None, stats
             if code != cp.OPTIMAL:  # a model without objective reports a solution as OPTIMAL
                 return Status.UNKNOWN, None, stats
-            s.parameters.max_time_in_seconds = max(self.time_limit - (time.perf_counter() - start), 0.001)
+            s.parameters.max_time_in_seconds = max(limit - (time.perf_counter() - start), 0.001)
         code = s.solve(self.model)
         for key, value in (("conflicts", s.num_conflicts), ("branches", s.num_branches),
                            ("wall_time", s.wall_time)):
@@ -263,23 +226,6 @@ class CpSatModel(Model):
             return Status.UNKNOWN, None, stats
         raise RuntimeError(f"CP-SAT returned {s.status_name(code)}")
 
-    def _minimise_chase(self, board: int):
-        """One board by the chase formulation, built for this board (O(n) XOR constraints).  Measured
-        (shared 2-core machine, 1 worker): the 18x18 unique-solution board 0.17 s, random 20x20
-        0.2 s (goal white, 192), random 30x30 Impossible in 0.5-0.7 s; with the ``xor``
-        formulation all three are Unknown after 10 s."""
-        cp, s = self._cp, self.solver
-        self._chase = build_chase(cp, self.game, board)
-        s.parameters.max_time_in_seconds = self.time_limit
-        code = s.solve(self._chase[0])
-        stats = {"formulation": "chase", "conflicts": s.num_conflicts, "branches": s.num_branches,
-                 "wall_time": s.wall_time}
-        if code == cp.OPTIMAL:
-            return Status.OPTIMAL, self._presses(), stats
-        if code == cp.INFEASIBLE:
-            return Status.INFEASIBLE, None, stats
-        return Status.UNKNOWN, None, stats
-
     def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
         """A press set of ``weight`` presses agreeing with ``fixed``, within what is left of the board's time
         limit (a --canonical answer took 3.08 s at a 2 s limit when each call had the whole limit)."""
@@ -287,19 +233,6 @@ class CpSatModel(Model):
         if left <= 0:
             raise TimeoutError("time limit reached while choosing the canonical witness")
         self.solver.parameters.max_time_in_seconds = left
-        if self._chase is not None:
-            m, press = self._chase
-            m = m.clone()
-            for i, v in fixed.items():
-                m.add(m.get_bool_var_from_proto_index(press[i].index) == v)
-            m.add(sum(m.get_bool_var_from_proto_index(p.index) for p in press) == weight)
-            m.clear_objective()
-            code = self.solver.solve(m)
-            if code == self._cp.OPTIMAL:
-                return self._presses()
-            if code == self._cp.INFEASIBLE:
-                return None
-            raise TimeoutError("time limit reached while choosing the canonical witness")
         self._fix_presses(fixed)
         code = self.solver.solve(self.model)
         if code == self._cp.OPTIMAL:
@@ -307,6 +240,15 @@ class CpSatModel(Model):
         if code == self._cp.INFEASIBLE:
             return None
         raise TimeoutError("time limit reached while choosing the canonical witness")
+
+
+def _row(constraint, linear: bool) -> tuple:
+    """A row's field the boards rewrite: (its domain, 0) for a linear row, else (its literals, the index of the
+    sign literal, the last)."""
+    if linear:
+        return constraint.linear.domain, 0
+    literals = constraint.bool_xor.literals
+    return literals, len(literals) - 1
 
 
 class CountsCpSatModel(CountsModel):
@@ -380,10 +322,9 @@ class CpSat(ModelBackend):
         TIME_LIMIT,
         Option("workers", int, 1, "CP-SAT search workers per board", minimum=1, maximum=64,
                flag="--cpsat-workers"),
-        Option("formulation", str, "auto", "auto: chase on plus boards without wrap above 64 cells, else xor; "
-               "chase: the first row decides, every other press is an XOR of it by light chasing; xor: one XOR "
-               "per cell; linear: rows with a slack (measured slower)", choices=FORMULATIONS,
-               flag="--cpsat-formulation"),
+        Option("formulation", str, "auto", "auto: chase on plus boards without wrap, else xor; chase: the first "
+               "row decides, every other press is an XOR of it by light chasing; xor: one XOR per cell; linear: "
+               "rows with a slack (measured slower)", choices=FORMULATIONS, flag="--cpsat-formulation"),
         MEMORY_LIMIT,
     )
 

@@ -46,9 +46,9 @@ import os
 import re
 import shlex
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit, no_canonical
 from flipgame.backends.program_output import (
@@ -60,9 +60,11 @@ from flipgame.backends.program_output import (
 )
 from flipgame.backends.result import Solution, Status
 from flipgame.core.errors import OptionError, RefusedError
-from flipgame.core.processes import OUTPUT_MAX_BYTES, RunResult, run_bounded
 from flipgame.encode.export import SUFFIXES, export
 from flipgame.model.system import PressSystem
+
+if TYPE_CHECKING:
+    from flipgame.core.processes import RunResult
 
 FORMATS = ("cnf", "xcnf", "wcnf", "opb", "opb-xor", "mps", "lp")
 """Formats an external program can be given (every one :func:`flipgame.encode.export.export` writes
@@ -131,6 +133,8 @@ def version_of(command: str) -> str:
     if not command:
         return ""
     if command not in _VERSIONS:
+        from flipgame.core.processes import run_bounded  # child processes: only when a program runs
+
         try:
             run = run_bounded(shlex.split(command), VERSION_SECONDS, output_cap=1 << 16)
             text = (run.stdout + b"\n" + run.stderr_tail).decode("utf-8", "replace")
@@ -213,6 +217,10 @@ class Program:
             memory_gib: float | None = None) -> Call:
         """Write the instance, run the program on it bounded, read its answer (``problem`` quotes the offending
         line of an output that is no answer).  Raises OSError when it cannot be started."""
+        import tempfile
+
+        from flipgame.core.processes import run_bounded  # child processes: only when a program runs
+
         memory = None if memory_gib is None else int(memory_gib * (1 << 30))
         with tempfile.TemporaryDirectory(prefix="flipgame-") as tmp:
             path = os.path.join(tmp, "instance" + SUFFIXES[self.fmt])
@@ -246,6 +254,8 @@ def _fill(arg: str, fill: dict[str, str]) -> str:
 def _read(path: str) -> str:
     """A result file, at most :data:`~flipgame.core.processes.OUTPUT_MAX_BYTES` of it (``""`` if absent).
     Raises ProgramOutputError for a larger one."""
+    from flipgame.core.processes import OUTPUT_MAX_BYTES
+
     try:
         with open(path, "rb") as f:
             data = f.read(OUTPUT_MAX_BYTES + 1)

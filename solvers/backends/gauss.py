@@ -226,11 +226,13 @@ def _dense_batch(name: str, game: PressSystem, boards: np.ndarray, canonical: bo
         ok = np.ones(len(boards), dtype=bool)
         for c in elim.checks:
             ok &= (np.bitwise_count(d & np.uint64(c)) & 1) == 0
-        xp = np.zeros(len(boards), dtype=np.uint64)
+        idx = np.flatnonzero(ok)  # the boards that reach t: only they have press sets to weigh
+        d = d[idx]
+        xp = np.zeros(len(idx), dtype=np.uint64)
         for j in range(game.n):  # d's cells, each with its particular press set
             xp ^= ((d >> np.uint64(j)) & np.uint64(1)) * cols[j]
         x = np.empty_like(xp)
-        for s in range(0, len(boards), rows_per_chunk):
+        for s in range(0, len(idx), rows_per_chunk):
             cand = xp[s:s + rows_per_chunk, None] ^ span[None, :]
             weight = np.bitwise_count(cand)
             if canonical:  # lightest first, then the smallest cell-by-cell reading
@@ -240,13 +242,14 @@ def _dense_batch(name: str, game: PressSystem, boards: np.ndarray, canonical: bo
                 pick = np.argmin(weight, axis=1)
             x[s:s + rows_per_chunk] = cand[np.arange(len(cand)), pick]
         w = np.bitwise_count(x).astype(np.int16)
-        better = ok & (w < best_w)
+        better = w < best_w[idx]
         if canonical:
-            better |= ok & (w == best_w) & (_reading_key(x, game.m) < _reading_key(out.presses, game.m))
-        best_w[better] = w[better]
-        out.presses[better] = x[better]
-        out.target[better] = t
-        out.status[better] = Status.OPTIMAL
+            better |= (w == best_w[idx]) & (_reading_key(x, game.m) < _reading_key(out.presses[idx], game.m))
+        chosen = idx[better]
+        best_w[chosen] = w[better]
+        out.presses[chosen] = x[better]
+        out.target[chosen] = t
+        out.status[chosen] = Status.OPTIMAL
     out.status[out.status != Status.OPTIMAL] = Status.INFEASIBLE
     solved = out.status == Status.OPTIMAL
     out.moves[solved] = best_w[solved]

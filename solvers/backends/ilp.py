@@ -1,22 +1,26 @@
-"""``ilp``: integer linear programming through OR-Tools (SCIP by default, HiGHS selectable).
+"""``ilp``: integer linear programming, SCIP by default (through PySCIPOpt), HiGHS selectable (through OR-Tools).
 
 Encoding.  Binary ``press_j`` (n), binary ``t`` (goal colour black; fixed when
-the goal fixes it), and one integer slack ``k_i`` per cell.  Cell ``i`` ends at
+the goal fixes it), and one integer slack per row.  Cell ``i`` ends at
 colour ``t`` iff the number of presses flipping it plus its board bit has the
 parity of ``t``::
 
     sum(press_j : press j flips i) + b_i = 2 k_i + t,   0 <= k_i <= (|N(i)| + 1) // 2
 
 written as ``sum(press_j) - 2 k_i - t = -b_i``; minimise ``sum(press_j)``.
-n + 1 binaries, n integers, n equality rows.  The model is built once per
-game; between boards only the right-hand sides ``-b_i`` change.
+With SCIP on a plus grid without wrap, the rows are the chased ones instead
+(:mod:`flipgame.backends.scip`): each press below the first row and each
+last-row cell is one such parity row over the first row's presses and ``t``.
+The model is built once per game; between boards only the right-hand sides
+change.  SCIP runs the persistent model of :mod:`flipgame.backends.scip`
+(PySCIPOpt); HiGHS, and every system beyond two states, go through OR-Tools'
+``pywraplp``.
 
 A number is returned only when the MIP solver proves it OPTIMAL; a time-out
-(FEASIBLE or NOT_SOLVED) gives ``UNKNOWN``.  OR-Tools is imported only here.
+(FEASIBLE or NOT_SOLVED) gives ``UNKNOWN``.  The solver libraries are imported
+only in the models.
 
-Running time: NP-hard in general; about 0.9 ms per 4x4 board with SCIP (2.5-3 ms
-when solvable, 0.6 ms when not; CPU time), about 50 ms with HiGHS; the POJ 1681
-14x14 case (89 presses) in 2.4 s.
+Running time: NP-hard in general; per 4x4 board against SCIP's per-call floor in docs/bench.md.
 Source: OR-Tools linear solver documentation (``pywraplp``: ``CreateSolver``,
 ``Constraint.SetBounds``, ``SetTimeLimit``, ``InterruptSolve``); the
 parity-as-slack formulation is standard (e.g. Wolsey, "Integer Programming",
@@ -29,32 +33,13 @@ import time
 
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, CountsModel, Model, ModelBackend, Option
 from flipgame.backends.result import Status
+from flipgame.backends.scip import ScipModel, scip_parameters
 from flipgame.core.errors import RefusedError
 from flipgame.core.limits import MODEL_MAX_CELLS
 from flipgame.encode.congruence import CongruenceRows
 from flipgame.model.system import PressSystem
 
 SOLVERS = ("SCIP", "HIGHS")
-SMALL_MODEL_MAX_CELLS = 64
-"""Up to this many cells SCIP runs without primal heuristics, cutting planes or conflict analysis
-(:data:`SMALL_MODEL_SETTINGS`)."""
-# SCIP's primal heuristics that run by default (the others have frequency -1 in SCIP 10, which
-# OR-Tools 9.15 bundles): each line of the settings string is parsed again on every solve.
-_HEURISTICS = ("adaptivediving", "alns", "clique", "completesol", "conflictdiving", "crossover",
-               "distributiondiving", "farkasdiving", "feaspump", "fracdiving", "gins", "guideddiving",
-               "indicator", "indicatordiving", "intshifting", "linesearchdiving", "locks", "lpface", "mpec",
-               "multistart", "nlpdiving", "objpscostdiving", "ofins", "oneopt", "padm", "pscostdiving",
-               "randrounding", "rens", "reoptsols", "rins", "rootsoldiving", "rounding", "shiftandpropagate",
-               "shifting", "simplerounding", "subnlp", "trivial", "trivialnegation", "trysol", "undercover",
-               "vbounds", "veclendiving", "zirounding")
-SMALL_MODEL_SETTINGS = {**{f"heuristics/{h}/freq": -1 for h in _HEURISTICS},
-                        "separating/maxrounds": 0, "separating/maxroundsroot": 0, "conflict/enable": False}
-"""SCIP settings for small models.  Measured on 4x4 (shared 2-core machine, CPU time): a solvable
-board took 16-18 ms, nearly all of it in root cutting-plane rounds that close the gap in one node;
-without cuts, heuristics and conflict analysis it takes 7.5-8 ms over about 7 nodes (2.5-3 ms over
-16 nodes with the branching order of :class:`IlpModel`).  An Impossible
-board (1.0-1.3 ms, found by the xor constraint handler after presolve) is unchanged.  Checked
-against gauss on all 65536 4x4 boards and all 32768 boards of the 3x5 torus."""
 BYTES_PER_CELL = 12_000
 """Peak memory of the SCIP model and one solve per cell (its row, slack and press variable), above
 :data:`BASE_BYTES`.  Measured peak RSS above the 4x4 run's (63 MB), random solvable NxN boards,
@@ -75,28 +60,6 @@ side, relative to it: below 10^5 that is under 0.1 of a press, so a row it accep
 on random counter systems (1-3 cells, 1-4 buttons, amounts up to 13, or up to 2**20 + 1): targets near
 10^9 and 2**31 gave witnesses that miss the target by 1 to 106 (caught by the model, exit 3) and Unknown
 after SCIP's numerical errors; none of 150 systems did at 10^6, 10^7 or 10^8.  cpsat takes the rest."""
-
-SCIP_SETTINGS = {
-    # No probing rounds in presolve: probing finds nothing in these small models.
-    "propagating/probing/maxprerounds": 0,
-    # SCIP must not swallow Ctrl-C (it would stop one board's solve as a time-out and the run
-    # would go on); Python raises KeyboardInterrupt instead.
-    "misc/catchctrlc": False,
-    # One presolve round only: with SCIP's default presolve (SCIP 10) it proves a wrong optimum,
-    # 7 instead of 6, for board 22032 of the 3x5 torus (found by `flipgame verify --size 3x5
-    # --wrap`; a regression test keeps it).  No aggregation also fixes it but is 10x slower.
-    "presolving/maxrounds": 1,
-    # No statistics clocks: a clock per plugin call was 7-8 % of a 4x4 profile.
-    "timing/statistictiming": False,
-}
-"""SCIP parameters of every model of ``ilp`` and ``mip``."""
-
-
-def scip_parameters(cells: int) -> dict:
-    """The SCIP parameters of a model of ``cells`` cells: :data:`SCIP_SETTINGS`, and
-    :data:`SMALL_MODEL_SETTINGS` up to :data:`SMALL_MODEL_MAX_CELLS` cells."""
-    return {**SCIP_SETTINGS, **(SMALL_MODEL_SETTINGS if cells <= SMALL_MODEL_MAX_CELLS else {})}
-
 
 def scip_settings_text(cells: int) -> str:
     """:func:`scip_parameters` in SCIP's settings-file syntax (what OR-Tools passes on)."""
@@ -212,8 +175,9 @@ class IlpModel(Model):
             self.rows[i].SetBounds(rhs, rhs)
         self._fix_presses({})
         lp, s = self._lp, self.mip
-        s.SetTimeLimit(self._limit_ms)
-        self._deadline = time.perf_counter() + self._limit_ms / 1000  # the board's, for the canonical refinement
+        limit = self._board_seconds(self._limit_ms / 1000)
+        s.SetTimeLimit(max(1, round(limit * 1000)))
+        self._deadline = time.perf_counter() + limit  # the board's, for the canonical refinement
         code = s.Solve(self._params)
         stats = {"nodes": s.nodes(), "wall_time": s.wall_time() / 1000}
         if code == lp.Solver.OPTIMAL:
@@ -237,6 +201,16 @@ class IlpModel(Model):
         if code == self._lp.Solver.INFEASIBLE:
             return None
         raise TimeoutError("no proof within the time limit while choosing the canonical witness")
+
+
+class IlpScipModel(ScipModel):
+    """ilp's two-state model in SCIP: :class:`~flipgame.backends.scip.ScipModel` with the chased rows on a plus
+    grid without wrap, one row per cell otherwise."""
+
+    backend = "ilp"
+
+    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, solver: str = "SCIP"):
+        super().__init__(game, time_limit=time_limit, formulation="auto")
 
 
 class CountsIlpModel(CountsModel):
@@ -305,7 +279,7 @@ class Ilp(ModelBackend):
     """
 
     name = "ilp"
-    summary = "OR-Tools MIP (SCIP/HiGHS): parity as sum = 2k + t, minimise presses"
+    summary = "MIP (SCIP, or HiGHS through OR-Tools): parity as sum = 2k + t, minimise presses"
     max_cells = MODEL_MAX_CELLS
     model = IlpModel
     counts_model = CountsIlpModel
@@ -314,6 +288,10 @@ class Ilp(ModelBackend):
         Option("solver", str, "SCIP", "MIP solver for ilp", choices=SOLVERS, flag="--mip-solver"),
         MEMORY_LIMIT,
     )
+
+    def model_class(self, options: dict) -> type[Model]:
+        """SCIP's persistent model (:class:`IlpScipModel`), or OR-Tools' for HiGHS (:class:`IlpModel`)."""
+        return IlpScipModel if options.get("solver", "SCIP") == "SCIP" else IlpModel
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:
         return super().refusal(game, options) or _target_refusal(game)

@@ -1,14 +1,15 @@
-"""``mip``: the ``ilp`` backend's MIP, in SCIP through PySCIPOpt or HiGHS through highspy, directly.
+"""``mip``: the MIP with one parity row per cell, in SCIP through PySCIPOpt or HiGHS through highspy, directly.
 
-The model is :mod:`flipgame.backends.ilp`'s: binary presses, the goal colour ``t``, an
-integer slack per cell, and per cell ``sum(press_j) - 2 k_i - t = -b_i``;
+The model is :mod:`flipgame.backends.scip`'s ``cells`` formulation: binary presses, the goal
+colour ``t``, an integer slack per cell, and per cell ``sum(press_j) - 2 k_i - t = -b_i``;
 minimise the presses.  It is built once per game in the solver's own API and
 kept: between boards only the right-hand sides of the cells whose bit changed
 are rewritten (SCIP: ``freeTransform`` then ``chgLhs``/``chgRhs``; HiGHS:
-``changeRowBounds``), where OR-Tools' ``pywraplp`` hands a whole model to the
-solver on every solve.  SCIP gets ``ilp``'s parameters (one presolve round:
+``changeRowBounds``).  SCIP gets ``ilp``'s parameters (one presolve round:
 the default presolve proves a wrong optimum on one 3x5-torus board) and its
-branching order (the goal colour, then the presses in cell order).
+branching order (the goal colour, then the presses in cell order).  ``ilp``
+runs the same SCIP model with the chased rows on plus grids; ``mip`` keeps one
+row per cell everywhere, as a second formulation to compare.
 
 Both solvers release the GIL while they solve, so a board over 64 cells runs in
 a solver thread that Ctrl-C and the time limit stop (``interruptSolve``,
@@ -25,13 +26,11 @@ the dual revised simplex method", Math. Prog. Comp. 10, 2018; highspy's
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
-from flipgame.backends.ilp import BASE_BYTES, BYTES_PER_CELL, BYTES_PER_ENTRY, scip_parameters
-from flipgame.backends.result import Status
+from flipgame.backends.ilp import BASE_BYTES, BYTES_PER_CELL, BYTES_PER_ENTRY
+from flipgame.backends.scip import MipModel, ScipModel
 from flipgame.core.limits import MODEL_MAX_CELLS
 from flipgame.core.native import quiet_stdout
 from flipgame.model.system import PressSystem
@@ -39,109 +38,7 @@ from flipgame.model.system import PressSystem
 SOLVERS = ("scip", "highs")
 
 
-class _Mip(Model):
-    """What both solvers share: the time limit, the deadline of the canonical refinement, and
-    the columns (presses ``0..m-1``, then the goal colour, then one slack per cell)."""
-
-    backend = "mip"
-
-    def __init__(self, game: PressSystem, time_limit: float = 10.0):
-        super().__init__(game)
-        self.time_limit = time_limit
-        self._deadline = 0.0
-        self._fixed = False
-        self.colour_bounds = (0.0, 1.0) if game.goal == "any" else 2 * (float(game.goal == "black"),)
-
-    def _fix_presses(self, fixed: dict[int, int]) -> None:
-        if fixed or self._fixed:
-            for j in range(self.game.m):
-                self._press_bounds(j, *((fixed[j], fixed[j]) if j in fixed else (0, 1)))
-        self._fixed = bool(fixed)
-
-    def _press_bounds(self, j: int, lo: float, hi: float) -> None:
-        raise NotImplementedError
-
-    def _solve(self, seconds: float) -> tuple[str, int | None, dict]:
-        """("optimal" | "infeasible" | "unknown", presses, stats) of one solve on the current rows."""
-        raise NotImplementedError
-
-    def _minimise(self, board: int):
-        self._set_board(board)
-        self._fix_presses({})
-        self._deadline = time.perf_counter() + self.time_limit
-        status, presses, stats = self._solve(self.time_limit)
-        return {"optimal": Status.OPTIMAL, "infeasible": Status.INFEASIBLE}.get(status, Status.UNKNOWN), presses, stats
-
-    def _solve_fixed(self, fixed: dict[int, int], weight: int) -> int | None:
-        left = self._deadline - time.perf_counter()
-        if left <= 0.001:
-            raise TimeoutError("no proof within the time limit while choosing the canonical witness")
-        self._fix_presses(fixed)
-        status, presses, _ = self._solve(left)
-        if status == "optimal":
-            return presses if presses.bit_count() == weight else None
-        if status == "infeasible":
-            return None
-        raise TimeoutError("no proof within the time limit while choosing the canonical witness")
-
-    def _set_board(self, board: int) -> None:
-        raise NotImplementedError
-
-
-class ScipModel(_Mip):
-    """The MIP in SCIP (PySCIPOpt), re-used across boards."""
-
-    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, solver: str = "scip"):
-        super().__init__(game, time_limit)
-        import pyscipopt
-
-        m = self.mip = pyscipopt.Model()
-        m.hideOutput()
-        m.setParams(scip_parameters(game.n))
-        n = game.m
-        self.press = [m.addVar(f"press_{j}", vtype="B") for j in range(n)]
-        colour = m.addVar("target_black", vtype="B", lb=self.colour_bounds[0], ub=self.colour_bounds[1])
-        self.rows = []
-        for i, flips in enumerate(game.flippers):
-            k = m.addVar(f"slack_{i}", vtype="I", lb=0, ub=(len(flips) + 1) // 2)
-            self.rows.append(m.addCons(pyscipopt.quicksum(self.press[j] for j in flips) - 2 * k - colour == 0,
-                                       name=f"parity_{i}"))
-        m.setObjective(pyscipopt.quicksum(self.press), "minimize")
-        m.chgVarBranchPriority(colour, n + 1)  # as ilp: the colour, then the presses in cell order
-        for j, v in enumerate(self.press):
-            m.chgVarBranchPriority(v, n - j)
-
-    def _stop(self) -> None:
-        self.mip.interruptSolve()
-
-    def close(self) -> None:
-        self.mip = None
-
-    def _set_board(self, board: int) -> None:
-        self.mip.freeTransform()
-        for i in self._changed_cells(board):
-            rhs = -float(board >> i & 1)
-            self.mip.chgLhs(self.rows[i], rhs)
-            self.mip.chgRhs(self.rows[i], rhs)
-
-    def _press_bounds(self, j: int, lo: float, hi: float) -> None:
-        self.mip.freeTransform()
-        self.mip.chgVarLb(self.press[j], lo)
-        self.mip.chgVarUb(self.press[j], hi)
-
-    def _solve(self, seconds: float):
-        m = self.mip
-        m.setParam("limits/time", max(0.001, seconds))
-        m.optimizeNogil()
-        status = m.getStatus()
-        stats = {"nodes": m.getNNodes(), "scip_status": status}
-        if status == "optimal":
-            sol = m.getBestSol()
-            return "optimal", sum(1 << j for j, v in enumerate(self.press) if m.getSolVal(sol, v) > 0.5), stats
-        return ("infeasible" if status == "infeasible" else "unknown"), None, stats
-
-
-class HighsModel(_Mip):
+class HighsModel(MipModel):
     """The MIP in HiGHS (highspy), re-used across boards."""
 
     def __init__(self, game: PressSystem, *, time_limit: float = 10.0, solver: str = "highs"):

@@ -50,7 +50,7 @@ class ExactModel(Model):
     def _minimise(self, board: int):
         s = self.solver
         s.setAssumptions([(f"b{i}", board >> i & 1) for i in range(self.game.n)])
-        status, value = s.toOptimum(self.time_limit)
+        status, value = s.toOptimum(self._board_seconds(self.time_limit))
         stats = {"exact": status}
         if status == "SAT":
             values = s.getLastSolutionFor(self.press)

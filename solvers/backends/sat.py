@@ -36,8 +36,8 @@ python-sat's MiniSat- and Glucose-family solvers are interrupted by a timer.
 CaDiCaL and Lingeling cannot be interrupted through python-sat, so they are
 not offered.  A board that does not finish is ``UNKNOWN``.
 
-Running time: NP-hard in general; about 0.1 ms per 4x4 board (0.06 ms Impossible, 0.55 ms
-solvable, CPU time; a CryptoMiniSat call is made in the calling thread up to 64 cells).
+Running time: NP-hard in general; per 4x4 board against CryptoMiniSat's per-call floor in
+docs/bench.md (a CryptoMiniSat call is made in the calling thread up to 64 cells).
 Sources: python-sat documentation (``pysat.solvers``, ``pysat.card``,
 ``pysat.formula.IDPool``); Ignatiev, Morgado & Marques-Silva, "PySAT", SAT
 2018; pycryptosat documentation.
@@ -45,8 +45,10 @@ Sources: python-sat documentation (``pysat.solvers``, ``pysat.card``,
 
 from __future__ import annotations
 
+import _signal
 import contextlib
 import ctypes
+import functools
 import signal
 import threading
 import time
@@ -90,9 +92,12 @@ SIGNAL_POLL = 0.05
 """Seconds between checks of a thread-run CryptoMiniSat call (its end, the deadline, a pending signal)."""
 _guard = threading.Lock()
 _guard_depth = 0
-_saved_actions: dict[int, ctypes.Array] = {}
+_overlapped = False  # did two calls run at once since the depth was last 0?
+_saved_actions: dict[int, ctypes.Array | None] = {}
+_SIGNUMS = tuple(int(sig) for sig in GUARDED_SIGNALS)
 
 
+@functools.cache
 def _libc():
     return ctypes.CDLL(None, use_errno=True)
 
@@ -100,13 +105,13 @@ def _libc():
 def _get_action(sig: int) -> ctypes.Array | None:
     buf = ctypes.create_string_buffer(SIGACTION_BYTES)
     try:
-        return buf if _libc().sigaction(int(sig), None, buf) == 0 else None
+        return buf if _libc().sigaction(sig, None, buf) == 0 else None
     except (OSError, AttributeError):
         return None
 
 
 def _restore_actions() -> None:
-    """Put back the handlers found when the first CryptoMiniSat call began.
+    """Put back the handlers found when the first of the overlapping CryptoMiniSat calls began.
 
     In the main thread through :func:`signal.signal` (Python's handler as it is now), elsewhere
     by ``sigaction`` with the saved bytes."""
@@ -124,31 +129,39 @@ def _restore_actions() -> None:
 def cryptominisat_signals():
     """Run a CryptoMiniSat call so that its SIGINT/SIGTERM handler never runs.
 
-    The calling thread blocks both signals for the call; the handlers found
-    before the first of the running calls are put back after each call, and
-    the thread's signal mask afterwards, so a signal that arrived meanwhile is
-    delivered then, to flipgame's handler (the main thread) or another thread.
-    A thread-run call is waited on by :meth:`SatModel._call_abandonable`, which
-    also blocks them and collects them with ``sigtimedwait``.  Running time: two
-    system calls per signal.  Source: pycryptosat's ``solve`` (cryptominisat
+    The calling thread blocks both signals for the call and restores its mask
+    afterwards, so a signal that arrived meanwhile is delivered then, to
+    flipgame's handler (the main thread) or another thread.  pycryptosat puts
+    back the handlers it found when its call ends, which is right for calls
+    one after the other; when two ran at once (an abandoned thread and a new
+    board), the second found the first's handler, so the handlers found before
+    the first are put back after each call until none runs.  A thread-run call
+    is waited on by :meth:`SatModel._call_abandonable`, which also blocks them
+    and collects them with ``sigtimedwait``.  Running time: about 5 us per
+    call (``_signal``'s mask calls skip :mod:`signal`'s enum conversions, 4 us
+    each).  Source: pycryptosat's ``solve`` (cryptominisat
     ``python/src/pycryptosat.cpp``), which swaps handlers around each call.
     """
-    global _guard_depth, _saved_actions
-    if not hasattr(signal, "pthread_sigmask"):  # no POSIX signals: nothing to guard
+    global _guard_depth, _saved_actions, _overlapped
+    if not hasattr(_signal, "pthread_sigmask"):  # no POSIX signals: nothing to guard
         yield
         return
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, GUARDED_SIGNALS)
+    mask = _signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNUMS)
     with _guard:
         if _guard_depth == 0:
             _saved_actions = {sig: _get_action(sig) for sig in GUARDED_SIGNALS}
+        else:
+            _overlapped = True
         _guard_depth += 1
     try:
         yield
     finally:
         with _guard:
             _guard_depth -= 1
-            _restore_actions()
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            if _overlapped:
+                _restore_actions()
+                _overlapped = _guard_depth > 0
+        _signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 class _CryptoMiniSat:
@@ -394,7 +407,7 @@ class SatModel(Model):
         return sum(1 << j for j, v in enumerate(self.press) if values[v])
 
     def _minimise(self, board: int):
-        self._deadline = time.perf_counter() + self.time_limit  # building the solver counts (it did not)
+        self._deadline = time.perf_counter() + self._board_seconds(self.time_limit)  # building counts
         if self.engine == "xor" and self.cardinality != "totalizer" and self._used:
             # Measured: CryptoMiniSat (pycryptosat 5.17) answered Impossible for a solvable 4x4 board
             # after about 600 boards of selector-guarded one-shot encodings added to one solver (the

@@ -132,10 +132,10 @@ for _s in (
     Strategy("sat-cnf-minisat", "sat", {"engine": "cnf", "solver": "minisat22"}, "MiniSat 2.2, XOR cut into CNF"),
     Strategy("sat-cnf-glucose", "sat", {"engine": "cnf", "solver": "glucose4"}, "Glucose 4, XOR cut into CNF"),
     Strategy("cpsat", "cpsat", {}, "OR-Tools CP-SAT as the backend runs it (chase formulation on plus boards "
-             "without wrap above 64 cells, XOR constraints otherwise), 1 worker"),
+             "without wrap, XOR constraints otherwise), 1 worker"),
     Strategy("cpsat-xor", "cpsat", {"formulation": "xor"}, "CP-SAT, one XOR constraint per cell at every size"),
     Strategy("cpsat-linear", "cpsat", {"formulation": "linear"}, "CP-SAT, linear rows with a slack"),
-    Strategy("cpsat-2workers", "cpsat", {"workers": 2}, "CP-SAT, XOR constraints, 2 workers"),
+    Strategy("cpsat-2workers", "cpsat", {"workers": 2}, "CP-SAT as the backend runs it, 2 workers"),
     Strategy("ilp-scip", "ilp", {"solver": "SCIP"}, "MIP, SCIP"),
     Strategy("ilp-highs", "ilp", {"solver": "HIGHS"}, "MIP, HiGHS"),
     Strategy("bfs", "bfs", {}, "breadth-first distance table over all 2**n boards"),

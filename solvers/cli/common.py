@@ -20,7 +20,8 @@ from flipgame.backends.strategies import STRATEGIES, StrategyBackend
 from flipgame.core.errors import BoardFormatError, RulesError
 from flipgame.core.limits import BOARD_MAX_CELLS
 from flipgame.core.limits import STATES_MAX as MAX_STATES
-from flipgame.formats.judge import FORMATS, LineSource
+from flipgame.formats.judge import FORMATS
+from flipgame.formats.lines import LineSource
 from flipgame.model.grid import NEIGHBOURHOODS
 from flipgame.model.rules import from_json, read_edge_list
 from flipgame.model.system import PressSystem, is_number

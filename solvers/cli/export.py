@@ -9,7 +9,7 @@ from flipgame.cli.common import ExitCode, add_rule_options, fail, game_from_args
 from flipgame.core.errors import BoardFormatError, FlipgameError
 from flipgame.encode.export import BOUNDED, FORMATS, export
 from flipgame.formats.judge import FORMATS as FORMATS_IN
-from flipgame.formats.judge import LineSource
+from flipgame.formats.lines import LineSource
 from flipgame.study.suite import known_answer
 
 

@@ -1,7 +1,7 @@
 """``flipgame solve``: answer judge cases from a file or standard input.
 
 Cases stream through in chunks.  The input is read in bounded pieces
-(:class:`~flipgame.formats.judge.LineSource`); cases of one game of at most 64 cells
+(:class:`~flipgame.formats.lines.LineSource`); cases of one game of at most 64 cells
 are gathered, up to :data:`CHUNK` of them or until the input would wait, and
 answered by one batch through the gate (:meth:`flipgame.Session.solve_batch`),
 their witnesses checked in bulk (:func:`flipgame.verify.checks.witness.check_batch`) and their
@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -41,8 +42,8 @@ from flipgame.cli.common import (
 )
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS, ZK_DENSE_MAX_CELLS
-from flipgame.formats import svg
-from flipgame.formats.judge import FORMATS, Case, Format, LineSource, aoc_reader
+from flipgame.formats.judge import FORMATS, Case, CaseBatch, Format, aoc_reader
+from flipgame.formats.lines import LineSource
 from flipgame.model.grid import format_cells
 from flipgame.model.system import PressSystem
 from flipgame.verify.checks.witness import (
@@ -52,8 +53,6 @@ from flipgame.verify.checks.witness import (
     check_impossible,
     check_solution,
 )
-from flipgame.verify.proofs.certify import CertStatus, certify_minimum
-from flipgame.verify.proofs.claims import check_claim, unchecked_line
 
 
 def add_parser(sub) -> None:
@@ -160,11 +159,33 @@ def stats_line(number: int, game: PressSystem, sol: Solution, fmt: Format) -> st
             f"nullity={'?' if k is None else k} seconds={sol.seconds:.4f} {extra}").rstrip()
 
 
-CHUNK = 4096
-"""Most cases answered by one batch: 4096 4x4 cases take a few milliseconds in gauss, and a chunk's answers go
-out in one write."""
+CHUNK = 1 << 16
+"""Most cases answered by one batch: every 4x4 board in one gauss batch (whose memory is bounded per step,
+whatever the batch) and one write.  Cases also go out before any read that may wait (interactive input)."""
 BATCHABLE_CACHE = 256
 """Most systems whose batchability is remembered (a stream of machines would otherwise keep every one)."""
+
+
+class _Cases(Sequence):
+    """The consecutive cases of a batch, as :class:`Case` s made on demand from their boards (uint64)."""
+
+    def __init__(self, items: list[Case | CaseBatch]):
+        first = items[0]
+        self.game = first.game
+        self.first = first.number if isinstance(first, Case) else first.first
+        if len(items) == 1 and isinstance(first, CaseBatch):
+            self.boards = first.boards
+        else:
+            self.boards = np.concatenate([np.array([it.board], dtype=np.uint64) if isinstance(it, Case)
+                                          else it.boards for it in items])
+
+    def __len__(self) -> int:
+        return len(self.boards)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return Case(self.first + range(len(self))[i], self.game, int(self.boards[i]))
 
 
 class _Stream:
@@ -176,7 +197,8 @@ class _Stream:
         self.lied = False  # a program's claim was refuted: the run exits DISAGREEMENT
         self.read = 0  # cases read so far
         self.number = 0  # the case being answered (for error messages)
-        self.pending: list[Case] = []
+        self.pending: list[Case | CaseBatch] = []  # consecutive cases of one game, waiting for a batch
+        self.waiting = 0  # cases in ``pending``
         self._batchable: dict[Game, bool] = {}
         self._last: tuple[Game | None, bool] = (None, False)  # the last game asked about (cases share one)
         self._plain = not (args.presses or args.explain or args.certify or args.count or args.svg or args.steps)
@@ -211,15 +233,30 @@ class _Stream:
         self.read += 1
         game = case.game
         if self._last[1] if game is self._last[0] else self.batchable(game):
-            first = self.pending[0].game if self.pending else case.game
-            if first is not case.game and first != case.game:
-                self.flush()
-            self.pending.append(case)
-            if len(self.pending) >= CHUNK:
-                self.flush()
+            self._wait(case, 1)
         else:
             self.flush()
             self.one(case)
+
+    def add_batch(self, batch: CaseBatch) -> None:
+        """Take the next cases read at once: batch them, or answer them one by one."""
+        if not self.batchable(batch.game):
+            for i, board in enumerate(batch.boards.tolist()):
+                self.add(Case(batch.first + i, batch.game, board))
+            return
+        self.read += len(batch.boards)
+        self._wait(batch, len(batch.boards))
+
+    def _wait(self, item: Case | CaseBatch, count: int) -> None:
+        """Put batchable cases in the queue (after answering those of another game), and answer a full queue."""
+        if self.pending:
+            first = self.pending[0].game
+            if first is not item.game and first != item.game:
+                self.flush()
+        self.pending.append(item)
+        self.waiting += count
+        if self.waiting >= CHUNK:
+            self.flush()
 
     def one(self, case: Case) -> None:
         self.number = case.number
@@ -237,6 +274,8 @@ class _Stream:
     def _claim_checked(self, case: Case, sol: Solution) -> bool:
         """A program's claimed minimum or Impossible checked (:func:`check_claim`): False, after an Error
         line naming the lie, when it is false; a claim nothing could check is named so on stderr."""
+        from flipgame.verify.proofs.claims import check_claim, unchecked_line  # programs only: not on the judge path
+
         claim = check_claim(case.game, case.board, sol, prove=not self.args.certify)
         if claim.problem:
             print("Error", flush=True)
@@ -248,17 +287,17 @@ class _Stream:
 
     def flush(self) -> None:
         """Answer the cases waiting: one batch, one witness check, one write."""
-        cases, self.pending = self.pending, []
-        if not cases:
+        items, self.pending, self.waiting = self.pending, [], 0
+        if not items:
             return
-        game = cases[0].game
+        game = items[0].game
+        cases = _Cases(items)
         if len(cases) == 1 and not isinstance(game, Game):  # a machine of its own (poj1830, aoc2025-10)
             self.one(cases[0])
             return
-        self.number = cases[0].number
-        boards = np.fromiter((c.board for c in cases), dtype=np.uint64, count=len(cases))
+        self.number = cases.first
         try:
-            batch = self.session.solve_batch(boards, game)
+            batch = self.session.solve_batch(cases.boards, game)
         except FlipgameError:  # answer one by one: the error then names its case, after the answers before it
             for case in cases:
                 self.one(case)
@@ -269,7 +308,7 @@ class _Stream:
             self.total += int(batch.moves[batch.status == Status.OPTIMAL].sum())
             sys.stdout.write("\n".join(self.fmt.answers(cases, batch)) + "\n")
             sys.stdout.flush()
-            self.number = cases[-1].number
+            self.number = cases.first + len(cases) - 1
             return
         for i, case in enumerate(cases):
             self.number = case.number
@@ -287,6 +326,8 @@ class _Stream:
             print(f"solutions {sol.stats.get('solutions', 0 if sol.status is Status.INFEASIBLE else 'unknown')}")
         if args.explain and sol.status is Status.INFEASIBLE:
             print(explain_impossible(game, case.board, self.fmt, sol.certificates))
+        if args.steps or args.svg:
+            from flipgame.formats import svg  # drawing only: not on the judge path
         if args.steps and sol.success:
             print(svg.steps_text(game, case.board, sol.presses, self.fmt.colours))
         if args.svg and sol.status in (Status.OPTIMAL, Status.INFEASIBLE):
@@ -318,6 +359,8 @@ class _Stream:
                                       f"({sol.status.name}, {sol.seconds:.1f} s){why}")
         self.extra_lines(case, sol)
         if args.certify and sol.success:
+            from flipgame.verify.proofs.certify import CertStatus, certify_minimum  # --certify only
+
             cert = certify_minimum(game, case.board, sol.moves, witness=sol.presses,
                                    time_limit=args.certify_time_limit, proof_dir=args.proof_dir,
                                    name=f"case{number}", jobs=os.cpu_count() or 1)
@@ -349,6 +392,8 @@ def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
         if args.checkpoint is not None:
             writable_path(args.checkpoint, "--checkpoint")
         if args.svg is not None:
+            from flipgame.formats import svg  # drawing only: not on the judge path
+
             writable_path(svg.case_path(args.svg, 1), "--svg")
     except FlipgameError as exc:
         return str(exc)
@@ -400,8 +445,11 @@ def _answer_all(stream: _Stream, fmt: Format, lines: LineSource, rules: Game, ar
                 name: str) -> ExitCode:
     """Read and answer every case; a bad case is reported after the answers before it."""
     try:
-        for case in fmt.reader(lines, rules):
-            stream.add(case)
+        for got in fmt.block_reader(lines, rules) if fmt.block_reader else fmt.reader(lines, rules):
+            if isinstance(got, Case):
+                stream.add(got)
+            else:
+                stream.add_batch(got)
     except BoardFormatError as exc:
         if exc.case is None:  # a line too long: the case being read
             exc = BoardFormatError(exc.reason, case=stream.read + 1, line=exc.line)

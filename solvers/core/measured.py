@@ -50,16 +50,21 @@ def format_value(value: float, unit: str) -> str:
 
 def format_entry(entry: dict) -> str:
     """A figure of the table as the docs write it: its ``text`` when it has one (an answer such as
-    ``Impossible``), ``Unknown at`` its value when the run was ``unknown`` (a time-out at that limit),
-    else :func:`format_value`.
+    ``Impossible``), for a run that gave no answer its outcome (``unknown``: the value is the limit it
+    ran to; ``refused``), else :func:`format_value`.
 
-    >>> format_entry({"value": 10, "unit": "s", "unknown": True}), format_entry({"value": 0, "unit": "", "text": "192"})
-    ('Unknown at 10 s', '192')
+    >>> format_entry({"value": 30.0, "unit": "s", "outcome": "unknown"}), format_entry({"value": 0.0412, "unit": "ms"})
+    ('Unknown at 30 s', '0.0412 ms')
+    >>> format_entry({"value": 192, "unit": "", "text": "192"})
+    '192'
     """
     if "text" in entry:
         return entry["text"]
+    outcome = entry.get("outcome")
+    if outcome == "refused":
+        return "refused"
     text = format_value(entry["value"], entry["unit"])
-    return f"Unknown at {text}" if entry.get("unknown") else text
+    return f"Unknown at {text}" if outcome == "unknown" else text
 
 
 def quote(key: str, default: str = "not measured") -> str:

@@ -9,6 +9,12 @@ that handler, which prints ``c`` on stdout and swallows the Ctrl-C.  So
 this module, imported first by :mod:`flipgame`, imports numpy inside
 :func:`signals_blocked`: the threads it starts inherit the blocked mask.  Source: ``pthread_sigmask(3)``
 ("a new thread inherits a copy of its creator's signal mask"), ``signal(7)``.
+
+When flipgame is what loads numpy, its BLAS gets one thread (``OPENBLAS_NUM_THREADS=1`` while numpy
+loads, unless the variable is set; it is removed again, so other programs started later are not
+touched): starting OpenBLAS's pool was a third of numpy's import, about 50 ms of every ``flipgame``
+command on the 2-core machine, and flipgame's numpy work is integer bit operations and small
+float products over Z_k, spread over worker processes where it is large.
 """
 
 from __future__ import annotations
@@ -42,5 +48,19 @@ def signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-with signals_blocked():  # flipgame imports this module first: numpy's BLAS threads start with Ctrl-C blocked
-    import numpy  # noqa: E402, F401
+def _import_numpy() -> None:
+    """numpy, loaded with Ctrl-C blocked and, unless the user chose otherwise, one BLAS thread."""
+    import os
+
+    chosen = "OPENBLAS_NUM_THREADS" in os.environ
+    if not chosen:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        with signals_blocked():  # flipgame imports this module first: numpy's BLAS threads start with Ctrl-C blocked
+            import numpy  # noqa: F401
+    finally:
+        if not chosen:
+            del os.environ["OPENBLAS_NUM_THREADS"]
+
+
+_import_numpy()

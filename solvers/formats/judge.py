@@ -21,71 +21,27 @@ With rules other than a two-state grid (``--states K``, ``--rules FILE``),
 Every reader streams: a case is yielded as soon as its last line is read.
 Errors are :class:`~flipgame.model.grid.BoardFormatError` naming case and line.
 
-:class:`LineSource` reads a byte stream (a file, a pipe, a terminal) as the
-readers' lines, in bounded pieces: a line longer than :meth:`Format.line_limit`
-is refused after at most one 64 KiB read past the limit, and a hook runs
-before any read that could block, so answers already due can be written
-first (interactive streams).
+:class:`~flipgame.formats.lines.LineSource` reads a byte stream (a file, a pipe, a terminal) as the
+readers' lines, in bounded pieces; ``poj1753`` on a grid of at most 64 cells also reads a block of
+lines at a time (:func:`read_poj1753_blocks`), every whole case of a read of plain rows in one step.
 """
 
 from __future__ import annotations
 
-import select
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.limits import BOARD_MAX_CELLS as MAX_CELLS
+from flipgame.formats.lines import LineSource
 from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830, read_state_boards
-from flipgame.model.grid import Board, BoardFormatError, Game, cells_of, format_cells, parse_row
+from flipgame.formats.rows import read_cell_texts, read_cells
+from flipgame.model.grid import BoardFormatError, Game, format_cells
 from flipgame.model.rules import NUMBER_DIGITS
 from flipgame.model.system import PressSystem, is_number
-
-
-def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
-    """Stream the boards of a POJ 1753 input, one case per ``rows`` lines, until end of input.
-
-    Tolerates CRLF line ends, leading and trailing white space, blank lines
-    (between cases or anywhere else, as the reference's ``scanf("%s")`` does),
-    and cells separated by spaces or tabs (``b w w b``).
-    Runs in constant memory: each board is yielded as soon as its last row is read.
-
-    Raises
-    ------
-    BoardFormatError
-        Naming the 1-based case and line: a row of the wrong length, a
-        character other than ``b``/``w``, or an incomplete case at the end.
-    """
-    for cells in read_cells(lines, rows, cols):
-        yield Board(rows, cols, cells)
-
-
-def read_cells(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[int]:
-    """:func:`read_cases` yielding each board as its bitmask only (no :class:`Board`), for streams
-    of many cases.  Same input rules and errors.  O(rows * cols) per case, about 1 us per 4x4 case.
-
-    >>> list(read_cells(["bw", "wb", "", "ww", "wb"], 2, 2))
-    [9, 8]
-    """
-    case, current, first_line = 1, [], None
-    line_no = 0
-    for line_no, raw in enumerate(lines, start=1):
-        row = parse_row(raw, cols, case, line_no)
-        if row is None:
-            continue
-        if not current:
-            first_line = line_no
-        current.append(row)
-        if len(current) == rows:
-            yield cells_of(current)
-            case, current = case + 1, []
-    if current:
-        raise BoardFormatError(
-            f"incomplete case at end of input: {len(current)} of {rows} rows "
-            f"(case starts on line {first_line})",
-            case=case, line=line_no,
-        )
 
 
 class Case(NamedTuple):
@@ -96,6 +52,15 @@ class Case(NamedTuple):
     number: int
     game: PressSystem
     board: object
+
+
+class CaseBatch(NamedTuple):
+    """Consecutive cases of one game read at once (:func:`read_poj1753_blocks`): the first one's number and
+    the boards, uint64 bitmasks shape (k,)."""
+
+    first: int
+    game: PressSystem
+    boards: np.ndarray
 
 
 def _lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
@@ -113,6 +78,23 @@ def read_poj1753(lines: Iterable[str], rules: PressSystem) -> Iterator[Case]:
         return
     for number, (_, board) in enumerate(read_state_boards(lines, rules), start=1):
         yield Case(number, rules, board)
+
+
+def read_poj1753_blocks(source: LineSource, rules: PressSystem) -> Iterator[Case | CaseBatch]:
+    """:func:`read_poj1753` a read at a time on a two-state grid of at most 64 cells (the whole cases of a
+    read of plain rows as one :class:`CaseBatch`, :func:`read_cell_texts`); other rules case by case.  The
+    same cases, numbers and errors."""
+    if not (isinstance(rules, Game) and rules.binary and rules.n <= 64):
+        yield from read_poj1753(source, rules)
+        return
+    number = 1
+    for got in read_cell_texts(source, rules.rows, rules.cols):
+        if isinstance(got, int):
+            yield Case(number, rules, got)
+            number += 1
+        else:
+            yield CaseBatch(number, rules, got)
+            number += len(got)
 
 
 def read_poj1830_cases(lines: Iterable[str], rules: PressSystem) -> Iterator[Case]:
@@ -238,11 +220,14 @@ def _answer_table(infeasible: str) -> Callable[[Sequence[Case], BatchSolution], 
     """A batch writer for formats whose answer is the number of presses or a word per status."""
     words = {int(st): Solution("", st).answer() for st in Status if st is not Status.OPTIMAL}
     words[int(Status.INFEASIBLE)] = infeasible
-    optimal = int(Status.OPTIMAL)
+    statuses = max(words) + 1
 
     def answers(cases: Sequence[Case], batch: BatchSolution) -> list[str]:
-        return [str(m) if st == optimal else words[st]
-                for st, m in zip(batch.status.tolist(), batch.moves.tolist(), strict=True)]
+        """O(k) in numpy: each answer is looked up in a table of the numbers and the words."""
+        top = int(batch.moves.max(initial=0)) + 1
+        table = np.array([str(m) for m in range(top)] + [words.get(st, "") for st in range(statuses)], dtype=object)
+        optimal = batch.status == Status.OPTIMAL
+        return table[np.where(optimal, batch.moves, top + batch.status.astype(np.int64))].tolist()
 
     return answers
 
@@ -270,6 +255,8 @@ class Format:
         A last line after every case (Advent of Code's total).
     backends : tuple of str, optional
         The only backends that give the format's answer (POJ 1830's count of press sets: gauss).
+    block_reader : callable(LineSource, rules) -> iterator of Case or CaseBatch, optional
+        Reads many cases at once where it can; the same cases as ``reader``.
     per_case : bool
         The answer needs one solve's statistics (POJ 1830's count), so cases are never batched.
     """
@@ -285,6 +272,7 @@ class Format:
     footer: Callable[[int], str] | None = None
     backends: tuple[str, ...] | None = None
     per_case: bool = False
+    block_reader: Callable[[LineSource, PressSystem], Iterator[Case | CaseBatch]] | None = None
 
     def answers(self, cases: Sequence[Case], batch: BatchSolution) -> list[str]:
         """Answer lines (without line ends) for ``cases``, answered by ``batch`` in the same order.  O(k)."""
@@ -321,7 +309,7 @@ class Format:
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("poj1753", read_poj1753, answer_poj1753, False, False, ("w", "b"), "Flip Game, POJ 1753",
-           _answer_table("Impossible")),
+           _answer_table("Impossible"), block_reader=read_poj1753_blocks),
     Format("painter", read_painter, answer_painter, True, False, ("y", "w"), "Painter's Problem, POJ 1681",
            _answer_table("inf")),
     Format("fliptile", read_fliptile, answer_fliptile, True, True, ("0", "1"), "Fliptile, POJ 3279"),
@@ -333,123 +321,3 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            footer=lambda total: f"total {total}"),
 )}
 """The one registry of formats; the CLI's ``--format`` choices come from it."""
-
-
-class LineSource:
-    """The lines of a byte stream, read in bounded pieces, for the format readers.
-
-    Bytes are decoded as UTF-8 (a leading byte-order mark dropped, undecodable
-    bytes as U+FFFD, which the readers then report with their line).  Lines
-    end at ``\\n``, or with ``universal`` also at ``\\r\\n`` and ``\\r``
-    (what :func:`open` does for a named file; standard input splits at
-    ``\\n`` only).  Lines are yielded without their end.
-
-    Parameters
-    ----------
-    raw : binary file
-        Unbuffered (``open(..., "rb", buffering=0)``): ``read(n)`` returns what
-        is available, at most ``n`` bytes.
-    limit : int
-        Longest line accepted, in characters (see :meth:`Format.line_limit`).
-    universal : bool
-        Universal line ends.
-    before_block : callable() -> None, optional
-        Called before a read that may wait for more input (nothing is ready
-        on the file descriptor by ``select``), so answers already due can be
-        written first: an interactive writer gets each answer before it must
-        send the next case.
-    block : int
-        Bytes per read (64 KiB).
-
-    Raises (while iterating)
-    ------------------------
-    BoardFormatError
-        A line longer than ``limit`` characters, naming the line (not the
-        case: the caller knows which case was being read).  At most ``limit``
-        plus ``block`` bytes are held: ``/dev/zero`` is refused at once.
-    OSError
-        From the read.
-
-    >>> import io
-    >>> list(LineSource(io.BytesIO(b"\\xef\\xbb\\xbfbw\\r\\nwb\\rww"), 8, universal=True))
-    ['bw', 'wb', 'ww']
-    """
-
-    def __init__(self, raw, limit: int, *, universal: bool = False,
-                 before_block: Callable[[], None] | None = None, block: int = 1 << 16):
-        self.raw, self.limit, self.universal, self.before_block, self.block = raw, limit, universal, before_block, block
-        try:
-            self._fd = raw.fileno()
-        except (AttributeError, OSError, ValueError):
-            self._fd = None  # e.g. io.BytesIO: never blocks
-        self.lines_read = 0
-
-    def _ready(self) -> bool:
-        """True if a read will not wait (data or end of input ready, or not a selectable descriptor)."""
-        if self._fd is None:
-            return True
-        try:
-            return bool(select.select([self._fd], [], [], 0)[0])
-        except (OSError, ValueError):
-            return False  # cannot tell: treat as possibly blocking
-
-    def _too_long(self) -> BoardFormatError:
-        return BoardFormatError(f"line longer than {self.limit} characters", line=self.lines_read + 1)
-
-    def __iter__(self) -> Iterator[str]:
-        pending = bytearray()  # the unfinished line (and, in universal mode, a CR that may start CR LF)
-        tail = 0  # characters of ``pending``: its bytes that start a UTF-8 character
-        first, eof = True, False
-        while not eof:
-            if self.before_block is not None and not self._ready():
-                self.before_block()
-            data = self.raw.read(self.block)
-            eof = not data
-            lo = max(0, len(pending) - 1)
-            pending += data
-            cut = self._last_line_end(pending, lo, eof)
-            if cut < 0:
-                tail += len(data.translate(None, _CONTINUATION))
-            else:
-                text = pending[:cut + 1].decode("utf-8", "replace")
-                del pending[:cut + 1]
-                tail = len(pending.translate(None, _CONTINUATION))
-                lines = self._split_lines(text, first)
-                first = False
-                for line in lines:
-                    if len(line) > self.limit:
-                        raise self._too_long()
-                    self.lines_read += 1
-                    yield line
-            # The unfinished line is refused once over the limit, after the complete lines before
-            # it: more than ``limit`` characters, or more bytes than that many characters can take.
-            if tail > self.limit or len(pending) > 4 * self.limit + 4:
-                raise self._too_long()
-
-    def _last_line_end(self, pending: bytearray, lo: int, eof: bool) -> int:
-        """Index in ``pending`` of the last line end at or after ``lo`` (at end of input, its last byte),
-        or -1 if the new bytes end no line."""
-        end = len(pending)
-        if eof:
-            return end - 1
-        if self.universal and pending.endswith(b"\r"):
-            end -= 1  # a CR at the end of a read may be the first half of CR LF
-        cut = pending.rfind(b"\n", lo, end)
-        if self.universal:
-            cut = max(cut, pending.rfind(b"\r", lo, end))
-        return cut
-
-    def _split_lines(self, text: str, first: bool) -> list[str]:
-        """The complete lines of decoded ``text`` (a leading BOM dropped from the ``first`` block)."""
-        if first and text.startswith("\ufeff"):
-            text = text[1:]
-        if self.universal and "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()  # the text ended with a line end
-        return lines
-
-
-_CONTINUATION = bytes(range(0x80, 0xC0))
-"""UTF-8 continuation bytes: a byte string has as many characters as bytes outside this range."""

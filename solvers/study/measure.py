@@ -11,11 +11,13 @@ Running time: the sum of the commands measured (a few minutes; ``make bench``).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,7 +33,7 @@ from flipgame import Game, format_cells, solve_batch
 from flipgame.core.measured import MEASURED_FILE, format_entry
 from flipgame.core.processes import RunResult, run_bounded
 from flipgame.model.puzzles import B18
-from flipgame.study import measure_proofs
+from flipgame.study import floors, measure_proofs
 
 MARKER = re.compile(r"<!-- measured: ([a-z0-9_.\-]+) -->(.*?)<!-- /measured -->")
 """A quoted figure in a doc: its key and the text the last run wrote."""
@@ -155,14 +157,33 @@ REFERENCE_TIMEOUT = 60.0
 """Seconds the reference program may take on the stream; past that it is stopped and reported."""
 
 
+STREAM_RUNS = 3
+"""Timed runs of each program on the stream, alternated, after one run of flipgame that compiles its bytecode
+and checks its answers; their medians are reported."""
+
+
+@contextlib.contextmanager
+def bytecode_written():
+    """Child Pythons inside the block write their bytecode (``PYTHONDONTWRITEBYTECODE`` unset), as a user's
+    Python does: the first run of a command compiles flipgame's modules and later runs read them, so a start-up
+    time is measured with its bytecode cached, not with every module compiled again."""
+    saved = os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ["PYTHONDONTWRITEBYTECODE"] = saved
+
+
 def stream_seconds(game, reference: str | None) -> dict:
     """Wall time of `flipgame solve --backend gauss` on all boards of ``game`` as one stdin stream
-    (the POJ format, one board after another), and of ``reference`` on the same bytes.
+    (the POJ format, one board after another), and of ``reference`` on the same bytes, side by side:
+    the medians of :data:`STREAM_RUNS` alternated runs each, after a first run of flipgame not timed.
 
-    The CLI's answers must equal gauss's in-process answers line for line (RuntimeError if not:
-    a benchmark never reports a wrong answer as a time); the reference's are only counted where
-    they differ, and it is stopped after :data:`REFERENCE_TIMEOUT`.  Running time: one process
-    start each plus the stream.
+    The CLI's answers must equal gauss's in-process answers line for line in every run (RuntimeError if
+    not: a benchmark never reports a wrong answer as a time); the reference's are only counted where
+    they differ, and it is stopped after :data:`REFERENCE_TIMEOUT`.  Running time: the runs' starts and
+    streams.
     """
     boards = np.arange(1 << game.n, dtype=np.uint64)
     want = solve_batch(boards, game, "gauss")
@@ -178,26 +199,37 @@ def stream_seconds(game, reference: str | None) -> dict:
         differ = sum(a != b for a, b in zip(answers, expected, strict=False)) + abs(len(answers) - len(expected))
         return seconds, out.returncode, differ
 
-    with tempfile.TemporaryFile("w+b") as stream:
-        stream.write(("\n".join(format_cells(int(b), game.rows, game.cols) for b in boards) + "\n").encode())
+    def mine() -> float:
         seconds, code, differ = run([sys.executable, "-m", "flipgame", "solve", "--backend", "gauss",
                                      "--size", game.size], None)
         if code or differ:
             raise RuntimeError(f"flipgame solve answered {differ} of {len(expected)} boards differently "
                                f"from gauss in this process (exit {code})")
-        row: dict = {"boards": len(boards), "flipgame_seconds": seconds}
-        if reference is None:
-            return row
-        try:
-            seconds, code, differ = run([reference], REFERENCE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            return row | {"reference_seconds": None, "reference_differs": None,
-                          "reference_exit": f"did not finish within {REFERENCE_TIMEOUT:g} s"}
-    row |= {"reference_seconds": seconds, "reference_differs": differ,
+        return seconds
+
+    with tempfile.TemporaryFile("w+b") as stream, bytecode_written():
+        stream.write(("\n".join(format_cells(int(b), game.rows, game.cols) for b in boards) + "\n").encode())
+        mine()
+        ours, theirs = [], []
+        for _ in range(STREAM_RUNS):
+            ours.append(mine())
+            if reference is None:
+                continue
+            try:
+                seconds, code, differ = run([reference], REFERENCE_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                return {"boards": len(boards), "flipgame_seconds": statistics.median(ours),
+                        "reference_seconds": None, "reference_differs": None,
+                        "reference_exit": f"did not finish within {REFERENCE_TIMEOUT:g} s"}
+            theirs.append(seconds)
+    row: dict = {"boards": len(boards), "flipgame_seconds": statistics.median(ours)}
+    if reference is None:
+        return row
+    row |= {"reference_seconds": statistics.median(theirs), "reference_differs": differ,
             "reference_exit": 0 if code == 0 else f"killed by signal {-code}" if code < 0
             else f"exited with status {code}"}
     if code == 0:  # a speed ratio only for a run that finished normally
-        row["times_reference"] = round(row["flipgame_seconds"] / max(seconds, 1e-9), 1)
+        row["times_reference"] = round(row["flipgame_seconds"] / max(row["reference_seconds"], 1e-9), 2)
     return row
 
 
@@ -240,6 +272,16 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     }, _verify_z3),
     Measurement("b18", {f"b18.{b}": ("s", f"the 18x18 unique-solution board (176 presses, goal black) on {b}, the "
                                           f"solve's seconds") for b in ("gauss", "sat", "ilp", "cpsat")}, _scaling),
+    Measurement("floors", {f"floor.{lib}": ("ms", f"one {lib.replace('_', ' through ')} solve call on a one-variable "
+                                                  f"model, a bound changed between calls: CPU time (the library's "
+                                                  f"fixed cost per call)") for lib in floors.LIBRARIES},
+                floors.floor_figures),
+    Measurement("per_board", {f"per_board.{b}": ("ms", f"{b} per board on all 65,536 4x4 boards as a verify worker "
+                                                       f"solves them (one Session, chunks of 1024): CPU time")
+                              for b in floors.SWEEP_BACKENDS}, floors.per_board_figures),
+    Measurement("strategy_costs", {f"cost.{st}.{col}": (unit, f"{st}: {what}, 30 s limit")
+                                   for st in floors.STRATEGIES for col, (unit, what) in floors.COLUMN_WHAT.items()},
+                floors.strategy_figures),
     Measurement("certify", measure_proofs.CERTIFY_FIGURES, measure_proofs.measure_certify),
     Measurement("a79", measure_proofs.A79_FIGURES, measure_proofs.measure_a79),
     Measurement("startup", {
@@ -279,7 +321,7 @@ def measure(names: Iterable[str] | None = None, reference: str | None = None, pr
     """
     figures = {}
     load_before = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory(prefix="flipgame-measure-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="flipgame-measure-") as tmp, bytecode_written():
         context = {"workdir": Path(tmp), "reference": reference}
         for name in names or MEASUREMENTS:
             m = MEASUREMENTS.get(name) or LONG_MEASUREMENTS[name]
@@ -287,6 +329,8 @@ def measure(names: Iterable[str] | None = None, reference: str | None = None, pr
                 progress(name)
             for key, value in m.run(context).items():
                 unit, what = m.figures[key]
+                if isinstance(value, tuple):  # a run that gave no answer: "unknown" at its limit, or "refused"
+                    value = {"value": value[0], "outcome": value[1]} if value[1] is not None else value[0]
                 extra = value if isinstance(value, dict) else {"value": value}
                 figures[key] = {**extra, "value": round(extra.get("value", 0.0), 6), "unit": unit, "what": what}
     return {"measured": datetime.date.today().isoformat(), "flipgame": version("flipgame"), "machine": machine(),

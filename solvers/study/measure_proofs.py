@@ -39,7 +39,7 @@ def certify_run(name: str, args: list[str], stdin: str) -> dict[str, object]:
     key = f"certify.{name}"
     if not rest.startswith("certified:"):
         if "not finished within" in rest:
-            return {f"{key}.wall": {"value": CERTIFY_LIMIT, "unknown": True}}
+            return {f"{key}.wall": {"value": CERTIFY_LIMIT, "outcome": "unknown"}}
         raise RuntimeError(f"solve --certify on {name} did not certify: {out[-300:]!r} {err[-300:]!r}")
     lines = int(re.search(r"([0-9]+) lines", rest)[1])
     nullity = re.search(r"nullity=([0-9]+)", err)

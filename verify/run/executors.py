@@ -21,6 +21,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ProcessPoolExecutor, wait
@@ -28,7 +29,7 @@ from multiprocessing import resource_tracker
 
 import numpy as np
 
-from flipgame import solve, solve_batch
+from flipgame import Session, solve
 from flipgame.backends.result import NO_MOVES, BatchSolution, Solution, Status, board_at
 from flipgame.backends.strategies import ensure_registered, portable
 from flipgame.core.errors import FlipgameError
@@ -57,22 +58,53 @@ class ExecutorLost(Exception):
     :data:`SCHEDULER_TIMEOUT` seconds, or a worker process died.  The message says which."""
 
 
+_OPEN = threading.local()
+"""This thread's open sessions, one per backend and options (``_OPEN.sessions``): a worker keeps each model
+backend's models (one per game) from one chunk to the next instead of building them per chunk."""
+
+
+def _session(name: str, options: dict, drop: bool = False) -> Session | None:
+    """The open :class:`~flipgame.Session` of this thread for ``name`` with ``options`` (made on first use);
+    with ``drop``, close it and forget it instead (None).  Raises what :class:`~flipgame.Session` raises
+    (UnknownBackendError, OptionError)."""
+    sessions = _OPEN.__dict__.setdefault("sessions", {})
+    key = (name, repr(sorted(options.items())))
+    if drop:
+        old = sessions.pop(key, None)
+        if old is not None:
+            old.close()
+        return None
+    if key not in sessions:
+        sessions[key] = Session(name, **options)
+    return sessions[key]
+
+
+def close_sessions() -> None:
+    """Close the open sessions of this thread (their solvers' native memory is freed); run at a run's end by
+    the driver, whose thread solves the chunks of vectorised backends and of ``--jobs 1``."""
+    for session in _OPEN.__dict__.pop("sessions", {}).values():
+        session.close()
+
+
 def _solve_chunk(name: str, game: PressSystem, boards: np.ndarray, options: dict,
                  strategy: tuple | None = None) -> BatchSolution:
-    """Solve one chunk; an exception becomes ERROR answers for the chunk, and the run goes on.
+    """Solve one chunk on this thread's open session for ``name`` and ``options``; an exception becomes
+    ERROR answers for the chunk, and the run goes on.
 
     Boards of more than 64 cells (an object array of Python ints) are solved
     board by board through the gate's :func:`flipgame.solve`.  ``strategy``: a strategy registered at
     run time (:func:`flipgame.backends.strategies.portable`), registered in this worker first.
+    A chunk that fails closes its session (its models may be half-changed), and is solved again
+    board by board, each failure an ERROR of its own.
     """
     if strategy is not None:
         ensure_registered(strategy)
     start = time.perf_counter()
     if boards.dtype != object:
         try:
-            return solve_batch(boards, game, name, **options)
+            return _session(name, options).solve_batch(boards, game)
         except Exception:  # noqa: BLE001 - a backend fault must not stop the run
-            pass
+            _session(name, options, drop=True)
     # Board by board (also isolates a fault: each failure an ERROR of its own).
     solutions = []
     for i in range(len(boards)):

@@ -53,6 +53,7 @@ from flipgame.verify.run.agreement import (
     _uncertified,
     _witness_failures,
 )
+from flipgame.verify.run.answers import Answers
 from flipgame.verify.run.checkpoint import Checkpoint, run_header
 from flipgame.verify.run.executors import (
     DASK_SCHEMES,
@@ -63,6 +64,7 @@ from flipgame.verify.run.executors import (
     _pool_worker_init,
     _run_on,
     _solve_chunk,
+    close_sessions,
     dask_setup,
     die_with_parent,
     kill_pool,
@@ -245,7 +247,7 @@ def run_agreement(
 def solve_all(game: PressSystem, names: Sequence[str], boards: np.ndarray, sizes: dict[str, int], options: dict,
               *, jobs: int = 1, executor: Executor | None = None, store=None, progress=None,
               on_backend_done=None, on_resume=None, scheduler_timeout: float = SCHEDULER_TIMEOUT
-              ) -> tuple[dict[str, BatchSolution], list[BackendSummary], str | None, int, int]:
+              ) -> tuple[dict[str, Answers], list[BackendSummary], str | None, int, int]:
     """Every backend's answers on ``boards``, chunk by chunk: read from ``store`` or solved.
 
     Returns ``(results, summaries, stopped, chunks from the checkpoint, chunks in all)``;
@@ -259,13 +261,13 @@ def solve_all(game: PressSystem, names: Sequence[str], boards: np.ndarray, sizes
     total = sum(len(chunks[n]) for n in names)
     if found and on_resume:
         on_resume(found, total)
-    results: dict[str, BatchSolution] = {}
+    results: dict[str, Answers] = {}
     summaries: list[BackendSummary] = []
     run = _Run(game, jobs, executor, store, progress, scheduler_timeout)
     stopped = None
     try:
         for name in names:
-            summary, results[name] = run.backend(name, chunks[name], parts[name], options.get(name, {}))
+            summary, results[name] = run.backend(name, chunks[name], parts[name], options.get(name, {}), boards)
             parts[name] = []  # the concatenation holds the answers now
             summaries.append(summary)
             if on_backend_done:
@@ -288,17 +290,24 @@ class _Run:
         self.timeout = timeout
         self.pool = None
 
-    def backend(self, name: str, chunks: list[np.ndarray], got: list, opts: dict
-                ) -> tuple[BackendSummary, BatchSolution]:
-        """Solve the chunks of ``name`` missing from ``got`` (filled in place); its summary and answers."""
+    def backend(self, name: str, chunks: list[np.ndarray], got: list, opts: dict, boards: np.ndarray
+                ) -> tuple[BackendSummary, Answers]:
+        """Solve the chunks of ``name`` missing from ``got`` (the checkpoint's, emptied as they are kept); its
+        summary and answers."""
         t0 = time.perf_counter()
+        answers = Answers(name, boards, len(chunks[0]) if chunks else 1)
         todo = [i for i, p in enumerate(got) if p is None]
         resumed = sum(len(chunks[i]) for i, p in enumerate(got) if p is not None)
+        for i, p in enumerate(got):
+            if p is not None:
+                answers.add(i, p)
+                got[i] = True
         if self.progress:
             self.progress(name, resumed, resumed=True) if resumed else self.progress(name, 0)
 
         def finish(i: int, batch: BatchSolution) -> None:
-            got[i] = batch
+            answers.add(i, batch)
+            got[i] = True
             if self.store is not None:
                 self.store.add(i, batch)
             if self.progress:
@@ -311,10 +320,9 @@ class _Run:
         else:
             for i in todo:
                 finish(i, _solve_chunk(name, self.game, chunks[i], opts))
-        batch = BatchSolution.concat(got)
-        summary = _summarise(self.game, name, batch, got, time.perf_counter() - t0)
+        summary = _summarise(self.game, name, answers, time.perf_counter() - t0)
         summary.resumed = resumed
-        return summary, batch
+        return summary, answers
 
     def _executor(self, name: str, todo: int) -> Executor | None:
         """Where the chunks of ``name`` run: None (this process) unless the backend is ``parallel``."""
@@ -329,6 +337,7 @@ class _Run:
         return self.pool
 
     def close(self, killed: bool) -> None:
+        close_sessions()
         if self.pool is not None and not killed:
             self.pool.shutdown(wait=True)
         elif self.pool is not None:
