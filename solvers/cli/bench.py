@@ -28,8 +28,6 @@ from flipgame.core.tables import format_table
 from flipgame.gate.session import solve_strategy
 from flipgame.model.puzzles import B18, P14
 from flipgame.study.measure import (
-    LONG_MEASUREMENTS,
-    MEASUREMENTS,
     REFERENCE_TIMEOUT,
     markdown,
     measure,
@@ -37,6 +35,7 @@ from flipgame.study.measure import (
     update_docs,
     write,
 )
+from flipgame.study.measurements import LONG_MEASUREMENTS, MEASUREMENTS
 from flipgame.verify.run.harness import run_agreement
 
 BENCH_MAX_CELLS = 24

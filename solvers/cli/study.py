@@ -158,7 +158,7 @@ def add_parser(sub) -> None:
     lit.add_argument("--search-seconds", type=positive_seconds, metavar="S",
                      help="with --all-lit: for n whose nullity is over 48 (n = 79), search the solutions for S "
                           "seconds for an upper bound (not proven minimal) instead of refusing")
-    lit.add_argument("--lower-bound", action="store_true",
+    lit.add_argument("--lower-bound", action="store_true", default=None,
                      help="with --all-lit: also prove a lower bound on a(n) at any nullity, by the covering LP "
                           "(every lit cell needs a press around it), its dual weights checked in exact arithmetic; "
                           "stdout: '# a(n) >= L'")

@@ -29,11 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from flipgame import Game, format_cells, solve_batch
+from flipgame import format_cells, solve_batch
 from flipgame.core.measured import MEASURED_FILE, format_entry
 from flipgame.core.processes import RunResult, run_bounded
-from flipgame.model.puzzles import B18
-from flipgame.study import floors, measure_proofs
 
 MARKER = re.compile(r"<!-- measured: ([a-z0-9_.\-]+) -->(.*?)<!-- /measured -->")
 """A quoted figure in a doc: its key and the text the last run wrote."""
@@ -82,75 +80,6 @@ def flipgame_run(*args: str, stdin: str | bytes | None = None, check: bool = Tru
     if check and run.exit_status != 0:
         raise RuntimeError(f"flipgame {' '.join(args)} {run.ended}: {run.stderr_tail.decode()[-500:]}")
     return run
-
-
-def _verify_4x4(context: dict) -> dict[str, float]:
-    report = context["workdir"] / "verify.json"
-    wall, _, _ = flipgame("verify", "--size", "4x4", "--report", str(report))
-    data = json.loads(report.read_text())
-    return {"verify_4x4.wall": wall} | {f"verify_4x4.{b['backend']}": b["seconds"] for b in data["backends"]}
-
-
-def _all_lit_39(context: dict) -> dict[str, float]:
-    board = "\n".join(["b" * 39] * 39) + "\n"
-    flipgame("solve", "--size", "39x39", "--goal", "white", stdin=board)  # numba's first compile, not counted
-    wall, out, err = flipgame("solve", "--size", "39x39", "--goal", "white", "--stats", stdin=board)
-    if out.split() != ["561"]:
-        raise RuntimeError(f"the 39x39 all-lit board answered {out!r}, not 561")
-    game = Game(39, 39, "white")
-    random = game.apply(0, int.from_bytes(np.random.default_rng(39).bytes(191), "little") & game.full)
-    _, out, err2 = flipgame("solve", "--size", "39x39", "--goal", "white", "--stats",
-                            stdin=format_cells(random, 39, 39) + "\n")
-    seconds = float(re.search(r"seconds=([0-9.]+)", err2)[1])
-    return {"solve_39x39.wall": wall, "nullity_32.seconds": float(re.search(r"seconds=([0-9.]+)", err)[1]),
-            "coset.rate": 2.0 ** 32 / seconds}
-
-
-def _verify_5x5(context: dict) -> dict[str, float]:
-    report = context["workdir"] / "verify5.json"
-    run = flipgame_run("verify", "--size", "5x5", "--exhaustive", "--backends", "gauss,bfs", "--report", str(report))
-    return {"verify_5x5.wall": run.wall, "verify_5x5.peak_mib": (run.peak_rss or 0) / 2**20}
-
-
-def _verify_z3(context: dict) -> dict[str, float]:
-    report = context["workdir"] / "verify_z3.json"
-    wall, _, _ = flipgame("verify", "--states", "3", "--size", "3x3", "--report", str(report))
-    data = json.loads(report.read_text())
-    return {"verify_z3_3x3.wall": wall} | {f"verify_z3_3x3.{b['backend']}": b["seconds"] for b in data["backends"]}
-
-
-def _scaling(context: dict) -> dict[str, float]:
-    """The 18x18 unique-solution board (176) on every default backend that takes it."""
-    board = "".join(row + "\n" for row in B18)
-    out = {}
-    for backend in ("gauss", "sat", "ilp", "cpsat"):
-        _, answer, err = flipgame("solve", "--size", "18x18", "--goal", "black", "--backend", backend, "--stats",
-                                  stdin=board)
-        if answer.split() != ["176"]:
-            raise RuntimeError(f"{backend} answered {answer!r} on the 18x18 board, not 176")
-        out[f"b18.{backend}"] = float(re.search(r"seconds=([0-9.]+)", err)[1])
-    return out
-
-
-def _all_lit_long(context: dict) -> dict[str, float]:
-    """OEIS A075464 for n = 55..78 (the published table's hardest terms, 61 and 65 at nullity 40 and 42)."""
-    wall, _, err = flipgame_full("study", "--all-lit", "55..78")
-    times = {int(m[1]): float(m[2]) for m in re.finditer(r"a\((\d+)\) = \d+: .*?, ([0-9.]+) s", err)}
-    out = {"a075464_55_78.wall": wall}
-    for n in (61, 65):
-        if n in times:
-            out[f"a075464.{n}"] = times[n]
-    return out
-
-
-def _startup(context: dict) -> dict[str, float]:
-    board = "bwwb\nbbwb\nbwwb\nbwww\n"
-    flipgame("solve", stdin=board)  # bytecode compiled, files cached
-    walls = sorted(flipgame("solve", stdin=board)[0] for _ in range(5))
-    t0 = time.perf_counter()
-    for _ in range(5):
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-    return {"startup.one_board": walls[2], "startup.python": (time.perf_counter() - t0) / 5}
 
 
 REFERENCE_TIMEOUT = 60.0
@@ -233,74 +162,6 @@ def stream_seconds(game, reference: str | None) -> dict:
     return row
 
 
-def _stream(context: dict) -> dict[str, float]:
-    row = stream_seconds(Game(4, 4), context.get("reference"))
-    out = {"stream_4x4.flipgame": row["flipgame_seconds"]}
-    if row.get("times_reference") is not None:
-        out |= {"stream_4x4.reference": row["reference_seconds"], "stream_4x4.ratio": row["times_reference"]}
-    return out
-
-
-MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
-    Measurement("stream_4x4", {
-        "stream_4x4.flipgame": ("s", "flipgame solve on all 65,536 4x4 boards as one stdin stream, wall time"),
-        "stream_4x4.reference": ("s", "the POJ 1753 reference C++ on the same stream, wall time"),
-        "stream_4x4.ratio": ("x", "flipgame's time over the reference's"),
-    }, _stream),
-    Measurement("verify_4x4", {
-        "verify_4x4.wall": ("s", "make verify's job: flipgame verify --size 4x4 (every default backend on all 65,536 "
-                                 "boards), wall time"),
-        **{f"verify_4x4.{b}": ("s", f"its {b} share (the backend's solve time)")
-           for b in ("gauss", "bfs", "cpsat", "sat", "ilp")},
-    }, _verify_4x4),
-    Measurement("all_lit_39", {
-        "solve_39x39.wall": ("s", "flipgame solve --size 39x39 --goal white on the all-lit board (561), wall time"),
-        "nullity_32.seconds": ("s", "its minimum over the 2**32 null-space combinations, reduced by the board's 8 "
-                                    "symmetries (--stats seconds)"),
-        "coset.rate": ("/s", "null-space combinations enumerated per second on a random solvable 39x39 board (no "
-                             "symmetry), the rate of every estimate"),
-    }, _all_lit_39),
-    Measurement("verify_5x5", {
-        "verify_5x5.wall": ("s", "flipgame verify --size 5x5 --exhaustive --backends gauss,bfs (all 33,554,432 "
-                                 "boards), wall time"),
-        "verify_5x5.peak_mib": ("MiB", "its peak resident memory"),
-    }, _verify_5x5),
-    Measurement("verify_z3_3x3", {
-        "verify_z3_3x3.wall": ("s", "flipgame verify --states 3 --size 3x3 (all 19,683 boards, every default backend "
-                                    "that takes three states), wall time"),
-        **{f"verify_z3_3x3.{b}": ("s", f"its {b} share") for b in ("gauss", "bfs", "cpsat", "ilp")},
-    }, _verify_z3),
-    Measurement("b18", {f"b18.{b}": ("s", f"the 18x18 unique-solution board (176 presses, goal black) on {b}, the "
-                                          f"solve's seconds") for b in ("gauss", "sat", "ilp", "cpsat")}, _scaling),
-    Measurement("floors", {f"floor.{lib}": ("ms", f"one {lib.replace('_', ' through ')} solve call on a one-variable "
-                                                  f"model, a bound changed between calls: CPU time (the library's "
-                                                  f"fixed cost per call)") for lib in floors.LIBRARIES},
-                floors.floor_figures),
-    Measurement("per_board", {f"per_board.{b}": ("ms", f"{b} per board on all 65,536 4x4 boards as a verify worker "
-                                                       f"solves them (one Session, chunks of 1024): CPU time")
-                              for b in floors.SWEEP_BACKENDS}, floors.per_board_figures),
-    Measurement("strategy_costs", {f"cost.{st}.{col}": (unit, f"{st}: {what}, 30 s limit")
-                                   for st in floors.STRATEGIES for col, (unit, what) in floors.COLUMN_WHAT.items()},
-                floors.strategy_figures),
-    Measurement("certify", measure_proofs.CERTIFY_FIGURES, measure_proofs.measure_certify),
-    Measurement("a79", measure_proofs.A79_FIGURES, measure_proofs.measure_a79),
-    Measurement("startup", {
-        "startup.one_board": ("s", "flipgame solve on one 4x4 board, wall time (median of 5, bytecode cached)"),
-        "startup.python": ("s", "python -c pass, wall time (the interpreter's own start)"),
-    }, _startup),
-)}
-"""Every measurement of ``make bench``, in the order it runs."""
-LONG_MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
-    Measurement("certify_long", measure_proofs.CERTIFY_LONG_FIGURES, measure_proofs.measure_certify_long),
-    Measurement("a075464_55_78", {
-        "a075464_55_78.wall": ("s", "flipgame study --all-lit 55..78 (OEIS A075464's terms 55 to 78), wall time"),
-        "a075464.61": ("s", "its a(61) (nullity 40)"),
-        "a075464.65": ("s", "its a(65) (nullity 42)"),
-    }, _all_lit_long),
-)}
-"""Measurements taken only when named (``flipgame bench --measure a075464_55_78``): up to an hour."""
-
-
 def machine() -> dict:
     """The CPU model, cores and memory of this machine."""
     cpu = platform.processor() or platform.machine()
@@ -323,6 +184,8 @@ def measure(names: Iterable[str] | None = None, reference: str | None = None, pr
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="flipgame-measure-") as tmp, bytecode_written():
         context = {"workdir": Path(tmp), "reference": reference}
+        from flipgame.study.measurements import LONG_MEASUREMENTS, MEASUREMENTS
+
         for name in names or MEASUREMENTS:
             m = MEASUREMENTS.get(name) or LONG_MEASUREMENTS[name]
             if progress:

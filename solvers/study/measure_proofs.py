@@ -12,6 +12,7 @@ import re
 
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.puzzles import B18, P14
+from flipgame.study.measure import flipgame_run
 
 CERTIFY_LIMIT = 600.0
 """``--certify-time-limit`` of the measured certifications (seconds): past it the figure is Unknown."""
@@ -30,8 +31,6 @@ def _board_text(game: Game, board: int) -> str:
 
 def certify_run(name: str, args: list[str], stdin: str) -> dict[str, object]:
     """``flipgame solve --certify ARGS`` measured: its figures under ``certify.NAME.*``."""
-    from flipgame.study.measure import flipgame_run
-
     run = flipgame_run("solve", "--certify", "--certify-time-limit", f"{CERTIFY_LIMIT:g}", "--stats", *args,
                        stdin=stdin, check=False)
     out, err = run.stdout.decode(), run.stderr_tail.decode()
@@ -104,8 +103,6 @@ def measure_certify_long(context: dict) -> dict[str, object]:
 
 def measure_a79(context: dict) -> dict[str, object]:
     """The a(79) lower bound by the covering LP (``study --all-lit 79 --lower-bound``), and its time."""
-    from flipgame.study.measure import flipgame_run
-
     run = flipgame_run("study", "--all-lit", "79", "--lower-bound")
     found = re.search(r"a\(79\) >= ([0-9]+)", run.stdout.decode())
     if not found:
