@@ -65,11 +65,16 @@ def _ignore_timeout(s: _CryptoMiniSat) -> None:
 
 
 def test_signal_in_a_call_is_delivered_after_it():
-    """A SIGINT raised inside the guarded call reaches Python's handler when the call ends."""
-    with pytest.raises(KeyboardInterrupt), cryptominisat_signals():
-        signal.raise_signal(signal.SIGINT)
-        time.sleep(0.01)  # still blocked here: nothing raised yet
-        blocked = True
+    """A SIGINT raised inside the guarded call reaches Python's handler when the call ends (the handler set
+    here: another test in this worker process may have left SIGINT ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt), cryptominisat_signals():
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(0.01)  # still blocked here: nothing raised yet
+            blocked = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert blocked
 
 
