@@ -24,23 +24,19 @@ using expressive clausal proofs", SAT 2014 (forward checking of RUP and RAT).
 
 from __future__ import annotations
 
-import collections.abc
 import contextlib
 import gc
 import os
 import signal
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from flipgame.core.errors import ProofFormatError
 from flipgame.core.processes import die_with_parent
 from flipgame.verify.proofs.drat import Proof, read_proof, regular_file
+from flipgame.verify.proofs.engine import Verdict, _check_piece, _clause_list, _internal, _Steps, engine_name
 from flipgame.verify.proofs.lower_bound import Formula
-
-CHECK_ENGINE = "auto"
-"""``dratify.check_proof`` engine: the compiled one when registered (``cdclkit[native]``), else Python."""
 
 CHECK_PIECE_STEPS = 8_000_000
 """Proof steps per checked piece: bounds the checker's memory (about 180 bytes a step in dratify's
@@ -55,90 +51,6 @@ STREAM_PIECE_STEPS = 1_000_000
 SPLIT_STEP_COST = 100
 """Estimated cost of a case-split step relative to an ordinary one (balances pieces only): a split
 line is a full propagation, about 0.2 ms against 2 microseconds (19x19 all-lit, nullity 16)."""
-
-
-@dataclass
-class Verdict:
-    """What the checker said.
-
-    ``ok`` (the empty clause was derived and every step checked), ``reason``,
-    ``failed_step`` (1-based over the whole proof, 0 if none), ``steps``,
-    ``engine`` (``native`` or ``python``) and ``seconds``.
-    """
-
-    ok: bool
-    reason: str
-    failed_step: int
-    steps: int
-    engine: str
-    seconds: float
-    reached_empty: bool = False
-
-
-def engine_name() -> str:
-    """``native`` when dratify has a compiled checker registered (``import cdclkit`` registers it), else ``python``."""
-    with contextlib.suppress(ImportError):
-        import cdclkit  # noqa: F401  (registers its native checker with dratify)
-    import dratify
-
-    return "native" if dratify.native_available() and CHECK_ENGINE != "python" else "python"
-
-
-def _internal(lits: np.ndarray) -> np.ndarray:
-    """DIMACS literals -> dratify's internal literals ``2 (v - 1) + sign`` (a 0 stays a 0 marker: -1)."""
-    lits = lits.astype(np.int64)
-    return np.where(lits != 0, 2 * (np.abs(lits) - 1) + (lits < 0), -1)
-
-
-def _clause_list(clauses) -> list[list[int]]:
-    """DIMACS clauses -> internal-literal lists, duplicates merged and tautologies dropped (as
-    dratify's ``CNF.add`` does; dropping a clause that is always true changes nothing)."""
-    out = []
-    for c in clauses:
-        lits = sorted({2 * (abs(d) - 1) + (d < 0) for d in c})
-        if not any(b == a + 1 and not a & 1 for a, b in zip(lits, lits[1:], strict=False)):
-            out.append(lits)
-    return out
-
-
-class _Steps(collections.abc.Sequence):
-    """Proof steps ``first .. last - 1``, then ``extra`` additions, as the native checker's
-    ``(deletion, internal literals)`` pairs.
-
-    The pairs are made a chunk at a time while the checker reads them (it iterates the
-    sequence once), so Python holds one chunk's objects, not the proof's: about 180 bytes a step
-    in the checker's own store instead of 400 more in Python lists."""
-
-    CHUNK = 1 << 18
-
-    def __init__(self, proof: Proof, ends: np.ndarray, first: int, last: int, extra: list | None = None):
-        self.proof, self.ends, self.first, self.last = proof, ends, first, last
-        self.extra = extra or []
-
-    def __len__(self) -> int:
-        return self.last - self.first + len(self.extra)
-
-    def __getitem__(self, k: int):
-        if not 0 <= k < len(self):
-            raise IndexError(k)
-        return next(self._chunk(self.first + k, self.first + k + 1)) if k < self.last - self.first \
-            else (False, self.extra[k - self.last + self.first])
-
-    def _chunk(self, a: int, b: int):
-        ends = self.ends
-        lo = int(ends[a - 1]) + 1 if a else 0
-        flat = _internal(self.proof.lits[lo:int(ends[b - 1]) + 1]).tolist()
-        stops = ends[a:b] - lo
-        starts = np.concatenate(([0], stops[:-1] + 1)).tolist()
-        # C-level loops only: one slice object and one list per step
-        pieces = map(flat.__getitem__, map(slice, starts, stops.tolist()))
-        return zip(self.proof.deletions[a:b].tolist(), pieces, strict=True)
-
-    def __iter__(self):
-        for a in range(self.first, self.last, self.CHUNK):
-            yield from self._chunk(a, min(self.last, a + self.CHUNK))
-        for c in self.extra:
-            yield False, c
 
 
 def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proof,
@@ -431,30 +343,6 @@ class PieceCheck:
             verdict = check_refutation(self.formula, proof)
         verdict.seconds = time.perf_counter() - self.started
         return verdict
-
-
-def _check_piece(nvars: int, clauses: list[list[int]], steps: _Steps, engine: str):
-    """dratify's verdict on one piece.  The native engine is called through dratify's registered
-    handle directly: the literals are internal ones made here (never negative), so dratify's
-    per-literal input validation, a Python loop as slow as the native check itself, is skipped;
-    its result is unpacked with dratify's own consistency rule (ok implies the empty clause)."""
-    import dratify
-    from dratify import CNF, CheckResult, check_proof
-
-    if engine != "native":
-        cnf = CNF(nvars)
-        for c in clauses:
-            cnf.add(c)
-        return check_proof(cnf, [("d" if d else "a", lits) for d, lits in steps], check_rat=True,
-                           apply_deletions=True, engine="python")
-    native = dratify.native_implementation()
-    raw = native.check_proof(nvars, clauses, steps, True, True)
-    ok, reason, nsteps, _, _, _, _, _, failed_step, reached_empty = tuple(raw)
-    if ok and not reached_empty:
-        raise RuntimeError("the native checker reported a refutation without the empty clause")
-    r = CheckResult()
-    r.ok, r.reason, r.steps, r.failed_step, r.reached_empty = ok, reason, nsteps, max(failed_step, 0), reached_empty
-    return r
 
 
 def _alive_guess(base: list[list[int]], proof: Proof, ends: np.ndarray, first: int, last: int) -> list[list[int]]:
