@@ -95,6 +95,26 @@ def test_a_lying_unsat_on_the_bound_is_caught_by_gauss(tmp_path, capsys):
     assert "claims a minimum of 6 presses, but gauss proves a minimum of 4" in err
 
 
+def test_a_false_impossible_from_a_program_is_a_disagreement_naming_it(tmp_path, capsys):
+    """A program answering UNSAT for a solvable board lies about unsatisfiability: exit 1 (it was exit 3,
+    'answer rejected', as if a witness had failed), naming the program and gauss's minimum."""
+    liar = script(tmp_path, "impossible-liar.sh", 'echo "s UNSATISFIABLE"')
+    code, out, err = solve_cli("--solver-cmd", f"{liar} {{file}}", capsys=capsys)
+    assert (code, out) == (ExitCode.DISAGREEMENT, "Error\n"), err
+    assert err == f"flipgame: standard input: case 1: {liar} claims Impossible, but gauss proves a minimum of 4 presses\n"
+    trap = "".join(row + "\n" for row in ["wbbb", "wwww", "wwww", "wwww"])  # truly Impossible: no lie
+    assert solve_cli("--solver-cmd", f"{liar} {{file}}", capsys=capsys, stdin=trap) == (ExitCode.OK, "Impossible\n", "")
+
+
+def test_where_gauss_refuses_the_algebra_refutes_a_false_impossible(monkeypatch):
+    from flipgame.backends.result import Solution
+
+    monkeypatch.setattr(claims, "_gauss", lambda game, board: None)
+    lie = Solution("external", Status.INFEASIBLE, stats={"program": "liar"})
+    assert claims.check_claim(Game(4, 4), POJ_SAMPLE_CELLS, lie) == claims.ClaimCheck(
+        "certificate", "liar says Impossible, but a goal board is reachable (no parity certificate exists)")
+
+
 def test_where_gauss_refuses_a_parity_proof_refutes_the_claim(monkeypatch):
     monkeypatch.setattr(claims, "_gauss", lambda game, board: None)
     game, six = Game(4, 4), sum(1 << (v - 1) for v in map(int, SIX.split()))

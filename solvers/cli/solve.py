@@ -225,10 +225,10 @@ class _Stream:
             print(self.fmt.writer(case, Solution(self.session.backend.name, Status.UNKNOWN)), flush=True)
             print(f"flipgame: case {case.number}: {interrupted_bound(case.game, case.board, exc)}", file=sys.stderr)
             raise
-        problem = check_solution(case.game, case.board, sol) or check_impossible(case.game, case.board, sol)
+        problem = check_solution(case.game, case.board, sol)
         if not problem and is_program(self.session.backend) and not self._claim_checked(case, sol):
-            return
-        self.report(case, sol, problem)
+            return  # a program's false Impossible is its lie (a disagreement), not a rejected witness
+        self.report(case, sol, problem or check_impossible(case.game, case.board, sol))
 
     def _claim_checked(self, case: Case, sol: Solution) -> bool:
         """A program's claimed minimum or Impossible checked (:func:`check_claim`): False, after an Error
