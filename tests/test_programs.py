@@ -101,7 +101,8 @@ def test_a_false_impossible_from_a_program_is_a_disagreement_naming_it(tmp_path,
     liar = script(tmp_path, "impossible-liar.sh", 'echo "s UNSATISFIABLE"')
     code, out, err = solve_cli("--solver-cmd", f"{liar} {{file}}", capsys=capsys)
     assert (code, out) == (ExitCode.DISAGREEMENT, "Error\n"), err
-    assert err == f"flipgame: standard input: case 1: {liar} claims Impossible, but gauss proves a minimum of 4 presses\n"
+    assert err == (f"flipgame: standard input: case 1: {liar} claims Impossible, "
+                   "but gauss proves a minimum of 4 presses\n")
     trap = "".join(row + "\n" for row in ["wbbb", "wwww", "wwww", "wwww"])  # truly Impossible: no lie
     assert solve_cli("--solver-cmd", f"{liar} {{file}}", capsys=capsys, stdin=trap) == (ExitCode.OK, "Impossible\n", "")
 
