@@ -197,6 +197,16 @@ def test_garbage_from_a_program_is_error_quoting_its_output(tmp_path, capsys, v_
     assert err.count("\n") == 1
 
 
+def test_control_characters_in_a_programs_output_are_escaped_in_the_message(tmp_path, capsys):
+    """The tail quoted for a program that gave no answer wrote its NUL bytes and terminal escapes to the
+    terminal as they were (``head -c 1G /dev/zero`` put 200 NULs into the line)."""
+    rude = script(tmp_path, "rude.sh", r"printf '\000\000\033[2Jcleared\r\n'; printf 'oops\007\n' >&2; exit 3")
+    code, out, err = solve_cli("--solver-cmd", f"{rude} {{file}}", capsys=capsys)
+    assert (code, out) == (ExitCode.INCOMPLETE, "Error\n")
+    assert err.endswith(r"exit status 3; output ends: \x00\x00\x1b[2Jcleared | oops\x07" + "\n"), err
+    assert err[:-1].isprintable()
+
+
 def test_more_literals_than_the_instance_has_variables_is_no_answer(tmp_path):
     flood = script(tmp_path, "flood.sh", 'echo "s SATISFIABLE"; yes "v 1 2 3 4 5 6 7 8" | head -c 20000000')
     s = solve(POJ_SAMPLE, "external", command=f"{flood} {{file}}")

@@ -112,11 +112,13 @@ class RunResult:
         return f"exit status {self.exit_status}"
 
     def tail(self, lines: int = 5) -> str:
-        """The last ``lines`` lines of its standard output and standard error, one string (``|`` between lines)."""
+        """The last ``lines`` lines of its standard output and standard error, one string (``|`` between
+        lines), each cut at 200 characters; control characters are escaped (``\\x00``, ``\\x1b``), so a
+        program's NUL bytes or terminal escapes never reach the terminal through flipgame's message."""
         out = []
         for stream in (self.stdout_tail, self.stderr_tail):
             out += stream.decode("utf-8", "replace").strip().splitlines()[-lines:]
-        return " | ".join(line.strip()[:200] for line in out) or "(no output)"
+        return " | ".join(_printable(line.strip())[:200] for line in out) or "(no output)"
 
     def describe(self) -> str:
         """One line for a run that gave no answer: the command, how it ended, the tail of its output."""
@@ -126,6 +128,11 @@ class RunResult:
         """``wall``, ``cpu`` (seconds), ``peak_rss`` (bytes), ``exit_status`` and ``signal``: a study's record."""
         return {"wall": self.wall, "cpu": self.cpu, "peak_rss": self.peak_rss, "exit_status": self.exit_status,
                 "signal": self.signal}
+
+
+def _printable(text: str) -> str:
+    """``text`` with each character that is not printable written as its escape (``\\x00``, ``\\x1b``)."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 _SIGNALS = {int(s) for s in signal.Signals}
