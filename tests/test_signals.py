@@ -178,3 +178,90 @@ def test_ctrl_c_on_bench_exits_130_saying_interrupted(tmp_path):
     out, _ = p.communicate(timeout=30)
     assert p.returncode == 130 and "agree" not in out
     assert "interrupted: the benchmark did not finish" in err.read_text() and not (tmp_path / "b.json").exists()
+
+
+# --- Ctrl-C while the command starts ----------------------------------------------------------------------
+
+
+INTERRUPTED_AT_IMPORT = """
+import os, signal, sys
+sys.argv[0] = {argv0!r}
+import flipgame
+os.kill(os.getpid(), signal.SIGINT)
+import time
+time.sleep(30)
+print("not interrupted")
+"""
+
+
+def test_ctrl_c_while_the_command_imports_exits_130_in_one_line():
+    """Ctrl-C in the first 0.3-0.7 s of a run (its imports) printed a KeyboardInterrupt traceback and died
+    by SIGINT; now the command's start-up handler exits 130 with the one line of every interrupted run."""
+    r = subprocess.run([sys.executable, "-c", INTERRUPTED_AT_IMPORT.format(argv0="/usr/local/bin/flipgame")],
+                       capture_output=True, text=True, timeout=60, preexec_fn=_sigint_default)
+    assert (r.returncode, r.stdout, r.stderr) == (130, "", "flipgame: interrupted\n")
+
+
+def test_a_program_importing_flipgame_keeps_its_keyboard_interrupt():
+    r = subprocess.run([sys.executable, "-c", INTERRUPTED_AT_IMPORT.format(argv0="my_script.py")],
+                       capture_output=True, text=True, timeout=60, preexec_fn=_sigint_default)
+    assert r.returncode == -signal.SIGINT and r.stderr.strip().endswith("KeyboardInterrupt") and r.stdout == ""
+
+
+@pytest.mark.parametrize("argv, orig_argv, command", [
+    (["/venv/bin/flipgame", "solve"], ["/venv/bin/python", "/venv/bin/flipgame", "solve"], True),
+    (["-m", "solve"], ["python3", "-X", "dev", "-m", "flipgame", "solve"], True),
+    (["-m"], ["python3", "-m", "flipgame.cli.docs"], False),
+    (["my_script.py"], ["python3", "my_script.py", "flipgame"], False),
+    ([], [], False),
+])
+def test_the_start_up_handler_is_for_the_command_only(monkeypatch, argv, orig_argv, command):
+    from flipgame.core import signals
+
+    monkeypatch.setattr(sys, "argv", argv)
+    monkeypatch.setattr(sys, "orig_argv", orig_argv)
+    assert signals._started_as_the_command() is command
+
+
+def test_an_import_error_from_a_ctrl_c_is_an_interrupt(monkeypatch, capsys):
+    """A Ctrl-C while OR-Tools' cp_model loads became ``ImportError: initialization failed`` (pybind11),
+    a traceback and exit 1 (5 of 40 Ctrl-Cs during that import)."""
+    from flipgame.cli import main, solve
+
+    def import_interrupted(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise ImportError("initialization failed") from exc
+
+    monkeypatch.setattr(solve, "run", import_interrupted)
+    assert main(["solve"]) == 130 and capsys.readouterr().err == "flipgame: interrupted\n"
+    monkeypatch.setattr(solve, "run", lambda args: [][0])
+    with pytest.raises(IndexError):  # any other fault stays a fault
+        main(["solve"])
+
+
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a test run in the background inherits SIGINT ignored
+
+
+@pytest.mark.slow
+def test_ctrl_c_at_varied_moments_of_the_start_up_exits_130_in_one_line(tmp_path):
+    """Ten Ctrl-Cs from the moment flipgame's first module has loaded numpy (its start-up handler is in
+    place) to 1.5 s later: each exits 130 within 2 s with one line and nothing on stdout."""
+    rng = random.Random(30)
+    board = tmp_path / "b.txt"
+    board.write_text("".join("".join(rng.choice("012") for _ in range(14)) + "\n" for _ in range(14)))
+    for _ in range(10):
+        p = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--states", "3", "--size", "14x14",
+                              "--goal", "0", "--backend", "cpsat", str(board)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_sigint_default)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "numpy" not in Path(f"/proc/{p.pid}/maps").read_text():
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0, 1.5))
+        os.killpg(p.pid, signal.SIGINT)
+        start = time.monotonic()
+        out, err = p.communicate(timeout=60)
+        assert (p.returncode, out, err) == (130, "", "flipgame: interrupted\n"), err
+        assert_within(time.monotonic() - start, 2.0, "the exit after a Ctrl-C at start-up")

@@ -14,7 +14,9 @@ this module, imported first by :mod:`flipgame`, imports numpy inside
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 from collections.abc import Iterator
 
 GUARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -41,6 +43,46 @@ def signals_blocked() -> Iterator[None]:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
+
+def _started_as_the_command() -> bool:
+    """True in the ``flipgame`` command (its console script, or ``python -m flipgame``), False where a
+    program imports flipgame as a library."""
+    argv = list(getattr(sys, "orig_argv", ()))
+    as_module = any(a == "-m" and b == "flipgame" for a, b in zip(argv, argv[1:], strict=False))
+    return as_module or bool(sys.argv) and os.path.basename(sys.argv[0]) == "flipgame"
+
+
+def _interrupted_while_starting(signum, frame) -> None:
+    """The command's SIGINT handler until :func:`command_started`: nothing is computed yet, so exit 130
+    with the line every interrupted run prints (Python's default printed a KeyboardInterrupt traceback
+    from whichever import it stopped, in the first 0.3-0.7 s of every run)."""
+    os.write(2, b"flipgame: interrupted\n")
+    os._exit(130)
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """True if a ``KeyboardInterrupt`` is in ``exc``'s chain of causes: a pybind11 extension module (OR-Tools'
+    ``cp_model_helper``) turns a Ctrl-C that arrives while its initialisation runs Python code into
+    ``ImportError: initialization failed`` (5 of 40 Ctrl-Cs during ``from ortools.sat.python import
+    cp_model``)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def command_started() -> None:
+    """Called by the command once its ``KeyboardInterrupt`` handling is in place: Ctrl-C raises
+    ``KeyboardInterrupt`` again.  Does nothing where the start-up handler was not installed."""
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+if _started_as_the_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _interrupted_while_starting)  # a Ctrl-C ignored by the caller stays ignored
 
 with signals_blocked():  # flipgame imports this module first: numpy's BLAS threads start with Ctrl-C blocked
     import numpy  # noqa: E402, F401
