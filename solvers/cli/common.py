@@ -369,7 +369,7 @@ def _rules_file(args, states: int | None) -> PressSystem:
     text = read_text(args.rules, "--rules", RULES_MAX_BYTES)
     try:
         provisional = None if args.goal is None and args.target is None else "0"  # the command line's, below
-        if text.lstrip("\ufeff \t\r\n").startswith("{"):
+        if text.lstrip("\ufeff \t\r\n").startswith(("{", "[")):  # an edge list starts with neither
             return from_json(text, "file" if args.states is None else states, goal=provisional)
         return read_edge_list(text, states=states, goal=provisional or "any")
     except RulesError as exc:

@@ -124,9 +124,12 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str | N
     if extra:
         raise RulesError(f"unknown key {', '.join(map(repr, extra))} in the press-system file "
                          f"(keys: {', '.join(JSON_KEYS)})")
+    _only_with(data)
     cells, shape = _shape(data)
     k = _states(data.get("states", 2)) if states == "file" else states
     buttons = _edge_buttons(data, cells, k) if "edges" in data else _listed_buttons(data)
+    if goal is None and "target" in data and data.get("goal") != "board":
+        raise RulesError('"target" is the goal board of "goal": "board"; give both or neither')
     goal = goal if goal is not None else data.get("goal", "any" if k is not None else None)
     if goal is None:
         raise RulesError('counters need a "goal" value D or a "target" board (or --goal D / --target FILE)')
@@ -134,15 +137,42 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str | N
     return PressSystem(cells, buttons, k, goal, target, shape)
 
 
+ONLY_WITH = {"amounts": "buttons", "neighbourhood": "edges", "directed": "edges"}
+"""Keys of the JSON format that mean something only beside another (never ignored: refused)."""
+
+
+def _only_with(data: dict) -> None:
+    for key, needs in ONLY_WITH.items():
+        if key in data and needs not in data:
+            raise RulesError(f'"{key}" applies to "{needs}", which the press-system file does not give')
+
+
+class _Object(dict):
+    """A JSON object that remembers the first key it was given twice (the last value would win unseen)."""
+
+    twice: str | None = None
+
+
+def _object(pairs: list) -> _Object:
+    out = _Object(pairs)
+    if len(out) < len(pairs):
+        seen: set = set()
+        out.twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+    return out
+
+
 def _parse_json(text: str) -> dict:
     try:
-        return json.loads(text.lstrip("\ufeff"))
+        data = json.loads(text.lstrip("\ufeff"), object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise RulesError(f"press-system file is not JSON: {exc}") from None
     except RecursionError:
         raise RulesError("press-system file is nested too deep to be a press system") from None
     except ValueError as exc:  # a number of over 4300 digits
         raise RulesError(f"press-system file: {exc}") from None
+    if getattr(data, "twice", None) is not None:
+        raise RulesError(f"press-system file gives the key {data.twice!r:.40} twice")
+    return data
 
 
 def _shape(data: dict) -> tuple[int, tuple[int, int] | None]:
