@@ -22,7 +22,8 @@ from flipgame.backends.result import Status
 from flipgame.backends.strategies import STRATEGIES, register
 from flipgame.cli import main
 from flipgame.cli.common import ExitCode
-from flipgame.core.processes import OUTPUT_MAX_BYTES, run_bounded, run_function
+from flipgame.core.processes import OUTPUT_MAX_BYTES, run_bounded
+from flipgame.core.workers import run_function
 from flipgame.verify.proofs import claims
 
 
@@ -256,6 +257,24 @@ def test_a_program_that_exits_normally_leaves_no_child_running(tmp_path):
     assert s.moves == 4 and s.stats["calls"] == 2
     time.sleep(0.1)
     assert not alive(int(pidfile.read_text()))
+
+
+def test_a_child_that_left_the_group_and_the_session_is_killed_too(tmp_path):
+    """A child started by ``setsid`` has a group and a session of its own: the group kill missed it, and it
+    ran on after flipgame (a daemon that held the output pipe also kept a timed-out run waiting 1 s more)."""
+    need_program("setsid")
+    pidfile = tmp_path / "daemon.pid"
+    prog = script(tmp_path, "daemon.sh", f"setsid sleep 100 &\necho $! > {pidfile}\nsleep 0.05\n"
+                                         f"if grep -q 'at most' \"$1\"; then echo 's UNSATISFIABLE'; "
+                                         "else printf 's SATISFIABLE\\nv 1 6 8 9 0\\n'; fi")
+    s = solve(POJ_SAMPLE, "external", command=f"{prog} {{file}}")
+    assert s.moves == 4
+    time.sleep(0.1)
+    assert not alive(int(pidfile.read_text()))
+    r = run_bounded(["sh", "-c", f"setsid sleep 100 & echo $! > {pidfile}; sleep 100"], 0.5)
+    time.sleep(0.1)
+    assert r.timed_out and not alive(int(pidfile.read_text()))
+    assert_within(r.wall, 1.0, "a 0.5 s limit with a daemon holding the pipe")
 
 
 def test_the_time_limit_kills_a_program_whose_child_holds_the_pipe(tmp_path):

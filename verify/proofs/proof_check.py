@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flipgame.core.errors import ProofFormatError
-from flipgame.core.processes import die_with_parent
+from flipgame.core.workers import die_with_parent
 from flipgame.verify.proofs.drat import Proof, read_proof, regular_file
 from flipgame.verify.proofs.lower_bound import Formula
 
