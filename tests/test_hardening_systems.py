@@ -660,3 +660,39 @@ def test_directed_given_as_text_is_refused(cli, tmp_path):
     """Item 27: ``"directed": "false"`` was taken as true (a non-empty string)."""
     rules = _rules(tmp_path, '{"cells": 2, "edges": [[0, 1]], "directed": "false"}')
     one_line(cli("solve", "--rules", rules, "--goal", "1", stdin="00\n"), 2, '"directed" must be true or false')
+
+
+# --- found after issue 30: counts and seconds without a cap, values echoed whole -------------------------------------
+
+
+BOUNDLESS = [
+    (["export-suite", "suite", "--boards", "99999999999"], "--boards: expected a whole number from 1 to 1,000"),
+    (["study", "--strategies", "gauss", "--boards", "99999999999"], "argument --boards: expected a whole number"),
+    (["bench", "--size", "2x2", "--startup-runs", "101"], "--startup-runs: expected a whole number from 1 to 100"),
+    (["study", "--size", "3x3", "--backends", "gauss", "--sample", "65537"], "from 1 to 65,536"),
+    (["study", "--strategies", "gauss", "--time-limit", "1e300"],
+     "--time-limit: expected a positive number of seconds, at most 1,000,000, got '1e300'"),
+    (["study", "--strategies", "gauss", "--budget", "1e7"], "argument --budget: expected a positive number of seconds"),
+    (["verify", "--size", "2x2", "--sample", "3", "--seed", "9" * 5000], "argument --seed: expected a non-negative "
+                                                                          "integer seed of at most 12 digits"),
+    (["solve", "--states", "1" * 5000], "argument --states: expected a number of states 2..255"),
+]
+
+
+@pytest.mark.parametrize("args, words", BOUNDLESS, ids=["export-suite", "study-boards", "startup-runs", "study-sample",
+                                                        "time-limit", "budget", "seed", "states"])
+def test_counts_and_seconds_past_their_cap_are_one_line(cli, args, words):
+    """export-suite --boards 10^11 wrote files until killed, study --boards 10^11 and bench --startup-runs 10^11
+    ran until killed, study took a 1e300 s limit (its PAR-2 was a 300-digit number), and a 5,000-digit seed
+    or --states was an 'invalid seed_int value' echoing all its digits."""
+    one_line(cli(*args), 2, words)
+
+
+@pytest.mark.parametrize("args", [["solve", "X"], ["solve", "--rules", "X"], ["solve", "--backend", "X"],
+                                  ["solve", "--strategy", "X"], ["solve", "--bogusX"]],
+                         ids=["file", "rules", "backend", "strategy", "unknown"])
+def test_a_100000_character_value_is_not_echoed_whole(cli, args):
+    """A file name, option value or unknown option of 100,000 characters was echoed in a 100 KB message."""
+    long = "x" * 100_000
+    err = one_line(cli(*(a.replace("X", long) for a in args)), 2, "...(", longest=700)
+    assert "x" * 201 not in err

@@ -18,11 +18,11 @@ from flipgame import BACKENDS, Backend, Game, get_backend
 from flipgame.backends import strategies, strategies_file
 from flipgame.backends.strategies import STRATEGIES, StrategyBackend
 from flipgame.core.errors import BoardFormatError, RulesError
-from flipgame.core.limits import BOARD_MAX_CELLS
+from flipgame.core.limits import BOARD_MAX_CELLS, TIME_LIMIT_MAX_SECONDS
 from flipgame.core.limits import STATES_MAX as MAX_STATES
 from flipgame.formats.judge import FORMATS, LineSource
 from flipgame.model.grid import NEIGHBOURHOODS
-from flipgame.model.rules import from_json, read_edge_list
+from flipgame.model.rules import NUMBER_DIGITS, from_json, read_edge_list
 from flipgame.model.system import PressSystem, is_number
 
 MAX_CELLS = BOARD_MAX_CELLS
@@ -53,9 +53,25 @@ class ExitCode(enum.IntEnum):
     INTERRUPTED = 130  # Ctrl-C; what was finished has been written
 
 
+ECHO_MAX_CHARS = 200
+"""Longest word of a message echoed whole: a longer one (a file name, option value or program output of
+100,000 characters made a 100 KB line) keeps its start and end around the count of what was left out."""
+
+
+def shorten(message: str) -> str:
+    """``message`` with each word over :data:`ECHO_MAX_CHARS` characters cut in its middle.
+
+    >>> len(shorten("cannot read " + "x" * 1000)), shorten("x" * 1000)[95:]
+    (148, 'xxxxx...(880 more)...xxxxxxxxxxxxxxxxxxxx')
+    """
+    keep = ECHO_MAX_CHARS // 2
+    return re.sub(rf"\S{{{ECHO_MAX_CHARS + 1},}}",
+                  lambda m: f"{m[0][:keep]}...({len(m[0]) - keep - 20:,} more)...{m[0][-20:]}", message)
+
+
 def fail(code: ExitCode, message: str) -> ExitCode:
-    """Print ``flipgame: message`` on stderr and return ``code``."""
-    print(f"flipgame: {message}", file=sys.stderr)
+    """Print ``flipgame: message`` on stderr (its overlong words shortened: :func:`shorten`) and return ``code``."""
+    print(f"flipgame: {shorten(message)}", file=sys.stderr)
     return code
 
 
@@ -81,16 +97,36 @@ def board_size(text: str) -> tuple[int, int]:
     return rows, cols
 
 
+def _decimal(text: str) -> int | None:
+    """``text`` as a plain ASCII decimal of at most :data:`~flipgame.model.rules.NUMBER_DIGITS` digits, else None."""
+    text = text.strip()
+    return int(text) if is_number(text) and len(text) <= NUMBER_DIGITS else None
+
+
 def seed_int(text: str) -> int:
-    if not (text.isascii() and text.strip().isdigit()):
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}")
-    return int(text)
+    if _decimal(text) is None:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed of at most {NUMBER_DIGITS} digits, "
+                                         f"got {text!r:.40}")
+    return _decimal(text)
 
 
 def positive_int(text: str) -> int:
-    if not (text.isascii() and text.strip().isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return int(text)
+    n = _decimal(text)
+    if n is None or n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r:.40}")
+    return n
+
+
+def count_up_to(maximum: int):
+    """The ``type`` of an option counting 1..``maximum`` (a constant of :mod:`flipgame.core.limits`)."""
+
+    def count(text: str) -> int:
+        n = _decimal(text)
+        if n is None or not 1 <= n <= maximum:
+            raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {maximum:,}, got {text!r:.40}")
+        return n
+
+    return count
 
 
 def name_list(text: str, valid: Sequence[str], what: str, *, allow_all: bool = False) -> list[str]:
@@ -137,8 +173,9 @@ def positive_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    if not 0 < value <= TIME_LIMIT_MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, at most "
+                                         f"{TIME_LIMIT_MAX_SECONDS:,.0f}, got {text!r:.40}")
     return value
 
 
@@ -182,17 +219,17 @@ def states_arg(text: str) -> int:
     """``--states``: an integer 2..255, or ``counters`` (returned as 0)."""
     if text == "counters":
         return 0
-    if not (text.isascii() and text.isdigit()) or not 2 <= int(text) <= MAX_STATES:
+    if _decimal(text) is None or not 2 <= int(text) <= MAX_STATES:
         raise argparse.ArgumentTypeError(f"expected a number of states 2..{MAX_STATES} or 'counters', got {text!r:.40}")
     return int(text)
 
 
 def goal_arg(text: str) -> str:
     """``--goal``: any, white, black, or a state D (every cell D)."""
-    if text in ("any", "white", "black") or (is_number(text) and len(text) <= 12):
+    if text in ("any", "white", "black") or (is_number(text) and len(text) <= NUMBER_DIGITS):
         return text
-    raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D (at most 12 digits), "
-                                     f"got {text!r:.40}")
+    raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D (at most {NUMBER_DIGITS} "
+                                     f"digits), got {text!r:.40}")
 
 
 def option_flags() -> dict[str, list[tuple[str, object]]]:
@@ -454,7 +491,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the command's --help, not the whole usage block."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: {shorten(message)} (see {self.prog} --help)\n")
 
     def parse_args(self, args=None, namespace=None):
         """As argparse's, but arguments left over are reported by the command that was given them,

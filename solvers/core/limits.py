@@ -42,7 +42,18 @@ TIME_LIMIT_DEFAULT_SECONDS = 60.0
 out without wondering (it once grew with the board, to 2010 s at 200x200)."""
 
 TIME_LIMIT_MAX_SECONDS = 1e6
-"""Most seconds a time limit takes (``--time-limit``, ``--certify-time-limit``): 11.6 days, past any run."""
+"""Most seconds any option takes (``--time-limit``, ``--certify-time-limit``, ``--budget``, ...): 11.6 days,
+past any run (study's PAR-2 of a 1e300 s limit was a 300-digit number)."""
+
+BOARDS_PER_SIZE_MAX = 1000
+"""Most random boards per family and size that ``study --strategies`` runs or ``export-suite`` writes
+(``--boards``): a study's figures rest on tens, and 10^11 ran until killed (or filled the disk)."""
+
+TIMED_BOARDS_MAX = 2**16
+"""Most boards timed per backend or strategy (``study --sample``, ``bench --sample``): every 4x4 board."""
+
+STARTUP_RUNS_MAX = 100
+"""Most process starts ``bench`` times per backend (``--startup-runs``; the median is reported)."""
 
 SYSTEM_MAX_CELLS = 10_000
 """Largest press system read from rules (a JSON file, an edge list, a judge format): the Z_k algebra
