@@ -696,3 +696,35 @@ def test_a_100000_character_value_is_not_echoed_whole(cli, args):
     long = "x" * 100_000
     err = one_line(cli(*(a.replace("X", long) for a in args)), 2, "...(", longest=700)
     assert "x" * 201 not in err
+
+
+API_FAULTS = [
+    ("a grid of 10^18 cells", lambda f: f.solve(0, game=f.Game(10**9, 10**9)), "a grid has at most 4,000,000 cells"),
+    ("a command that is a number", lambda f: f.solve(5, "external", game=f.Game(4, 4), command=5), "expected text"),
+    ("canonical='no'", lambda f: f.solve(5, "gauss", game=f.Game(4, 4), canonical="no"), "expected True or False"),
+    ("an unknown strategy", lambda f: f.solve_strategy("nope", 5, f.Game(4, 4)), "unknown strategy 'nope'"),
+    ("max_models=nan", lambda f: f.Session("cpsat", max_models=float("nan")), "max_models must be a positive"),
+    ("register('x')", lambda f: f.register("x"), "register takes a Backend"),
+    ("a float vertex", lambda f: f.from_edges(3, [(0.5, 1)]), "names a vertex that is not an integer"),
+    ("an edge list of bytes", lambda f: f.read_edge_list(b"0 1"), "an edge list is text (str), got bytes"),
+    ("cases of bytes", lambda f: list(f.read_cases(b"bwwb\n")), "got bytes: decode them first"),
+]
+
+
+@pytest.mark.parametrize("what, call, words", API_FAULTS, ids=[a[0] for a in API_FAULTS])
+def test_python_api_faults_are_flipgame_errors(what, call, words):
+    """Found after item 24: each raised MemoryError, AttributeError, KeyError, ValueError or TypeError (or,
+    for canonical='no', was taken as True)."""
+    import flipgame
+    from flipgame import FlipgameError
+
+    with pytest.raises(FlipgameError, match=re.escape(words)):
+        call(flipgame)
+
+
+def test_read_cases_takes_the_whole_text_as_well_as_its_lines():
+    from flipgame import read_cases
+
+    text = "bwwb\nbbwb\nbwwb\nbwww\n"
+    whole, lines = (read_cases(text), read_cases(text.splitlines()))
+    assert [b.cells for b in whole] == [b.cells for b in lines] == [0b0001100110111001]

@@ -43,8 +43,9 @@ from flipgame.model.rules import NUMBER_DIGITS
 from flipgame.model.system import PressSystem, is_number
 
 
-def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
-    """Stream the boards of a POJ 1753 input, one case per ``rows`` lines, until end of input.
+def read_cases(lines: Iterable[str] | str, rows: int = 4, cols: int = 4) -> Iterator[Board]:
+    """Stream the boards of a POJ 1753 input (its lines, or its whole text), one case per ``rows`` lines,
+    until end of input.
 
     Tolerates CRLF line ends, leading and trailing white space, blank lines
     (between cases or anywhere else, as the reference's ``scanf("%s")`` does),
@@ -68,9 +69,15 @@ def read_cells(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[i
     >>> list(read_cells(["bw", "wb", "", "ww", "wb"], 2, 2))
     [9, 8]
     """
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    elif isinstance(lines, (bytes, bytearray)):
+        raise BoardFormatError("expected text (str, or an iterable of lines), got bytes: decode them first")
     case, current, first_line = 1, [], None
     line_no = 0
     for line_no, raw in enumerate(lines, start=1):
+        if not isinstance(raw, str):
+            raise BoardFormatError(f"expected a line of text, got {type(raw).__name__}", case=case, line=line_no)
         row = parse_row(raw, cols, case, line_no)
         if row is None:
             continue

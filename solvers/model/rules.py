@@ -45,6 +45,8 @@ def from_edges(cells: int, edges: Iterable[tuple[int, int]], *, closed: bool = T
         raise RulesError(f"a graph has 1..{SYSTEM_MAX_CELLS:,} vertices, got {cells!r:.40}")
     out: list[set[int]] = [({v} if closed else set()) for v in range(cells)]
     for u, v in edges:
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (u, v)):
+            raise RulesError(f"edge ({u!r:.20}, {v!r:.20}) names a vertex that is not an integer")
         if not (0 <= u < cells and 0 <= v < cells):
             raise RulesError(f"edge ({u}, {v}) names a vertex outside 0..{cells - 1}")
         out[u].add(v)
@@ -65,6 +67,8 @@ def read_edge_list(text: str, states: int | None = 2, goal: str = "any") -> Pres
     >>> read_edge_list("open\\n0 1\\n1 2").press_masks[0]
     2
     """
+    if not isinstance(text, str):
+        raise RulesError(f"an edge list is text (str), got {type(text).__name__}")
     closed, cells, edges = True, None, []
     for number, raw in enumerate(text.splitlines(), start=1):
         words = raw.split("#", 1)[0].split()
