@@ -137,16 +137,17 @@ def lying_program(tmp_path, output: str) -> str:
 
 
 def test_a_program_that_says_unsat_is_caught_by_the_certificate_check(tmp_path):
-    """A solver that answers UNSAT to everything: the POJ sample (4) and a solved board (0) have
-    no parity certificate, so their Impossible is rejected (exit 3); board 14 really is Impossible."""
+    """A solver that answers UNSAT to everything: on the POJ sample (4) and a solved board (0) that is a lie
+    about unsatisfiability, a disagreement with gauss naming the program (exit 1, as every false claim of
+    a program); board 14 really is Impossible."""
     cases = "\n".join(POJ_SAMPLE) + "\n\nwwww\nwwww\nwwww\nwwww\n\nwbbb\nwwww\nwwww\nwwww\n"
     out = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--solver-cmd",
                           lying_program(tmp_path, "s UNSATISFIABLE\\n")], input=cases, capture_output=True,
                          text=True, timeout=60)
-    assert (out.returncode, out.stdout) == (3, "Error\nError\nImpossible\n"), out.stderr
+    assert (out.returncode, out.stdout) == (1, "Error\nError\nImpossible\n"), out.stderr
     assert out.stderr.splitlines() == [
-        f"flipgame: case {k}: external ({tmp_path / 'liar.sh'}) answer rejected: says Impossible, but a goal board is "
-        "reachable (no parity certificate exists)" for k in (1, 2)]
+        f"flipgame: standard input: case {k}: {tmp_path / 'liar.sh'} claims Impossible, but gauss proves a minimum "
+        f"of {moves} presses" for k, moves in ((1, 4), (2, 0))]
 
 
 def test_a_program_whose_model_reaches_no_goal_is_a_rejected_witness_in_one_line(tmp_path):

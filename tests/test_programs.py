@@ -208,6 +208,16 @@ def test_control_characters_in_a_programs_output_are_escaped_in_the_message(tmp_
     assert err[:-1].isprintable()
 
 
+@pytest.mark.parametrize("leave, why", [("mkfifo \"$2\"", "is not a regular file"),
+                                        ("ln -s /dev/zero \"$2\"", "is a symbolic link")], ids=["fifo", "symlink"])
+def test_a_result_file_that_is_a_fifo_or_a_link_is_no_answer(tmp_path, leave, why):
+    """A program that left a FIFO as its result file had flipgame wait for a writer forever, past the time
+    limit; a link to /dev/zero was read for 64 MiB."""
+    prog = script(tmp_path, "leaves.sh", f'rm -f "$2"; {leave}')
+    s = solve(POJ_SAMPLE, "external", command=f"{prog} {{file}} {{out}}", answer="minisat", time_limit=5)
+    assert s.status is Status.ERROR and s.stats["error"] == f"{prog} printed no answer: its result file {why}"
+
+
 def test_more_literals_than_the_instance_has_variables_is_no_answer(tmp_path):
     flood = script(tmp_path, "flood.sh", 'echo "s SATISFIABLE"; yes "v 1 2 3 4 5 6 7 8" | head -c 20000000')
     s = solve(POJ_SAMPLE, "external", command=f"{flood} {{file}}")
