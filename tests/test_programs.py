@@ -198,6 +198,18 @@ def test_garbage_from_a_program_is_error_quoting_its_output(tmp_path, capsys, v_
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("answer, fmt, why", [
+    ("s OPTIMUM FOUND\\nv x1 x6 x8 x9 -x1\\n", "opb", "line 2 'v x1 x6 x8 x9 -x1': variable 1 is both true and false"),
+    ("s SATISFIABLE\\ns UNSATISFIABLE\\n", "cnf", "its 's' lines disagree: 'SATISFIABLE', then 'UNSATISFIABLE'"),
+], ids=["x1 and -x1", "SAT then UNSAT"])
+def test_a_contradictory_answer_is_no_answer(tmp_path, capsys, answer, fmt, why):
+    """A model setting x1 both ways was read as x1 true (the POJ sample's 4, exit 0), and of two 's' lines
+    that differ the last was taken."""
+    prog = script(tmp_path, "contradicts.sh", f"printf '{answer}'")
+    code, out, err = solve_cli("--solver-cmd", f"{prog} {{file}}", "--solver-format", fmt, capsys=capsys)
+    assert (code, out) == (ExitCode.INCOMPLETE, "Error\n") and f"{prog} printed no answer: {why}" in err, err
+
+
 def test_control_characters_in_a_programs_output_are_escaped_in_the_message(tmp_path, capsys):
     """The tail quoted for a program that gave no answer wrote its NUL bytes and terminal escapes to the
     terminal as they were (``head -c 1G /dev/zero`` put 200 NULs into the line)."""
