@@ -676,15 +676,18 @@ BOUNDLESS = [
     (["verify", "--size", "2x2", "--sample", "3", "--seed", "9" * 5000], "argument --seed: expected a non-negative "
                                                                           "integer seed of at most 12 digits"),
     (["solve", "--states", "1" * 5000], "argument --states: expected a number of states 2..255"),
+    (["verify", "--size", "2x2", "--jobs", str(4 * (os.cpu_count() or 1) + 1)], "argument --jobs: expected a whole "
+                                                                               "number from 1 to"),
 ]
 
 
 @pytest.mark.parametrize("args, words", BOUNDLESS, ids=["export-suite", "study-boards", "startup-runs", "study-sample",
-                                                        "time-limit", "budget", "seed", "states"])
+                                                        "time-limit", "budget", "seed", "states", "jobs"])
 def test_counts_and_seconds_past_their_cap_are_one_line(cli, args, words):
     """export-suite --boards 10^11 wrote files until killed, study --boards 10^11 and bench --startup-runs 10^11
-    ran until killed, study took a 1e300 s limit (its PAR-2 was a 300-digit number), and a 5,000-digit seed
-    or --states was an 'invalid seed_int value' echoing all its digits."""
+    ran until killed, study took a 1e300 s limit (its PAR-2 was a 300-digit number), a 5,000-digit seed
+    or --states was an 'invalid seed_int value' echoing all its digits, and verify --jobs 10**20 was reported
+    as a pool of that many workers (it took four per core)."""
     one_line(cli(*args), 2, words)
 
 

@@ -17,14 +17,13 @@ from flipgame.cli.common import (
     count_up_to,
     fail,
     game_from_args,
-    positive_int,
     positive_seconds,
     strategy_names,
     writable_path,
     write_json,
 )
 from flipgame.core.errors import FlipgameError
-from flipgame.core.limits import STARTUP_RUNS_MAX, TIMED_BOARDS_MAX
+from flipgame.core.limits import JOBS_MAX, STARTUP_RUNS_MAX, TIMED_BOARDS_MAX
 from flipgame.core.measured import MEASURED_FILE
 from flipgame.core.tables import format_table
 from flipgame.gate.session import solve_strategy
@@ -51,8 +50,8 @@ def add_parser(sub) -> None:
                                     f"states, or 2**{BENCH_MAX_CELLS} boards), boards/s, speed ratios, and the "
                                     "start-up time of `flipgame solve` on one board per backend.")
     bp.add_argument("--backends", type=backend_list, metavar="LIST", help="comma-separated backends (default all)")
-    bp.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
-                    help="worker processes for per-board solvers (default: all cores)")
+    bp.add_argument("--jobs", type=count_up_to(JOBS_MAX), default=os.cpu_count() or 1, metavar="N",
+                    help="worker processes for per-board solvers (default: all cores; at most four per core)")
     bp.add_argument("--startup-runs", type=count_up_to(STARTUP_RUNS_MAX), default=3, metavar="N",
                     help=f"process starts timed per backend; the median is reported (default 3, at most "
                          f"{STARTUP_RUNS_MAX})")

@@ -17,6 +17,7 @@ from flipgame.cli.common import (
     backend_caps,
     backend_list,
     backend_options,
+    count_up_to,
     fail,
     game_from_args,
     positive_int,
@@ -29,7 +30,7 @@ from flipgame.cli.common import (
 )
 from flipgame.cli.progress import ProgressLog, restore_ctrl_c, second_ctrl_c_ends_at_once
 from flipgame.core.errors import FlipgameError, RefusedError
-from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
+from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS, JOBS_MAX
 from flipgame.core.measured import quote
 from flipgame.verify.run.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement, state_boards
 
@@ -53,8 +54,9 @@ def add_parser(sub) -> None:
                         "included: " + ",".join(STRATEGIES))
     v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
                    help="JSON report with the table and every disagreement (default flipgame-verify.json)")
-    v.add_argument("--jobs", type=positive_int, metavar="N",
-                   help="worker processes of the local pool for per-board solvers (default: all cores)")
+    v.add_argument("--jobs", type=count_up_to(JOBS_MAX), metavar="N",
+                   help="worker processes of the local pool for per-board solvers (default: all cores; at most four "
+                        "per core)")
     v.add_argument("--scheduler", metavar="ADDRESS",
                    help="run the per-board solvers' chunks on a Dask cluster: the address of a running scheduler "
                         "(e.g. tcp://host:8786), or local:N to start a LocalCluster of N single-thread worker "

@@ -5,6 +5,8 @@ message that names a limit reads it from here, so text and check agree.
 Units are cells (``rows * cols``) unless the name says otherwise.
 """
 
+import os
+
 BOARD_MAX_CELLS = 4_000_000
 """Largest board flipgame takes at all: 2000x2000, by gauss's light chasing (about 15 s)."""
 
@@ -51,6 +53,10 @@ BOARDS_PER_SIZE_MAX = 1000
 
 TIMED_BOARDS_MAX = 2**16
 """Most boards timed per backend or strategy (``study --sample``, ``bench --sample``): every 4x4 board."""
+
+JOBS_MAX = 4 * (os.cpu_count() or 1)
+"""Most worker processes of a local pool (``--jobs``): four per core (more only share the cores; the
+pool took at most this many while ``--jobs 10**20`` was reported as a pool of that many workers)."""
 
 STARTUP_RUNS_MAX = 100
 """Most process starts ``bench`` times per backend (``--startup-runs``; the median is reported)."""
