@@ -10,14 +10,13 @@ from pathlib import Path
 
 from flipgame import BACKENDS, Board, Game, solve_batch
 from flipgame.backends.strategies import STRATEGIES
+from flipgame.cli.arguments import count_up_to, positive_seconds
 from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
     backend_list,
-    count_up_to,
     fail,
     game_from_args,
-    positive_seconds,
     strategy_names,
     writable_path,
     write_json,

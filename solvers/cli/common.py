@@ -17,17 +17,12 @@ from collections.abc import Sequence
 from flipgame import BACKENDS, Backend, Game, get_backend
 from flipgame.backends import strategies, strategies_file
 from flipgame.backends.strategies import STRATEGIES, StrategyBackend
+from flipgame.cli.arguments import MAX_CELLS, board_size, goal_arg, states_arg
 from flipgame.core.errors import BoardFormatError, RulesError
-from flipgame.core.limits import BOARD_MAX_CELLS, TIME_LIMIT_MAX_SECONDS
-from flipgame.core.limits import STATES_MAX as MAX_STATES
 from flipgame.formats.judge import FORMATS, LineSource
 from flipgame.model.grid import NEIGHBOURHOODS
-from flipgame.model.rules import NUMBER_DIGITS, from_json, read_edge_list
-from flipgame.model.system import PressSystem, is_number
-
-MAX_CELLS = BOARD_MAX_CELLS
-"""Largest board the command line accepts (gauss by light chasing; the other backends less)."""
-
+from flipgame.model.rules import from_json, read_edge_list
+from flipgame.model.system import PressSystem
 
 COMMAND_HELP = {
     "solve": "answer judge cases from FILE or standard input",
@@ -86,49 +81,6 @@ def interrupted_bound(game, board: int, exc) -> str:
     return text
 
 
-def board_size(text: str) -> tuple[int, int]:
-    """Parse ``RxC`` (positive integers) for ``--size``."""
-    m = re.fullmatch(r"\s*([0-9]{1,9})\s*[xX]\s*([0-9]{1,9})\s*", text, flags=re.ASCII)
-    if not m or int(m[1]) < 1 or int(m[2]) < 1:
-        raise argparse.ArgumentTypeError(f"expected RxC with positive integers, e.g. 4x4; got {text!r}")
-    rows, cols = int(m[1]), int(m[2])
-    if rows * cols > MAX_CELLS:
-        raise argparse.ArgumentTypeError(f"{rows}x{cols} has {rows * cols} cells; flipgame takes at most {MAX_CELLS}")
-    return rows, cols
-
-
-def _decimal(text: str) -> int | None:
-    """``text`` as a plain ASCII decimal of at most :data:`~flipgame.model.rules.NUMBER_DIGITS` digits, else None."""
-    text = text.strip()
-    return int(text) if is_number(text) and len(text) <= NUMBER_DIGITS else None
-
-
-def seed_int(text: str) -> int:
-    if _decimal(text) is None:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed of at most {NUMBER_DIGITS} digits, "
-                                         f"got {text!r:.40}")
-    return _decimal(text)
-
-
-def positive_int(text: str) -> int:
-    n = _decimal(text)
-    if n is None or n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r:.40}")
-    return n
-
-
-def count_up_to(maximum: int):
-    """The ``type`` of an option counting 1..``maximum`` (a constant of :mod:`flipgame.core.limits`)."""
-
-    def count(text: str) -> int:
-        n = _decimal(text)
-        if n is None or not 1 <= n <= maximum:
-            raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {maximum:,}, got {text!r:.40}")
-        return n
-
-    return count
-
-
 def name_list(text: str, valid: Sequence[str], what: str, *, allow_all: bool = False) -> list[str]:
     """Comma-separated distinct names from ``valid`` (or ``all`` of them when ``allow_all``): the one
     parser of the backend, strategy and family lists.
@@ -168,23 +120,6 @@ def _external_hint(text: str) -> str:
             if named and strategies.SOLVER_CMD not in STRATEGIES else "")
 
 
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value <= TIME_LIMIT_MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, at most "
-                                         f"{TIME_LIMIT_MAX_SECONDS:,.0f}, got {text!r:.40}")
-    return value
-
-
-def png_path(text: str) -> str:
-    if not text.lower().endswith(".png"):
-        raise argparse.ArgumentTypeError(f"expected a file name ending in .png, got {text!r}")
-    return text
-
-
 def backend_list(text: str) -> list[str]:
     """Comma-separated names of :data:`flipgame.BACKENDS`."""
     return name_list(text, list(BACKENDS), "backend")
@@ -213,23 +148,6 @@ def backend_caps(names: Sequence[str]) -> str:
     parts = [f"{', '.join(who)}: {'at most ' if k == 0 else ''}{cap:,}{' cells' if k == 0 else ''}"
              for k, (cap, who) in enumerate(sorted(caps.items()))]
     return "; ".join(parts)
-
-
-def states_arg(text: str) -> int:
-    """``--states``: an integer 2..255, or ``counters`` (returned as 0)."""
-    if text == "counters":
-        return 0
-    if _decimal(text) is None or not 2 <= int(text) <= MAX_STATES:
-        raise argparse.ArgumentTypeError(f"expected a number of states 2..{MAX_STATES} or 'counters', got {text!r:.40}")
-    return int(text)
-
-
-def goal_arg(text: str) -> str:
-    """``--goal``: any, white, black, or a state D (every cell D)."""
-    if text in ("any", "white", "black") or (is_number(text) and len(text) <= NUMBER_DIGITS):
-        return text
-    raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D (at most {NUMBER_DIGITS} "
-                                     f"digits), got {text!r:.40}")
 
 
 def option_flags() -> dict[str, list[tuple[str, object]]]:

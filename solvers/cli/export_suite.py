@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from flipgame.cli.common import ExitCode, count_up_to, fail, seed_int
+from flipgame.cli.arguments import count_up_to, seed_int
+from flipgame.cli.common import ExitCode, fail
 from flipgame.core.limits import BOARDS_PER_SIZE_MAX
 from flipgame.encode.export import FORMATS
 from flipgame.study.families import FAMILIES

@@ -13,18 +13,8 @@ import time
 from flipgame.algebra.minweight import MAX_NULLITY
 from flipgame.backends.strategies import PROGRAM_KEYS, STRATEGIES
 from flipgame.cli import common
-from flipgame.cli.common import (
-    ExitCode,
-    count_up_to,
-    fail,
-    name_list,
-    option_flags,
-    positive_int,
-    positive_seconds,
-    seed_int,
-    strategy_names,
-    writable_path,
-)
+from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
+from flipgame.cli.common import ExitCode, fail, name_list, option_flags, strategy_names, writable_path
 from flipgame.core.errors import FlipgameError, OptionError, RefusedError, RulesError
 from flipgame.core.limits import BOARDS_PER_SIZE_MAX, MEMORY_LIMIT_GIB, TIMED_BOARDS_MAX
 from flipgame.study import all_lit

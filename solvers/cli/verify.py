@@ -10,6 +10,7 @@ import numpy as np
 
 from flipgame import BACKENDS, get_backend, prepare
 from flipgame.backends.strategies import STRATEGIES
+from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
 from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
@@ -17,12 +18,8 @@ from flipgame.cli.common import (
     backend_caps,
     backend_list,
     backend_options,
-    count_up_to,
     fail,
     game_from_args,
-    positive_int,
-    positive_seconds,
-    seed_int,
     strategy_names,
     strategy_options,
     writable_path,
