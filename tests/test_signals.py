@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import assert_within
+from conftest import assert_within, wait_until_busy
 
 from flipgame import Game
 from flipgame.backends.sat import _CryptoMiniSat, cryptominisat_signals
@@ -144,6 +144,30 @@ def test_ctrl_c_on_verify_writes_the_partial_report_at_once(tmp_path):
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["completed"] is False and [b["backend"] for b in report["backends"]] == ["gauss", "bfs"]
     assert report["backends"][0]["solvable"] == 4096 and "Traceback" not in err.read_text()
+
+
+def test_sigterm_on_verify_writes_the_partial_report_and_exits_143(tmp_path):
+    """SIGTERM (``timeout``, a batch scheduler) killed verify at once: no report, and the resource tracker
+    warned of leaked semaphores on stderr.  It stops as on Ctrl-C now, with its own exit status."""
+    p, err = _start_verify(tmp_path)
+    p.send_signal(signal.SIGTERM)  # to flipgame only, as timeout(1) sends it
+    assert p.wait(timeout=30) == 143
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["completed"] is False and report["backends"][0]["solvable"] == 4096
+    text = err.read_text()
+    assert "Traceback" not in text and "leaked" not in text and "holds everything finished" in text
+
+
+def test_sigterm_on_solve_exits_143_in_one_line(tmp_path):
+    cases = tmp_path / "cases.txt"
+    _cases(cases, 200_000, seed=3)
+    p = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--backend", "sat", str(cases)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    wait_until_busy(p.pid, cpu_seconds=1.5)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    assert (p.returncode, err) == (143, "flipgame: terminated\n")
+    assert all(line == "Impossible" or line.isdigit() for line in out.splitlines())
 
 
 def test_second_ctrl_c_on_verify_leaves_no_process(tmp_path):

@@ -46,6 +46,7 @@ class ExitCode(enum.IntEnum):
     REFUSED = 5  # the backend declines the board: size, nullity or memory over its limit
     CERTIFICATION_FAILURE = 6  # a minimality proof was rejected, or a claimed minimum is wrong
     INTERRUPTED = 130  # Ctrl-C; what was finished has been written
+    TERMINATED = 143  # SIGTERM (timeout, a batch scheduler); what was finished has been written
 
 
 ECHO_MAX_CHARS = 200

@@ -74,11 +74,37 @@ def caused_by_interrupt(exc: BaseException) -> bool:
     return False
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM in the command (the polite kill of ``timeout`` or a batch scheduler), raised where Ctrl-C's
+    ``KeyboardInterrupt`` is, so that the run stops the same way and writes what it finished (verify's
+    report was lost, and the resource tracker warned of leaked semaphores); a second SIGTERM ends the
+    process at once."""
+
+
+_TERMINATED: list[bool] = []
+
+
+def _terminate(signum, frame) -> None:
+    if _TERMINATED:
+        os.write(2, b"flipgame: terminated again: stopping at once\n")
+        os._exit(128 + signal.SIGTERM)
+    _TERMINATED.append(True)
+    raise Terminated
+
+
+def terminated() -> bool:
+    """True once the command has taken a SIGTERM (its exit status is then 143, not Ctrl-C's 130)."""
+    return bool(_TERMINATED)
+
+
 def command_started() -> None:
     """Called by the command once its ``KeyboardInterrupt`` handling is in place: Ctrl-C raises
-    ``KeyboardInterrupt`` again.  Does nothing where the start-up handler was not installed."""
+    ``KeyboardInterrupt`` again, and SIGTERM :class:`Terminated`.  Does nothing where the start-up
+    handler was not installed (a library, or a signal the caller ignores)."""
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminate)
 
 
 if _started_as_the_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
