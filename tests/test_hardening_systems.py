@@ -674,7 +674,7 @@ BOUNDLESS = [
      "--time-limit: expected a positive number of seconds, at most 1,000,000, got '1e300'"),
     (["study", "--strategies", "gauss", "--budget", "1e7"], "argument --budget: expected a positive number of seconds"),
     (["verify", "--size", "2x2", "--sample", "3", "--seed", "9" * 5000], "argument --seed: expected a non-negative "
-                                                                          "integer seed of at most 12 digits"),
+                                                                          "integer seed of at most 100 digits"),
     (["solve", "--states", "1" * 5000], "argument --states: expected a number of states 2..255"),
     (["verify", "--size", "2x2", "--jobs", str(4 * (os.cpu_count() or 1) + 1)], "argument --jobs: expected a whole "
                                                                                "number from 1 to"),

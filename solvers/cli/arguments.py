@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from flipgame.core.limits import BOARD_MAX_CELLS, TIME_LIMIT_MAX_SECONDS
+from flipgame.core.limits import ARGUMENT_MAX_DIGITS, BOARD_MAX_CELLS, TIME_LIMIT_MAX_SECONDS
 from flipgame.core.limits import STATES_MAX as MAX_STATES
 from flipgame.model.rules import NUMBER_DIGITS
 from flipgame.model.system import is_number
@@ -27,15 +27,16 @@ def board_size(text: str) -> tuple[int, int]:
 
 
 def _decimal(text: str) -> int | None:
-    """``text`` as a plain ASCII decimal of at most :data:`~flipgame.model.rules.NUMBER_DIGITS` digits, else None."""
+    """``text`` as a plain ASCII decimal of at most :data:`~flipgame.core.limits.ARGUMENT_MAX_DIGITS` digits,
+    else None."""
     text = text.strip()
-    return int(text) if is_number(text) and len(text) <= NUMBER_DIGITS else None
+    return int(text) if is_number(text) and len(text) <= ARGUMENT_MAX_DIGITS else None
 
 
 def seed_int(text: str) -> int:
     if _decimal(text) is None:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed of at most {NUMBER_DIGITS} digits, "
-                                         f"got {text!r:.40}")
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed of at most {ARGUMENT_MAX_DIGITS} "
+                                         f"digits, got {text!r:.40}")
     return _decimal(text)
 
 
