@@ -731,3 +731,9 @@ def test_read_cases_takes_the_whole_text_as_well_as_its_lines():
     text = "bwwb\nbbwb\nbwwb\nbwww\n"
     whole, lines = (read_cases(text), read_cases(text.splitlines()))
     assert [b.cells for b in whole] == [b.cells for b in lines] == [0b0001100110111001]
+
+
+def test_a_file_name_with_a_newline_or_an_escape_is_one_printable_line(cli):
+    """A newline in a file name split the message in two; a terminal escape in it reached the terminal."""
+    one_line(cli("solve", "bad\nname"), 2, r"cannot read bad\nname: No such file or directory")
+    one_line(cli("solve", "--rules", "bad\x1b[31mred"), 2, r"cannot read --rules bad\x1b[31mred")

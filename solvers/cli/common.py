@@ -10,7 +10,6 @@ import enum
 import itertools
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
 
@@ -19,6 +18,7 @@ from flipgame.backends import strategies, strategies_file
 from flipgame.backends.strategies import STRATEGIES, StrategyBackend
 from flipgame.cli.arguments import MAX_CELLS, board_size, goal_arg, states_arg
 from flipgame.core.errors import BoardFormatError, RulesError
+from flipgame.core.text import one_line
 from flipgame.formats.judge import FORMATS, LineSource
 from flipgame.model.grid import NEIGHBOURHOODS
 from flipgame.model.rules import from_json, read_edge_list
@@ -49,25 +49,10 @@ class ExitCode(enum.IntEnum):
     TERMINATED = 143  # SIGTERM (timeout, a batch scheduler); what was finished has been written
 
 
-ECHO_MAX_CHARS = 200
-"""Longest word of a message echoed whole: a longer one (a file name, option value or program output of
-100,000 characters made a 100 KB line) keeps its start and end around the count of what was left out."""
-
-
-def shorten(message: str) -> str:
-    """``message`` with each word over :data:`ECHO_MAX_CHARS` characters cut in its middle.
-
-    >>> len(shorten("cannot read " + "x" * 1000)), shorten("x" * 1000)[95:]
-    (148, 'xxxxx...(880 more)...xxxxxxxxxxxxxxxxxxxx')
-    """
-    keep = ECHO_MAX_CHARS // 2
-    return re.sub(rf"\S{{{ECHO_MAX_CHARS + 1},}}",
-                  lambda m: f"{m[0][:keep]}...({len(m[0]) - keep - 20:,} more)...{m[0][-20:]}", message)
-
-
 def fail(code: ExitCode, message: str) -> ExitCode:
-    """Print ``flipgame: message`` on stderr (its overlong words shortened: :func:`shorten`) and return ``code``."""
-    print(f"flipgame: {shorten(message)}", file=sys.stderr)
+    """Print ``flipgame: message`` on stderr as one printable line (:func:`~flipgame.core.text.one_line`)
+    and return ``code``."""
+    print(f"flipgame: {one_line(message)}", file=sys.stderr)
     return code
 
 
@@ -410,7 +395,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the command's --help, not the whole usage block."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: {shorten(message)} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
 
     def parse_args(self, args=None, namespace=None):
         """As argparse's, but arguments left over are reported by the command that was given them,

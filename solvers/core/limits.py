@@ -58,6 +58,10 @@ JOBS_MAX = 4 * (os.cpu_count() or 1)
 """Most worker processes of a local pool (``--jobs``): four per core (more only share the cores; the
 pool took at most this many while ``--jobs 10**20`` was reported as a pool of that many workers)."""
 
+ECHO_MAX_CHARS = 200
+"""Longest word a message echoes whole: a longer one (a file name, option value or program output of
+100,000 characters made a 100 KB line) keeps its start and end around the count of what was left out."""
+
 ARGUMENT_MAX_DIGITS = 100
 """Longest whole number an option takes (a count, a seed, --states): Python's int() refuses text of over
 4,300 digits, and a 5,000-digit --seed was echoed whole in that error; a count's own cap says more."""

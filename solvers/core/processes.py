@@ -31,6 +31,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from flipgame.core.text import printable
+
 OUTPUT_MAX_BYTES = 64 << 20
 """Most bytes of a program's standard output kept (64 MiB); past it the program is killed.  The largest
 honest answer is a ``v`` line over every variable of the largest exported model (200x200 with a
@@ -113,7 +115,7 @@ class RunResult:
         out = []
         for stream in (self.stdout_tail, self.stderr_tail):
             out += stream.decode("utf-8", "replace").strip().splitlines()[-lines:]
-        return " | ".join(_printable(line.strip())[:200] for line in out) or "(no output)"
+        return " | ".join(printable(line.strip())[:200] for line in out) or "(no output)"
 
     def describe(self) -> str:
         """One line for a run that gave no answer: the command, how it ended, the tail of its output."""
@@ -123,11 +125,6 @@ class RunResult:
         """``wall``, ``cpu`` (seconds), ``peak_rss`` (bytes), ``exit_status`` and ``signal``: a study's record."""
         return {"wall": self.wall, "cpu": self.cpu, "peak_rss": self.peak_rss, "exit_status": self.exit_status,
                 "signal": self.signal}
-
-
-def _printable(text: str) -> str:
-    """``text`` with each character that is not printable written as its escape (``\\x00``, ``\\x1b``)."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 _SIGNALS = {int(s) for s in signal.Signals}
