@@ -14,6 +14,7 @@ import random
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -265,6 +266,66 @@ def test_an_import_error_from_a_ctrl_c_is_an_interrupt(monkeypatch, capsys):
         main(["solve"])
 
 
+SWALLOWING_IMPORT = """
+import os, signal, time
+try:  # a library whose optional import takes whatever it raised for a missing module
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.2)
+except BaseException:
+    SWALLOWED = True
+"""
+
+CTRL_C_IN_AN_IMPORT = """
+import sys, time
+sys.path.insert(0, {folder!r})
+sys.argv[0] = "flipgame"
+import flipgame
+from flipgame.core.signals import command_started
+command_started()
+try:
+    import swallowing
+    print("imported, swallowed" if hasattr(swallowing, "SWALLOWED") else "imported")
+    time.sleep(10)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+def test_a_ctrl_c_during_an_import_comes_once_the_import_ends(tmp_path):
+    """A Ctrl-C while OR-Tools loaded was lost in 1 run of 150 (pybind11 made it an ImportError, which an
+    optional import took for a missing module) and in 2 more printed as 'Exception ignored' from an
+    import-lock callback; the run then went on for minutes.  Inside an import it is now put off until
+    the import ends (at most IMPORT_WAIT_SECONDS)."""
+    (tmp_path / "swallowing.py").write_text(SWALLOWING_IMPORT)
+    r = subprocess.run([sys.executable, "-c", CTRL_C_IN_AN_IMPORT.format(folder=str(tmp_path))], capture_output=True,
+                       text=True, timeout=60, preexec_fn=_sigint_default)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "imported\ninterrupted\n", "")
+
+
+def test_a_ctrl_c_raised_where_python_only_prints_it_comes_again():
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import sys, time, weakref
+        sys.argv[0] = "flipgame"
+        import flipgame
+        from flipgame.core.signals import command_started
+        command_started()
+        class A:
+            pass
+        a = A()
+        def callback(ref):
+            raise KeyboardInterrupt
+        ref = weakref.ref(a, callback)
+        try:
+            del a
+            time.sleep(10)
+            print("lost")
+        except KeyboardInterrupt:
+            print("interrupted")
+    """)], capture_output=True, text=True, timeout=60, preexec_fn=_sigint_default)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "interrupted\n", "")
+
+
 def _sigint_default() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # a test run in the background inherits SIGINT ignored
 
@@ -272,7 +333,7 @@ def _sigint_default() -> None:
 @pytest.mark.slow
 def test_ctrl_c_at_varied_moments_of_the_start_up_exits_130_in_one_line(tmp_path):
     """Ten Ctrl-Cs from the moment flipgame's first module has loaded numpy (its start-up handler is in
-    place) to 1.5 s later: each exits 130 within 2 s with one line and nothing on stdout."""
+    place) to 1.5 s later: each exits 130 with one line and nothing on stdout."""
     rng = random.Random(30)
     board = tmp_path / "b.txt"
     board.write_text("".join("".join(rng.choice("012") for _ in range(14)) + "\n" for _ in range(14)))
@@ -288,4 +349,6 @@ def test_ctrl_c_at_varied_moments_of_the_start_up_exits_130_in_one_line(tmp_path
         start = time.monotonic()
         out, err = p.communicate(timeout=60)
         assert (p.returncode, out, err) == (130, "", "flipgame: interrupted\n"), err
-        assert_within(time.monotonic() - start, 2.0, "the exit after a Ctrl-C at start-up")
+        # A Ctrl-C that comes in an import waits for it (IMPORT_WAIT_SECONDS), then for the C code it runs:
+        # 2.2 s at worst in 450 runs on the loaded machine, where the Ctrl-Cs of a running solve take 0.2 s.
+        assert_within(time.monotonic() - start, 3.0, "the exit after a Ctrl-C at start-up")

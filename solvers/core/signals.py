@@ -13,14 +13,23 @@ this module, imported first by :mod:`flipgame`, imports numpy inside
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Iterator
 
 GUARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 """The signals flipgame handles (Ctrl-C, and the polite kill)."""
+REDELIVER_SECONDS = 0.01
+"""Delay before a Ctrl-C that Python could only print, or that came during an import, is delivered again
+(and how often the end of that import is looked for)."""
+IMPORT_WAIT_SECONDS = 1.0
+"""Longest a Ctrl-C waits for the import it came in (OR-Tools' takes about 1 s on the loaded machine, up
+to 2.2 s measured): past it the interrupt is raised where it is, so that a run still ends within 2 s."""
 
 
 @contextlib.contextmanager
@@ -84,7 +93,56 @@ class Terminated(KeyboardInterrupt):
 _TERMINATED: list[bool] = []
 
 
+def _importing(frame) -> bool:
+    """True while ``frame`` (the main thread's) runs inside an import."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+_FORCED: list[int] = []
+"""Signals delivered again by :func:`_after_the_import` at its deadline: raised even inside an import."""
+
+
+def _after_the_import(signum: int) -> None:
+    """Deliver ``signum`` to the main thread again once no import runs there (a watcher thread polls), or
+    at the latest :data:`IMPORT_WAIT_SECONDS` later, so that Ctrl-C still ends the run within 2 s."""
+    main, deadline = threading.main_thread().ident, time.monotonic() + IMPORT_WAIT_SECONDS
+
+    def watch() -> None:
+        while _importing(sys._current_frames().get(main)) and time.monotonic() < deadline:
+            time.sleep(REDELIVER_SECONDS)
+        _FORCED.append(signum)
+        _thread.interrupt_main(signum)
+
+    threading.Thread(target=watch, daemon=True, name="flipgame-interrupt").start()
+
+
+def _deferred(signum: int, frame) -> bool:
+    """True if the signal is put off until the running import ends (see :func:`_interrupt`)."""
+    if signum in _FORCED:
+        _FORCED.remove(signum)
+        return False
+    if _importing(frame):
+        _after_the_import(signum)
+        return True
+    return False
+
+
+def _interrupt(signum, frame) -> None:
+    """The command's SIGINT handler: ``KeyboardInterrupt``, except inside an import, where the libraries'
+    own handling lost it (pybind11 turned it into ``ImportError``, which an optional import then took as a
+    missing module: 1 Ctrl-C of 150 while OR-Tools loaded was ignored, and the run went on); there it
+    comes once the import has finished."""
+    if not _deferred(signum, frame):
+        raise KeyboardInterrupt
+
+
 def _terminate(signum, frame) -> None:
+    if _deferred(signum, frame):
+        return
     if _TERMINATED:
         os.write(2, b"flipgame: terminated again: stopping at once\n")
         os._exit(128 + signal.SIGTERM)
@@ -97,14 +155,35 @@ def terminated() -> bool:
     return bool(_TERMINATED)
 
 
+def _raised_where_it_is_lost(unraisable) -> None:
+    """``sys.unraisablehook`` of the command: a ``KeyboardInterrupt`` raised where Python can only print it
+    (a weakref callback or ``__del__``: importlib's module-lock callbacks while OR-Tools loads, 2 runs of
+    120) was printed as 'Exception ignored in ...' and the run went on for minutes; it is delivered to the
+    main thread again, where it interrupts the run."""
+    exc = unraisable.exc_value
+    if not isinstance(exc, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+        return
+    again = signal.SIGINT
+    if isinstance(exc, Terminated):
+        _TERMINATED.clear()  # the first SIGTERM again, not a second one that ends at once
+        again = signal.SIGTERM
+    elif getattr(signal.getsignal(signal.SIGINT), "ends_at_once", False):
+        signal.signal(signal.SIGINT, _interrupt)  # the first Ctrl-C again, not a second one
+    # From a thread, a moment later: raised now, it would be raised in this hook, and lost again.
+    threading.Timer(REDELIVER_SECONDS, _thread.interrupt_main, (again,)).start()
+
+
 def command_started() -> None:
     """Called by the command once its ``KeyboardInterrupt`` handling is in place: Ctrl-C raises
-    ``KeyboardInterrupt`` again, and SIGTERM :class:`Terminated`.  Does nothing where the start-up
-    handler was not installed (a library, or a signal the caller ignores)."""
+    ``KeyboardInterrupt`` again, SIGTERM :class:`Terminated`, and either one raised where it would be lost
+    is delivered again.  Does nothing where the start-up handler was not installed (a library, or a
+    signal the caller ignores)."""
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _interrupt)
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _terminate)
+        sys.unraisablehook = _raised_where_it_is_lost
 
 
 if _started_as_the_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
