@@ -104,7 +104,7 @@ def test_exit_codes_table_has_every_code():
     section = _section(CLI_MD.read_text(encoding="utf-8"), "Exit statuses")
     assert re.findall(r"^\| (\d+) \| `(\w+)`", section, flags=re.M) == [
         ("0", "OK"), ("1", "DISAGREEMENT"), ("2", "USAGE"), ("3", "WITNESS_FAILURE"), ("4", "INCOMPLETE"),
-        ("5", "REFUSED"), ("6", "CERTIFICATION_FAILURE"), ("130", "INTERRUPTED")]
+        ("5", "REFUSED"), ("6", "CERTIFICATION_FAILURE"), ("130", "INTERRUPTED"), ("143", "TERMINATED")]
 
 
 def test_check_mode_fails_on_a_stale_file(tmp_path):

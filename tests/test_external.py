@@ -136,9 +136,10 @@ def lying_program(tmp_path, output: str) -> str:
     return f"{script} {{file}}"
 
 
-def test_a_program_that_says_unsat_everywhere_disagrees_with_gauss(tmp_path):
-    """A solver that answers UNSAT to everything: on the POJ sample (4) and a solved board (0) gauss proves a
-    minimum, so the program's Impossible is a disagreement (exit 1); board 14 really is Impossible."""
+def test_a_program_that_says_unsat_is_caught_by_the_certificate_check(tmp_path):
+    """A solver that answers UNSAT to everything: on the POJ sample (4) and a solved board (0) that is a lie
+    about unsatisfiability, a disagreement with gauss naming the program (exit 1, as every false claim of
+    a program); board 14 really is Impossible."""
     cases = "\n".join(POJ_SAMPLE) + "\n\nwwww\nwwww\nwwww\nwwww\n\nwbbb\nwwww\nwwww\nwwww\n"
     out = subprocess.run([sys.executable, "-m", "flipgame", "solve", "--solver-cmd",
                           lying_program(tmp_path, "s UNSATISFIABLE\\n")], input=cases, capture_output=True,

@@ -239,6 +239,15 @@ def test_states_out_of_range(value, message, capsys, monkeypatch):
      "neighbourhood, directed, goal, target, comment)"),
     ("0 1\n0 1 2\n", "edge list line 2: expected 'u v', 'cells N', 'closed' or 'open' (0-based vertex numbers), "
                      "got '0 1 2'"),
+    # keys that were ignored unseen: each is refused, naming what it needs
+    ('{"cells": 2, "edges": [[0, 1]], "amounts": [[1, 1]]}',
+     '"amounts" applies to "buttons", which the press-system file does not give'),
+    ('{"cells": 2, "buttons": [[0, 1]], "directed": true}',
+     '"directed" applies to "edges", which the press-system file does not give'),
+    ('{"cells": 2, "buttons": [[0, 1]], "target": [1, 1]}',
+     '"target" is the goal board of "goal": "board"; give both or neither'),
+    ('{"cells": 2, "buttons": [[0, 1]], "cells": 3}', "press-system file gives the key 'cells' twice"),
+    ('[{"cells": 2, "buttons": [[0, 1]]}]', "a press-system file is a JSON object"),
 ])
 def test_bad_rules_file(rules, message, tmp_path, capsys, monkeypatch):
     path = tmp_path / "rules.txt"

@@ -591,9 +591,8 @@ def test_explain_prints_the_certificate_of_a_3_state_impossible(cli, backend):
 
 def test_a_counter_impossible_is_marked_unchecked(cli, tmp_path):
     """Item 26: counters have no modular certificate; --explain says the Impossible is unchecked."""
-    rules = _rules(tmp_path, '{"cells": 2, "states": "counters", "buttons": [[0, 1]], "goal": "board", '
-                             '"target": [1, 2]}')
-    r = cli("solve", "--rules", rules, "--backend", "cpsat", "--explain", stdin="0 0\n")
+    rules = _rules(tmp_path, '{"cells": 2, "states": "counters", "buttons": [[0, 1]]}')
+    r = cli("solve", "--rules", rules, "--goal", "1", "--backend", "cpsat", "--explain", stdin="0 1\n")
     assert r.returncode == 0 and r.stdout.splitlines() == [
         "Impossible", "(no certificate: counters are integer programs; the Impossible is the backend's word, "
                       "unchecked)"], r.stderr
@@ -604,7 +603,7 @@ def test_verify_reports_impossible_answers_it_cannot_certify(cli, tmp_path):
     answers it leaves unchecked instead of saying every Impossible has a certificate."""
     rules = _rules(tmp_path, json.dumps({"cells": 2, "states": 3, "buttons": [[0, 1]] * 1700}))
     report = tmp_path / "r.json"
-    r = cli("verify", "--rules", rules, "--goal", "0", "--backends", "cpsat", "--jobs", "1", "--report", str(report))
+    r = cli("verify", "--rules", rules, "--goal", "0", "--backends", "cpsat", "--report", str(report))
     assert r.returncode == 0, r.stderr[-2000:]
     assert "every Impossible has a certificate" not in r.stdout
     assert "flipgame: note: 6 Impossible answer(s) unchecked" in r.stderr
@@ -661,3 +660,80 @@ def test_directed_given_as_text_is_refused(cli, tmp_path):
     """Item 27: ``"directed": "false"`` was taken as true (a non-empty string)."""
     rules = _rules(tmp_path, '{"cells": 2, "edges": [[0, 1]], "directed": "false"}')
     one_line(cli("solve", "--rules", rules, "--goal", "1", stdin="00\n"), 2, '"directed" must be true or false')
+
+
+# --- found after issue 30: counts and seconds without a cap, values echoed whole -------------------------------------
+
+
+BOUNDLESS = [
+    (["export-suite", "suite", "--boards", "99999999999"], "--boards: expected a whole number from 1 to 1,000"),
+    (["study", "--strategies", "gauss", "--boards", "99999999999"], "argument --boards: expected a whole number"),
+    (["bench", "--size", "2x2", "--startup-runs", "101"], "--startup-runs: expected a whole number from 1 to 100"),
+    (["study", "--size", "3x3", "--backends", "gauss", "--sample", "65537"], "from 1 to 65,536"),
+    (["study", "--strategies", "gauss", "--time-limit", "1e300"],
+     "--time-limit: expected a positive number of seconds, at most 1,000,000, got '1e300'"),
+    (["study", "--strategies", "gauss", "--budget", "1e7"], "argument --budget: expected a positive number of seconds"),
+    (["verify", "--size", "2x2", "--sample", "3", "--seed", "9" * 5000], "argument --seed: expected a non-negative "
+                                                                          "integer seed of at most 100 digits"),
+    (["solve", "--states", "1" * 5000], "argument --states: expected a number of states 2..255"),
+    (["verify", "--size", "2x2", "--jobs", str(4 * (os.cpu_count() or 1) + 1)], "argument --jobs: expected a whole "
+                                                                               "number from 1 to"),
+]
+
+
+@pytest.mark.parametrize("args, words", BOUNDLESS, ids=["export-suite", "study-boards", "startup-runs", "study-sample",
+                                                        "time-limit", "budget", "seed", "states", "jobs"])
+def test_counts_and_seconds_past_their_cap_are_one_line(cli, args, words):
+    """export-suite --boards 10^11 wrote files until killed, study --boards 10^11 and bench --startup-runs 10^11
+    ran until killed, study took a 1e300 s limit (its PAR-2 was a 300-digit number), a 5,000-digit seed
+    or --states was an 'invalid seed_int value' echoing all its digits, and verify --jobs 10**20 was reported
+    as a pool of that many workers (it took four per core)."""
+    one_line(cli(*args), 2, words)
+
+
+@pytest.mark.parametrize("args", [["solve", "X"], ["solve", "--rules", "X"], ["solve", "--backend", "X"],
+                                  ["solve", "--strategy", "X"], ["solve", "--bogusX"]],
+                         ids=["file", "rules", "backend", "strategy", "unknown"])
+def test_a_100000_character_value_is_not_echoed_whole(cli, args):
+    """A file name, option value or unknown option of 100,000 characters was echoed in a 100 KB message."""
+    long = "x" * 100_000
+    err = one_line(cli(*(a.replace("X", long) for a in args)), 2, "...(", longest=700)
+    assert "x" * 201 not in err
+
+
+API_FAULTS = [
+    ("a grid of 10^18 cells", lambda f: f.solve(0, game=f.Game(10**9, 10**9)), "a grid has at most 4,000,000 cells"),
+    ("a command that is a number", lambda f: f.solve(5, "external", game=f.Game(4, 4), command=5), "expected text"),
+    ("canonical='no'", lambda f: f.solve(5, "gauss", game=f.Game(4, 4), canonical="no"), "expected True or False"),
+    ("an unknown strategy", lambda f: f.solve_strategy("nope", 5, f.Game(4, 4)), "unknown strategy 'nope'"),
+    ("max_models=nan", lambda f: f.Session("cpsat", max_models=float("nan")), "max_models must be a positive"),
+    ("register('x')", lambda f: f.register("x"), "register takes a Backend"),
+    ("a float vertex", lambda f: f.from_edges(3, [(0.5, 1)]), "names a vertex that is not an integer"),
+    ("an edge list of bytes", lambda f: f.read_edge_list(b"0 1"), "an edge list is text (str), got bytes"),
+    ("cases of bytes", lambda f: list(f.read_cases(b"bwwb\n")), "got bytes: decode them first"),
+]
+
+
+@pytest.mark.parametrize("what, call, words", API_FAULTS, ids=[a[0] for a in API_FAULTS])
+def test_python_api_faults_are_flipgame_errors(what, call, words):
+    """Found after item 24: each raised MemoryError, AttributeError, KeyError, ValueError or TypeError (or,
+    for canonical='no', was taken as True)."""
+    import flipgame
+    from flipgame import FlipgameError
+
+    with pytest.raises(FlipgameError, match=re.escape(words)):
+        call(flipgame)
+
+
+def test_read_cases_takes_the_whole_text_as_well_as_its_lines():
+    from flipgame import read_cases
+
+    text = "bwwb\nbbwb\nbwwb\nbwww\n"
+    whole, lines = (read_cases(text), read_cases(text.splitlines()))
+    assert [b.cells for b in whole] == [b.cells for b in lines] == [0b0001100110111001]
+
+
+def test_a_file_name_with_a_newline_or_an_escape_is_one_printable_line(cli):
+    """A newline in a file name split the message in two; a terminal escape in it reached the terminal."""
+    one_line(cli("solve", "bad\nname"), 2, r"cannot read bad\nname: No such file or directory")
+    one_line(cli("solve", "--rules", "bad\x1b[31mred"), 2, r"cannot read --rules bad\x1b[31mred")

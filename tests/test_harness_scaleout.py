@@ -252,7 +252,8 @@ def test_external_dask_scheduler_gives_the_local_counts(tmp_path):
 
 @pytest.mark.parametrize("executor", [["--jobs", "2"], ["--scheduler", "local:2"]])
 def test_no_worker_outlives_a_killed_verify(tmp_path, executor):
-    proc = subprocess.Popen([sys.executable, "-m", "flipgame", "verify", "--size", "4x4", "--backends", "sat",
+    # ilp beside sat: sat alone (0.05 ms a board) could finish all 65,536 boards before the workers are seen
+    proc = subprocess.Popen([sys.executable, "-m", "flipgame", "verify", "--size", "4x4", "--backends", "sat,ilp",
                              "--report", str(tmp_path / "r.json"), *executor],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parent = psutil.Process(proc.pid)

@@ -23,7 +23,8 @@ from flipgame.backends.result import Status
 from flipgame.backends.strategies import STRATEGIES, register
 from flipgame.cli import main
 from flipgame.cli.common import ExitCode
-from flipgame.core.processes import OUTPUT_MAX_BYTES, run_bounded, run_function
+from flipgame.core.processes import OUTPUT_MAX_BYTES, run_bounded
+from flipgame.core.workers import run_function
 from flipgame.verify.proofs import claims
 
 
@@ -96,12 +97,25 @@ def test_a_lying_unsat_on_the_bound_is_caught_by_gauss(tmp_path, capsys):
     assert "claims a minimum of 6 presses, but gauss proves a minimum of 4" in err
 
 
-def test_unsat_on_a_satisfiable_file_is_a_disagreement_with_gauss_not_a_missing_certificate(tmp_path, capsys):
-    liar = script(tmp_path, "unsat.sh", "echo 's UNSATISFIABLE'")
+def test_a_false_impossible_from_a_program_is_a_disagreement_naming_it(tmp_path, capsys):
+    """A program answering UNSAT for a solvable board lies about unsatisfiability: exit 1 (it was exit 3,
+    'answer rejected', as if a witness had failed), naming the program and gauss's minimum."""
+    liar = script(tmp_path, "impossible-liar.sh", 'echo "s UNSATISFIABLE"')
     code, out, err = solve_cli("--solver-cmd", f"{liar} {{file}}", capsys=capsys)
     assert (code, out) == (ExitCode.DISAGREEMENT, "Error\n"), err
-    assert err == (f"flipgame: standard input: case 1: {liar} claims Impossible, but gauss proves a minimum of 4 "
-                   "presses\n")
+    assert err == (f"flipgame: standard input: case 1: {liar} claims Impossible, "
+                   "but gauss proves a minimum of 4 presses\n")
+    trap = "".join(row + "\n" for row in ["wbbb", "wwww", "wwww", "wwww"])  # truly Impossible: no lie
+    assert solve_cli("--solver-cmd", f"{liar} {{file}}", capsys=capsys, stdin=trap) == (ExitCode.OK, "Impossible\n", "")
+
+
+def test_where_gauss_refuses_the_algebra_refutes_a_false_impossible(monkeypatch):
+    from flipgame.backends.result import Solution
+
+    monkeypatch.setattr(claims, "_gauss", lambda game, board: None)
+    lie = Solution("external", Status.INFEASIBLE, stats={"program": "liar"})
+    assert claims.check_claim(Game(4, 4), POJ_SAMPLE_CELLS, lie) == claims.ClaimCheck(
+        "certificate", "liar says Impossible, but a goal board is reachable (no parity certificate exists)")
 
 
 def test_where_gauss_refuses_a_parity_proof_refutes_the_claim(monkeypatch):
@@ -182,9 +196,42 @@ def test_garbage_from_a_program_is_error_quoting_its_output(tmp_path, capsys, v_
     assert (code, out) == (ExitCode.INCOMPLETE, "Error\n")
     bad = "foo" if "foo" in v_line else "9" * 60 + "..."
     assert f"{garbage} printed no answer: line 2 " in err and f"'{bad}' is not a literal" in err
-    tail = "s SATISFIABLE | v foo bar 0)" if "foo" in v_line else "9" * 150  # a byte tail: the long line's end
+    tail = "s SATISFIABLE | v foo bar 0)" if "foo" in v_line else "9" * 100  # the long line's end, cut in one_line
     assert f"(`{garbage} " in err and "exit status 0; output ends: " in err and tail in err.split("output ends:")[1]
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("answer, fmt, why", [
+    ("s OPTIMUM FOUND\\nv x1 x6 x8 x9 -x1\\n", "opb", "line 2 'v x1 x6 x8 x9 -x1': variable 1 is both true and false"),
+    ("s SATISFIABLE\\ns UNSATISFIABLE\\n", "cnf", "its 's' lines disagree: 'SATISFIABLE', then 'UNSATISFIABLE'"),
+], ids=["x1 and -x1", "SAT then UNSAT"])
+def test_a_contradictory_answer_is_no_answer(tmp_path, capsys, answer, fmt, why):
+    """A model setting x1 both ways was read as x1 true (the POJ sample's 4, exit 0), and of two 's' lines
+    that differ the last was taken."""
+    prog = script(tmp_path, "contradicts.sh", f"printf '{answer}'")
+    code, out, err = solve_cli("--solver-cmd", f"{prog} {{file}}", "--solver-format", fmt, capsys=capsys)
+    assert (code, out) == (ExitCode.INCOMPLETE, "Error\n") and f"{prog} printed no answer: {why}" in err, err
+
+
+def test_control_characters_in_a_programs_output_are_escaped_in_the_message(tmp_path, capsys):
+    """The tail quoted for a program that gave no answer wrote its NUL bytes and terminal escapes to the
+    terminal as they were (``head -c 1G /dev/zero`` put 200 NULs into the line)."""
+    rude = script(tmp_path, "rude.sh", r"printf '\000\000\033[2Jcleared\r\n'; printf 'oops\007\n' >&2; exit 3")
+    code, out, err = solve_cli("--solver-cmd", f"{rude} {{file}}", capsys=capsys)
+    assert (code, out) == (ExitCode.INCOMPLETE, "Error\n")
+    assert err.endswith(r"exit status 3; output ends: \x00\x00\x1b[2Jcleared | oops\x07" + "\n"), err
+    assert err[:-1].isprintable()
+
+
+@pytest.mark.parametrize("leave, why", [("mkfifo \"$2\"", "is not a regular file"),
+                                        ("ln -s /dev/zero \"$2\"", "is a symbolic link")], ids=["fifo", "symlink"])
+def test_a_result_file_that_is_a_fifo_or_a_link_is_no_answer(tmp_path, leave, why):
+    """A program that left a FIFO as its result file had flipgame wait for a writer forever, past the time
+    limit; a link to /dev/zero was read for 64 MiB."""
+    prog = script(tmp_path, "leaves.sh", f'rm -f "$2"; {leave}')
+    s = solve(POJ_SAMPLE, "external", command=f"{prog} {{file}} {{out}}", answer="minisat", time_limit=5)
+    assert s.status is Status.ERROR and s.stats["error"].startswith(
+        f"{prog} printed no answer: its result file {why} (`{prog} "), s.stats["error"]
 
 
 def test_more_literals_than_the_instance_has_variables_is_no_answer(tmp_path):
@@ -236,6 +283,24 @@ def test_a_program_that_exits_normally_leaves_no_child_running(tmp_path):
     assert s.moves == 4 and s.stats["calls"] == 2
     time.sleep(0.1)
     assert not alive(int(pidfile.read_text()))
+
+
+def test_a_child_that_left_the_group_and_the_session_is_killed_too(tmp_path):
+    """A child started by ``setsid`` has a group and a session of its own: the group kill missed it, and it
+    ran on after flipgame (a daemon that held the output pipe also kept a timed-out run waiting 1 s more)."""
+    need_program("setsid")
+    pidfile = tmp_path / "daemon.pid"
+    prog = script(tmp_path, "daemon.sh", f"setsid sleep 100 &\necho $! > {pidfile}\nsleep 0.05\n"
+                                         f"if grep -q 'at most' \"$1\"; then echo 's UNSATISFIABLE'; "
+                                         "else printf 's SATISFIABLE\\nv 1 6 8 9 0\\n'; fi")
+    s = solve(POJ_SAMPLE, "external", command=f"{prog} {{file}}")
+    assert s.moves == 4
+    time.sleep(0.1)
+    assert not alive(int(pidfile.read_text()))
+    r = run_bounded(["sh", "-c", f"setsid sleep 100 & echo $! > {pidfile}; sleep 100"], 0.5)
+    time.sleep(0.1)
+    assert r.timed_out and not alive(int(pidfile.read_text()))
+    assert_within(r.wall, 1.0, "a 0.5 s limit with a daemon holding the pipe")
 
 
 def test_the_time_limit_kills_a_program_whose_child_holds_the_pipe(tmp_path):

@@ -11,7 +11,7 @@ from conftest import POJ_SAMPLE_CELLS, need_program
 from flipgame import Game
 from flipgame.backends.strategies import STRATEGIES, Strategy
 from flipgame.cli import main
-from flipgame.core.processes import run_function
+from flipgame.core.workers import run_function
 from flipgame.study.environment import environment, machine, solver_of
 from flipgame.study.runner import MEASURE_MARGIN_SECONDS, run_measured
 

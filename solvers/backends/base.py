@@ -85,14 +85,7 @@ class Option:
     def validate(self, backend: str, value: Any) -> Any:
         """``value`` checked (and parsed, if a string); raises :class:`OptionError` naming the option."""
         name = f"{backend} option {self.name}" + (f" ({self.cli_flag})" if self.cli_flag else "")
-        if isinstance(value, str) and self.parse is not str:
-            try:
-                value = self.parse(value)
-            except ValueError:
-                raise OptionError(f"{name}: cannot read {value!r}") from None
-        if self.parse in (int, float) and value is not None and (
-                isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise OptionError(f"{name}: expected a number, got {value!r}")
+        value = self._typed(name, value)
         if self.choices is not None:
             if self.parse is str and isinstance(value, str):
                 match = [c for c in self.choices if c.lower() == value.lower()]
@@ -107,6 +100,21 @@ class Option:
                 raise OptionError(f"{name} must be finite and {sign} {self.minimum}, got {value}")
         if self.maximum is not None and value is not None and value > self.maximum:
             raise OptionError(f"{name} must be at most {self.maximum:,.10g}, got {value}")
+        return value
+
+    def _typed(self, name: str, value: Any) -> Any:
+        """``value`` of this option's type: a number parsed from text; text and booleans as themselves
+        (``bool("False")`` is True, and a number as a command made ``shlex.split`` raise AttributeError)."""
+        if self.parse in (str, bool) and value is not None and not isinstance(value, self.parse):
+            raise OptionError(f"{name}: expected {'text' if self.parse is str else 'True or False'}, got {value!r:.40}")
+        if isinstance(value, str) and self.parse is not str:
+            try:
+                value = self.parse(value)
+            except ValueError:
+                raise OptionError(f"{name}: cannot read {value!r:.40}") from None
+        if self.parse in (int, float) and value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise OptionError(f"{name}: expected a number, got {value!r:.40}")
         return value
 
 

@@ -41,11 +41,13 @@ competition rules (Roussel & Manquinho 2016); CBC's ``solu`` command; runsolver.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
 import shlex
 import shutil
+import stat
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -253,14 +255,21 @@ def _fill(arg: str, fill: dict[str, str]) -> str:
 
 def _read(path: str) -> str:
     """A result file, at most :data:`~flipgame.core.processes.OUTPUT_MAX_BYTES` of it (``""`` if absent).
-    Raises ProgramOutputError for a larger one."""
+    Raises ProgramOutputError for a larger one, and for one that is not a regular file of its own: a
+    program that left a FIFO there had flipgame wait for a writer forever, past every time limit."""
     from flipgame.core.processes import OUTPUT_MAX_BYTES
 
     try:
-        with open(path, "rb") as f:
-            data = f.read(OUTPUT_MAX_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return ""
+    except OSError as exc:
+        why = "is a symbolic link" if exc.errno == errno.ELOOP else f"cannot be read: {exc.strerror}"
+        raise ProgramOutputError(f"its result file {why}") from None
+    with open(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ProgramOutputError("its result file is not a regular file")
+        data = f.read(OUTPUT_MAX_BYTES + 1)
     if len(data) > OUTPUT_MAX_BYTES:
         raise ProgramOutputError(f"its result file is larger than {OUTPUT_MAX_BYTES >> 20} MiB")
     return data.decode("utf-8", "replace")

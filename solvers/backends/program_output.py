@@ -54,7 +54,8 @@ def literals(words: Iterable[str] | str, n: int | None = None, where: str = "", 
     Raises
     ------
     ProgramOutputError
-        A word that is no literal, or (with ``limit``) more than ``limit`` literals.
+        A word that is no literal, a variable both true and false (``1 -1``), or (with ``limit``) more
+        than ``limit`` literals.
 
     >>> sorted(literals("1 -2 x3 0"))
     [1, 3]
@@ -68,12 +69,13 @@ def literals(words: Iterable[str] | str, n: int | None = None, where: str = "", 
     words = text.split()
     if limit is not None and len(words) > limit + 1:
         raise ProgramOutputError(f"{where}more literals than the instance has variables")
-    true = set()
+    true, false = set(), set()
     for w in words:
-        if w[0] != "-":
-            v = int(w.lstrip("x"))
-            if v and (n is None or v <= n):
-                true.add(v)
+        v = int(w.lstrip("-x"))
+        if v and (n is None or v <= n):
+            (false if w[0] == "-" else true).add(v)
+    if true & false:
+        raise ProgramOutputError(f"{where}variable {min(true & false)} is both true and false")
     return true
 
 
@@ -88,8 +90,8 @@ def read_competition(text: str, n: int | None = None, limit: int | None = None) 
     ------
     ProgramOutputError
         A ``v`` line with a word that is no literal, naming the line; more than ``limit`` literals in
-        all (the instance's variables: more is no model of it); more than :data:`STATUS_LINES_MAX` ``s`` lines;
-        ``SATISFIABLE`` or ``OPTIMUM FOUND`` without a ``v`` line.
+        all (the instance's variables: more is no model of it); ``s`` lines that differ, or more than
+        :data:`STATUS_LINES_MAX` of them; ``SATISFIABLE`` or ``OPTIMUM FOUND`` without a ``v`` line.
 
     >>> read_competition("c hi\\ns SATISFIABLE\\nv 1 -2\\nv 3 0\\n")
     ('SATISFIABLE', {1, 3})
@@ -100,6 +102,8 @@ def read_competition(text: str, n: int | None = None, limit: int | None = None) 
     for m in _SV_LINE.finditer(text):
         head, rest = m[1], (m[2] or "").strip()
         if head == "s":
+            if statuses and rest != status:
+                raise ProgramOutputError(f"its 's' lines disagree: {_quote(status)}, then {_quote(rest)}")
             status, statuses = rest, statuses + 1
             if statuses > STATUS_LINES_MAX:
                 raise ProgramOutputError(f"more than {STATUS_LINES_MAX} 's' lines")

@@ -100,7 +100,7 @@ class Solution:
 
     def __reduce__(self):
         """Pickled with its mappings as plain dicts (a ``mappingproxy`` does not pickle), frozen again on load:
-        an answer can come back from a worker process (:func:`flipgame.core.processes.run_function`)."""
+        an answer can come back from a worker process (:func:`flipgame.core.workers.run_function`)."""
         values = tuple(dict(v) if isinstance(v, MappingProxyType) else v
                        for v in (getattr(self, f.name) for f in dataclasses.fields(self)))
         return type(self), values

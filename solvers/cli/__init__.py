@@ -19,6 +19,7 @@ from types import ModuleType
 
 from flipgame.cli.common import COMMAND_HELP, ExitCode, OneLineParser, fail, register_programs
 from flipgame.core.errors import FlipgameError
+from flipgame.core.signals import caused_by_interrupt, command_started, terminated
 
 COMMANDS = tuple(COMMAND_HELP)
 """Command names; each is a module of this package with ``add_parser(subparsers)`` and ``run(args)``."""
@@ -79,28 +80,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:
         print("flipgame: standard output is closed", file=sys.stderr)
         return int(ExitCode.USAGE)
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in PROGRAM_COMMANDS:
-        try:
-            register_programs(argv[1:])
-        except FlipgameError as exc:
-            return int(fail(ExitCode.USAGE, str(exc)))
-    args = build_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
-        code = int(args.run(args))
+        code = _command(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:
-        code = int(fail(ExitCode.INTERRUPTED, "interrupted"))
+        code = _interrupted()
     except BrokenPipeError:
         # The reader went away (e.g. `| head -1`): stop quietly, as other Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return int(ExitCode.OK)
     except OSError as exc:  # e.g. standard output on a full disk
         return int(fail(ExitCode.USAGE, f"cannot write output: {exc.strerror or exc}"))
+    except Exception as exc:
+        if not caused_by_interrupt(exc):
+            raise
+        code = _interrupted()
     if code == ExitCode.INTERRUPTED:
         # Ctrl-C exits at once: the garbage collection of every module at shutdown took about 1 s of the
         # 2 s an interrupt may take once OR-Tools' CP-SAT was loaded (0.13 s with the objects frozen).
         gc.freeze()
+        if terminated():
+            code = int(ExitCode.TERMINATED)
     return code
+
+
+def _command(argv: list[str]) -> int:
+    """Parse ``argv`` and run its command (KeyboardInterrupt, on Ctrl-C or SIGTERM, is the caller's)."""
+    command_started()
+    if argv and argv[0] in PROGRAM_COMMANDS:
+        try:
+            register_programs(argv[1:])
+        except FlipgameError as exc:
+            return int(fail(ExitCode.USAGE, str(exc)))
+    args = build_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
+    return int(args.run(args))
+
+
+def _interrupted() -> int:
+    return int(fail(ExitCode.INTERRUPTED, "terminated" if terminated() else "interrupted"))
 
 
 __all__ = ["ExitCode", "build_parser", "main"]

@@ -10,19 +10,19 @@ from pathlib import Path
 
 from flipgame import BACKENDS, Board, Game, solve_batch
 from flipgame.backends.strategies import STRATEGIES
+from flipgame.cli.arguments import count_up_to, positive_seconds
 from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
     backend_list,
     fail,
     game_from_args,
-    positive_int,
-    positive_seconds,
     strategy_names,
     writable_path,
     write_json,
 )
 from flipgame.core.errors import FlipgameError
+from flipgame.core.limits import JOBS_MAX, STARTUP_RUNS_MAX, TIMED_BOARDS_MAX
 from flipgame.core.measured import MEASURED_FILE
 from flipgame.core.tables import format_table
 from flipgame.gate.session import solve_strategy
@@ -48,17 +48,18 @@ def add_parser(sub) -> None:
                                     f"states, or 2**{BENCH_MAX_CELLS} boards), boards/s, speed ratios, and the "
                                     "start-up time of `flipgame solve` on one board per backend.")
     bp.add_argument("--backends", type=backend_list, metavar="LIST", help="comma-separated backends (default all)")
-    bp.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
-                    help="worker processes for per-board solvers (default: all cores)")
-    bp.add_argument("--startup-runs", type=positive_int, default=3, metavar="N",
-                    help="process starts timed per backend; the median is reported (default 3)")
+    bp.add_argument("--jobs", type=count_up_to(JOBS_MAX), default=os.cpu_count() or 1, metavar="N",
+                    help="worker processes for per-board solvers (default: all cores; at most four per core)")
+    bp.add_argument("--startup-runs", type=count_up_to(STARTUP_RUNS_MAX), default=3, metavar="N",
+                    help=f"process starts timed per backend; the median is reported (default 3, at most "
+                         f"{STARTUP_RUNS_MAX})")
     bp.add_argument("--json", default="flipgame-bench.json", metavar="FILE",
                     help="where to save the table as JSON (default flipgame-bench.json)")
     bp.add_argument("--strategies", type=strategy_names, nargs="?", const="all", metavar="all|LIST",
                     help="also time every strategy (or the listed ones) on a 4x4 sample and on the scaling "
                          "inputs: the 18x18 unique-solution board, the POJ 1681 14x14 case, 39x39 all-lit")
-    bp.add_argument("--sample", type=positive_int, default=500, metavar="N",
-                    help="4x4 boards per strategy for its boards/s (default 500)")
+    bp.add_argument("--sample", type=count_up_to(TIMED_BOARDS_MAX), default=500, metavar="N",
+                    help=f"4x4 boards per strategy for its boards/s (default 500, at most {TIMED_BOARDS_MAX:,})")
     bp.add_argument("--time-limit", type=positive_seconds, default=20.0, metavar="SECONDS",
                     help="per-board limit for the strategies on the scaling inputs (default 20)")
     bp.add_argument("--reference", metavar="PROGRAM",

@@ -10,25 +10,20 @@ import enum
 import itertools
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
 
 from flipgame import BACKENDS, Backend, Game, get_backend
 from flipgame.backends import strategies, strategies_file
 from flipgame.backends.strategies import STRATEGIES, StrategyBackend
+from flipgame.cli.arguments import MAX_CELLS, board_size, goal_arg, states_arg
 from flipgame.core.errors import BoardFormatError, RulesError
-from flipgame.core.limits import BOARD_MAX_CELLS
-from flipgame.core.limits import STATES_MAX as MAX_STATES
+from flipgame.core.text import one_line
 from flipgame.formats.judge import FORMATS
 from flipgame.formats.lines import LineSource
 from flipgame.model.grid import NEIGHBOURHOODS
 from flipgame.model.rules import from_json, read_edge_list
-from flipgame.model.system import PressSystem, is_number
-
-MAX_CELLS = BOARD_MAX_CELLS
-"""Largest board the command line accepts (gauss by light chasing; the other backends less)."""
-
+from flipgame.model.system import PressSystem
 
 COMMAND_HELP = {
     "solve": "answer judge cases from FILE or standard input",
@@ -52,11 +47,13 @@ class ExitCode(enum.IntEnum):
     REFUSED = 5  # the backend declines the board: size, nullity or memory over its limit
     CERTIFICATION_FAILURE = 6  # a minimality proof was rejected, or a claimed minimum is wrong
     INTERRUPTED = 130  # Ctrl-C; what was finished has been written
+    TERMINATED = 143  # SIGTERM (timeout, a batch scheduler); what was finished has been written
 
 
 def fail(code: ExitCode, message: str) -> ExitCode:
-    """Print ``flipgame: message`` on stderr and return ``code``."""
-    print(f"flipgame: {message}", file=sys.stderr)
+    """Print ``flipgame: message`` on stderr as one printable line (:func:`~flipgame.core.text.one_line`)
+    and return ``code``."""
+    print(f"flipgame: {one_line(message)}", file=sys.stderr)
     return code
 
 
@@ -69,29 +66,6 @@ def interrupted_bound(game, board: int, exc) -> str:
     if exc.checkpoint:
         text += f"; --checkpoint {exc.checkpoint} resumes the run"
     return text
-
-
-def board_size(text: str) -> tuple[int, int]:
-    """Parse ``RxC`` (positive integers) for ``--size``."""
-    m = re.fullmatch(r"\s*([0-9]{1,9})\s*[xX]\s*([0-9]{1,9})\s*", text, flags=re.ASCII)
-    if not m or int(m[1]) < 1 or int(m[2]) < 1:
-        raise argparse.ArgumentTypeError(f"expected RxC with positive integers, e.g. 4x4; got {text!r}")
-    rows, cols = int(m[1]), int(m[2])
-    if rows * cols > MAX_CELLS:
-        raise argparse.ArgumentTypeError(f"{rows}x{cols} has {rows * cols} cells; flipgame takes at most {MAX_CELLS}")
-    return rows, cols
-
-
-def seed_int(text: str) -> int:
-    if not (text.isascii() and text.strip().isdigit()):
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}")
-    return int(text)
-
-
-def positive_int(text: str) -> int:
-    if not (text.isascii() and text.strip().isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return int(text)
 
 
 def name_list(text: str, valid: Sequence[str], what: str, *, allow_all: bool = False) -> list[str]:
@@ -133,22 +107,6 @@ def _external_hint(text: str) -> str:
             if named and strategies.SOLVER_CMD not in STRATEGIES else "")
 
 
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
-
-
-def png_path(text: str) -> str:
-    if not text.lower().endswith(".png"):
-        raise argparse.ArgumentTypeError(f"expected a file name ending in .png, got {text!r}")
-    return text
-
-
 def backend_list(text: str) -> list[str]:
     """Comma-separated names of :data:`flipgame.BACKENDS`."""
     return name_list(text, list(BACKENDS), "backend")
@@ -177,23 +135,6 @@ def backend_caps(names: Sequence[str]) -> str:
     parts = [f"{', '.join(who)}: {'at most ' if k == 0 else ''}{cap:,}{' cells' if k == 0 else ''}"
              for k, (cap, who) in enumerate(sorted(caps.items()))]
     return "; ".join(parts)
-
-
-def states_arg(text: str) -> int:
-    """``--states``: an integer 2..255, or ``counters`` (returned as 0)."""
-    if text == "counters":
-        return 0
-    if not (text.isascii() and text.isdigit()) or not 2 <= int(text) <= MAX_STATES:
-        raise argparse.ArgumentTypeError(f"expected a number of states 2..{MAX_STATES} or 'counters', got {text!r:.40}")
-    return int(text)
-
-
-def goal_arg(text: str) -> str:
-    """``--goal``: any, white, black, or a state D (every cell D)."""
-    if text in ("any", "white", "black") or (is_number(text) and len(text) <= 12):
-        return text
-    raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D (at most 12 digits), "
-                                     f"got {text!r:.40}")
 
 
 def option_flags() -> dict[str, list[tuple[str, object]]]:
@@ -370,7 +311,7 @@ def _rules_file(args, states: int | None) -> PressSystem:
     text = read_text(args.rules, "--rules", RULES_MAX_BYTES)
     try:
         provisional = None if args.goal is None and args.target is None else "0"  # the command line's, below
-        if text.lstrip("\ufeff \t\r\n").startswith("{"):
+        if text.lstrip("\ufeff \t\r\n").startswith(("{", "[")):  # an edge list starts with neither
             return from_json(text, "file" if args.states is None else states, goal=provisional)
         return read_edge_list(text, states=states, goal=provisional or "any")
     except RulesError as exc:
@@ -455,7 +396,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the command's --help, not the whole usage block."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
 
     def parse_args(self, args=None, namespace=None):
         """As argparse's, but arguments left over are reported by the command that was given them,

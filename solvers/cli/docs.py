@@ -37,6 +37,8 @@ EXIT_MEANINGS = {
                       "(the message names what takes it)",
     ExitCode.CERTIFICATION_FAILURE: "a minimality proof was rejected, or a smaller press set exists",
     ExitCode.INTERRUPTED: "Ctrl-C; what finished has been written",
+    ExitCode.TERMINATED: "SIGTERM (`timeout`, a batch scheduler): stopped as on Ctrl-C, what finished has been "
+                         "written",
 }
 """One line per :class:`ExitCode` for the table (a new code without a line fails the generator)."""
 

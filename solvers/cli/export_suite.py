@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from flipgame.cli.common import ExitCode, fail, positive_int, seed_int
+from flipgame.cli.arguments import count_up_to, seed_int
+from flipgame.cli.common import ExitCode, fail
+from flipgame.core.limits import BOARDS_PER_SIZE_MAX
 from flipgame.encode.export import FORMATS
 from flipgame.study.families import FAMILIES
 from flipgame.study.suite import GENERAL_FAMILY, SUITE_FORMATS, export_suite
@@ -41,7 +43,8 @@ def add_parser(sub) -> None:
                    help=f"default all: {', '.join(FAMILIES)} and {GENERAL_FAMILY} (press systems: three states, "
                         "Merlin's square, counters, Z_4, Z_5)")
     s.add_argument("--sizes", type=_sizes, metavar="N,N,...", help="board sides (default: each family's own)")
-    s.add_argument("--boards", type=positive_int, default=1, metavar="K", help="boards per size (default 1)")
+    s.add_argument("--boards", type=count_up_to(BOARDS_PER_SIZE_MAX), default=1, metavar="K",
+                   help=f"boards per size (default 1, at most {BOARDS_PER_SIZE_MAX:,})")
     s.add_argument("--seed", type=seed_int, default=0, metavar="S", help="random seed (default 0)")
     s.set_defaults(run=run_suite)
 

@@ -111,6 +111,7 @@ def second_ctrl_c_ends_at_once() -> object:
         signal.signal(signal.SIGINT, second)
         raise KeyboardInterrupt
 
+    second.ends_at_once = True  # a first Ctrl-C lost where Python only prints it comes again as a first
     return signal.signal(signal.SIGINT, first)
 
 

@@ -268,7 +268,7 @@ class _Stream:
             raise
         problem = check_solution(case.game, case.board, sol)
         if not problem and is_program(self.session.backend) and not self._claim_checked(case, sol):
-            return  # a program's false Impossible is a disagreement with gauss, before its missing certificate
+            return  # a program's false Impossible is its lie (a disagreement), not a rejected witness
         self.report(case, sol, problem or check_impossible(case.game, case.board, sol))
 
     def _claim_checked(self, case: Case, sol: Solution) -> bool:

@@ -13,19 +13,10 @@ import time
 from flipgame.algebra.minweight import MAX_NULLITY
 from flipgame.backends.strategies import PROGRAM_KEYS, STRATEGIES
 from flipgame.cli import common
-from flipgame.cli.common import (
-    ExitCode,
-    fail,
-    name_list,
-    option_flags,
-    positive_int,
-    positive_seconds,
-    seed_int,
-    strategy_names,
-    writable_path,
-)
+from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
+from flipgame.cli.common import ExitCode, fail, name_list, option_flags, strategy_names, writable_path
 from flipgame.core.errors import FlipgameError, OptionError, RefusedError, RulesError
-from flipgame.core.limits import MEMORY_LIMIT_GIB
+from flipgame.core.limits import BOARDS_PER_SIZE_MAX, MEMORY_LIMIT_GIB, TIMED_BOARDS_MAX
 from flipgame.study import all_lit
 from flipgame.study import metrics as study_metrics
 from flipgame.study.compare import compare_strategies
@@ -101,8 +92,8 @@ def add_parser(sub) -> None:
                                            for n, f in FAMILIES.items()) + ".")
     sp.add_argument("--backends", type=common.backend_list, metavar="LIST",
                     help="backends to time on a random sample (default: none, structure only)")
-    sp.add_argument("--sample", type=positive_int, default=200, metavar="N",
-                    help="random boards per backend for the timings (default 200)")
+    sp.add_argument("--sample", type=count_up_to(TIMED_BOARDS_MAX), default=200, metavar="N",
+                    help=f"random boards per backend for the timings (default 200, at most {TIMED_BOARDS_MAX:,})")
     sp.add_argument("--seed", type=seed_int, metavar="S", help="random seed (default 0)")
     sp.add_argument("--plot", type=_figure_path, metavar="FILE",
                     help="draw the distribution and the timings; with --strategies, seconds against size per "
@@ -116,8 +107,8 @@ def add_parser(sub) -> None:
                        help=f"instance families (default all: {', '.join(FAMILIES)})")
     group.add_argument("--sizes", type=_sizes, metavar="N,N,...",
                        help="board sides n (n x n) for every family chosen (default: each family's own)")
-    group.add_argument("--boards", type=positive_int, metavar="K",
-                       help="random boards per size (default 2; all-lit has one)")
+    group.add_argument("--boards", type=count_up_to(BOARDS_PER_SIZE_MAX), metavar="K",
+                       help=f"random boards per size (default 2, at most {BOARDS_PER_SIZE_MAX:,}; all-lit has one)")
     group.add_argument("--run-all", action="store_true",
                        help="run every strategy on every instance within the budget (default: after a time-out a "
                             "strategy does not run the family's later, no smaller boards, and PAR-2 and SGM are "

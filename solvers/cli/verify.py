@@ -10,6 +10,7 @@ import numpy as np
 
 from flipgame import BACKENDS, get_backend, prepare
 from flipgame.backends.strategies import STRATEGIES
+from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
 from flipgame.cli.common import (
     ExitCode,
     add_rule_options,
@@ -19,9 +20,6 @@ from flipgame.cli.common import (
     backend_options,
     fail,
     game_from_args,
-    positive_int,
-    positive_seconds,
-    seed_int,
     strategy_names,
     strategy_options,
     writable_path,
@@ -29,7 +27,7 @@ from flipgame.cli.common import (
 )
 from flipgame.cli.progress import ProgressLog, restore_ctrl_c, second_ctrl_c_ends_at_once
 from flipgame.core.errors import FlipgameError, RefusedError
-from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS
+from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS, JOBS_MAX
 from flipgame.core.measured import quote
 from flipgame.verify.run.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement, state_boards
 
@@ -53,8 +51,9 @@ def add_parser(sub) -> None:
                         "included: " + ",".join(STRATEGIES))
     v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
                    help="JSON report with the table and every disagreement (default flipgame-verify.json)")
-    v.add_argument("--jobs", type=positive_int, metavar="N",
-                   help="worker processes of the local pool for per-board solvers (default: all cores)")
+    v.add_argument("--jobs", type=count_up_to(JOBS_MAX), metavar="N",
+                   help="worker processes of the local pool for per-board solvers (default: all cores; at most four "
+                        "per core)")
     v.add_argument("--scheduler", metavar="ADDRESS",
                    help="run the per-board solvers' chunks on a Dask cluster: the address of a running scheduler "
                         "(e.g. tcp://host:8786), or local:N to start a LocalCluster of N single-thread worker "

@@ -5,6 +5,8 @@ message that names a limit reads it from here, so text and check agree.
 Units are cells (``rows * cols``) unless the name says otherwise.
 """
 
+import os
+
 BOARD_MAX_CELLS = 4_000_000
 """Largest board flipgame takes at all: 2000x2000, by gauss's light chasing (about 15 s)."""
 
@@ -42,7 +44,30 @@ TIME_LIMIT_DEFAULT_SECONDS = 60.0
 out without wondering (it once grew with the board, to 2010 s at 200x200)."""
 
 TIME_LIMIT_MAX_SECONDS = 1e6
-"""Most seconds a time limit takes (``--time-limit``, ``--certify-time-limit``): 11.6 days, past any run."""
+"""Most seconds any option takes (``--time-limit``, ``--certify-time-limit``, ``--budget``, ...): 11.6 days,
+past any run (study's PAR-2 of a 1e300 s limit was a 300-digit number)."""
+
+BOARDS_PER_SIZE_MAX = 1000
+"""Most random boards per family and size that ``study --strategies`` runs or ``export-suite`` writes
+(``--boards``): a study's figures rest on tens, and 10^11 ran until killed (or filled the disk)."""
+
+TIMED_BOARDS_MAX = 2**16
+"""Most boards timed per backend or strategy (``study --sample``, ``bench --sample``): every 4x4 board."""
+
+JOBS_MAX = 4 * (os.cpu_count() or 1)
+"""Most worker processes of a local pool (``--jobs``): four per core (more only share the cores; the
+pool took at most this many while ``--jobs 10**20`` was reported as a pool of that many workers)."""
+
+ECHO_MAX_CHARS = 200
+"""Longest word a message echoes whole: a longer one (a file name, option value or program output of
+100,000 characters made a 100 KB line) keeps its start and end around the count of what was left out."""
+
+ARGUMENT_MAX_DIGITS = 100
+"""Longest whole number an option takes (a count, a seed, --states): Python's int() refuses text of over
+4,300 digits, and a 5,000-digit --seed was echoed whole in that error; a count's own cap says more."""
+
+STARTUP_RUNS_MAX = 100
+"""Most process starts ``bench`` times per backend (``--startup-runs``; the median is reported)."""
 
 SYSTEM_MAX_CELLS = 10_000
 """Largest press system read from rules (a JSON file, an edge list, a judge format): the Z_k algebra

@@ -6,12 +6,10 @@ session of its own, under a wall-time limit, an address-space limit
 by ``os.wait4`` (wall time, CPU time of the program and the children it waited
 for, peak resident memory).  Its whole process group is killed after every run,
 at the limit, past the cap, on Ctrl-C, and also when it exits normally, so no
-grandchild outlives it; it dies with its parent (``PR_SET_PDEATHSIG`` through
-util-linux ``setpriv``, where installed).
-:func:`run_function` runs a Python function the same way, in a fresh
-interpreter, for in-process work that must be killable (the certifier's proof
-child, a study's measured run).  Worker pools die with their parent through
-:func:`die_with_parent` and are stopped at once by :func:`kill_pool`.
+grandchild outlives it, nor a descendant seen at a sample that left the group
+(``setsid``); it dies with its parent (``PR_SET_PDEATHSIG`` through util-linux
+``setpriv``, where installed).  :mod:`flipgame.core.workers` runs Python
+functions and worker pools on top of it.
 
 Standard library only: the certificate checker imports this module and no solver.
 Source: runsolver (Roussel 2011, "Controlling a solver execution with the
@@ -30,12 +28,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 
-PR_SET_PDEATHSIG = 1
-"""``prctl`` option: the signal the kernel sends a process when its parent exits (Linux)."""
+from flipgame.core.text import printable
+
 OUTPUT_MAX_BYTES = 64 << 20
 """Most bytes of a program's standard output kept (64 MiB); past it the program is killed.  The largest
 honest answer is a ``v`` line over every variable of the largest exported model (200x200 with a
@@ -115,11 +112,13 @@ class RunResult:
         return f"exit status {self.exit_status}"
 
     def tail(self, lines: int = 5) -> str:
-        """The last ``lines`` lines of its standard output and standard error, one string (``|`` between lines)."""
+        """The last ``lines`` lines of its standard output and standard error, one string (``|`` between
+        lines), each cut at 200 characters; control characters are escaped (``\\x00``, ``\\x1b``), so a
+        program's NUL bytes or terminal escapes never reach the terminal through flipgame's message."""
         out = []
         for stream in (self.stdout_tail, self.stderr_tail):
             out += stream.decode("utf-8", "replace").strip().splitlines()[-lines:]
-        return " | ".join(line.strip()[:200] for line in out) or "(no output)"
+        return " | ".join(printable(line.strip())[:200] for line in out) or "(no output)"
 
     def describe(self) -> str:
         """One line for a run that gave no answer: the command, how it ended, the tail of its output."""
@@ -132,20 +131,6 @@ class RunResult:
 
 
 _SIGNALS = {int(s) for s in signal.Signals}
-_LIBC = None
-
-
-def _libc():
-    """The C library through ctypes, loaded in the parent (never between fork and exec)."""
-    global _LIBC
-    if _LIBC is None and sys.platform.startswith("linux"):
-        import ctypes  # standard library, but 5 ms of start-up that only a child needs
-
-        with contextlib.suppress(OSError):
-            _LIBC = ctypes.CDLL(None, use_errno=True)
-    return _LIBC
-
-
 _SETPRIV: list[str | None] = []
 
 
@@ -260,9 +245,58 @@ def _exited(pid: int) -> bool:
         return True
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+def _start_time(pid: int) -> int | None:
+    """Process ``pid``'s start time (clock ticks after boot, field 22 of ``/proc/PID/stat``), None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class _Family:
+    """A run's processes: its group, and every descendant seen at a sample (``/proc/PID/task/*/children``),
+    so that one that left the group and its session (``setsid``) is killed with the group unless it left
+    the tree between two samples."""
+
+    def __init__(self, leader: int):
+        self.leader, self.seen = leader, {}  # pid -> start time (a pid used again is not ours)
+
+    def sample(self) -> int:
+        """Note the descendants now; the largest :func:`_hiwater` of the leader and of them (at most
+        :data:`TREE_MAX_PROCESSES` looked at): a wrapper script's solver, not only the shell."""
+        todo, peak, looked = [self.leader], 0, 0
+        while todo and looked < TREE_MAX_PROCESSES:
+            pid = todo.pop()
+            looked += 1
+            peak = max(peak, _hiwater(pid))
+            for child in _children(pid):
+                if child not in self.seen:
+                    start = _start_time(child)
+                    if start is None:
+                        continue
+                    self.seen[child] = start
+                todo.append(child)
+        return peak
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.leader, signal.SIGKILL)
+        for pid, start in self.seen.items():
+            if _start_time(pid) == start:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (of each of its threads), [] once it is gone or where /proc has no
+    ``children`` files (kernels without ``CONFIG_PROC_CHILDREN``)."""
+    out = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                out += map(int, f.read().split())
+    return out
 
 
 def _hiwater(pid: int) -> int:
@@ -277,28 +311,6 @@ def _hiwater(pid: int) -> int:
     return 0
 
 
-def _children(pid: int) -> list[int]:
-    """The child processes of ``pid`` (every thread's, ``/proc/PID/task/TID/children``), [] once it has exited."""
-    out: list[int] = []
-    with contextlib.suppress(OSError):
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                out += [int(c) for c in f.read().split()]
-    return out
-
-
-def _tree_hiwater(pid: int) -> int:
-    """The largest :func:`_hiwater` of ``pid`` and its descendants (at most :data:`TREE_MAX_PROCESSES`): a
-    wrapper script's solver, not only the shell.  O(processes) reads of ``/proc``."""
-    peak, todo, seen = 0, [pid], 0
-    while todo and seen < TREE_MAX_PROCESSES:
-        p = todo.pop()
-        seen += 1
-        peak = max(peak, _hiwater(p))
-        todo += _children(p)
-    return peak
-
-
 def _rss(pid: int | str = "self") -> int:
     """Resident bytes of ``pid`` now (``/proc/PID/statm``), 0 where unknown."""
     try:
@@ -308,11 +320,11 @@ def _rss(pid: int | str = "self") -> int:
         return 0
 
 
-def _watch(pid: int, streams: _Streams, deadline: float) -> tuple[bool, int]:
+def _watch(family: _Family, streams: _Streams, deadline: float) -> tuple[bool, int]:
     """Read the run's output until the leader exits, the output passes the cap or the deadline passes;
-    ``(timed out, the largest VmHWM sampled)``, sampled at each wake-up, every 5 ms at first and every
-    :data:`SAMPLE_SECONDS` from its first second on."""
-    peak, start = 0, time.monotonic()
+    ``(timed out, the largest VmHWM sampled)``, sampled (with the family's descendants) at each wake-up,
+    every 5 ms at first and every :data:`SAMPLE_SECONDS` from its first second on."""
+    pid, peak, start = family.leader, 0, time.monotonic()
     while not streams.over_cap:
         now = time.monotonic()
         remaining = deadline - now
@@ -322,7 +334,7 @@ def _watch(pid: int, streams: _Streams, deadline: float) -> tuple[bool, int]:
         streams.pump(min(remaining, every if streams.pidfd is not None else POLL_SECONDS))
         if streams.exited or (streams.pidfd is None and _exited(pid)):
             return False, peak
-        peak = max(peak, _tree_hiwater(pid))
+        peak = max(peak, family.sample())
     return False, peak
 
 
@@ -370,12 +382,13 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
     proc = subprocess.Popen(_launcher(argv), stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
     _limit_memory(proc.pid, memory_limit)
-    streams = _Streams(proc, stdin, output_cap)
+    streams, family = _Streams(proc, stdin, output_cap), _Family(proc.pid)
     timed_out = reaped = False
     try:
-        timed_out, sampled = _watch(proc.pid, streams, deadline)
+        timed_out, sampled = _watch(family, streams, deadline)
         wall = time.monotonic() - start
-        _kill_group(proc.pid)  # the leader is a zombie (not reaped), so its group id is still its own
+        family.sample()
+        family.kill()  # the leader is a zombie (not reaped), so its group id is still its own
         grace = time.monotonic() + KILL_GRACE_SECONDS
         while streams.open and not streams.over_cap and time.monotonic() < grace:
             streams.pump(grace - time.monotonic())
@@ -383,7 +396,7 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
         reaped = True
     finally:
         if not reaped:  # Ctrl-C or another exception: no child survives
-            _kill_group(proc.pid)
+            family.kill()
             with contextlib.suppress(ChildProcessError):
                 os.wait4(proc.pid, 0)
         proc.returncode = proc.returncode if proc.returncode is not None else -1
@@ -401,102 +414,3 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
                      None if signalled else os.WEXITSTATUS(status), os.WTERMSIG(status) if signalled else None,
                      timed_out, streams.over_cap, bytes(streams.out), bytes(streams.out_tail),
                      bytes(streams.err_tail))
-
-
-@dataclass(frozen=True)
-class FunctionResult:
-    """:func:`run_function`'s outcome: the run (measured), and the function's value or why there is none."""
-
-    run: RunResult
-    value: object = None
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
-_FUNCTION_CHILD = "from flipgame.core.processes import _function_child; _function_child()"
-
-
-def run_function(target: str, args: tuple, time_limit: float, *, memory_limit: int | None = None) -> FunctionResult:
-    """``module:function(*args)`` in a fresh Python, bounded and measured as :func:`run_bounded`.
-
-    The arguments and the value travel pickled (standard input, standard output); the child ignores
-    Ctrl-C (the parent kills it and re-raises) and dies with the parent.  ``error`` names a time-out,
-    an exception in the function (``TypeError: ...``) or a child that died (its exit and last lines).
-
-    >>> run_function("operator:add", (2, 3), 30).value
-    5
-    """
-    import pickle
-
-    run = run_bounded([sys.executable, "-c", _FUNCTION_CHILD, str(os.getpid()), target], time_limit,
-                      memory_limit=memory_limit, output_cap=None, stdin=pickle.dumps(args))
-    if run.timed_out:
-        return FunctionResult(run, error=f"not finished within {time_limit:g} s")
-    if run.exit_status != 0 or not run.stdout:
-        return FunctionResult(run, error=f"worker {run.ended}: {run.tail(1)}")
-    kind, value = pickle.loads(run.stdout)
-    return FunctionResult(run, value) if kind == "ok" else FunctionResult(run, error=value)
-
-
-def _function_child() -> None:
-    """Entry point of :func:`run_function`'s child: arguments on stdin, ``(kind, value)`` pickled on stdout."""
-    import importlib
-    import pickle
-
-    die_with_parent(int(sys.argv[1]))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and kills us)
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # stray prints from C code cannot corrupt the result stream
-    module, _, name = sys.argv[2].partition(":")
-    args = pickle.load(sys.stdin.buffer)
-    try:
-        result = pickle.dumps(("ok", getattr(importlib.import_module(module), name)(*args)))
-    except Exception as e:  # noqa: BLE001 - reported to the parent, which decides
-        result = pickle.dumps(("error", f"{type(e).__name__}: {e}"))
-    out.write(result)
-    out.close()
-
-
-def die_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
-    """Make this (worker) process die when process ``parent_pid`` is gone.
-
-    On Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (via ctypes) has the kernel
-    kill it when its parent exits, even by SIGKILL and even while a native
-    solver holds the GIL; everywhere a daemon thread also polls
-    ``os.getppid()`` every ``poll_seconds`` and ends the process with
-    ``os._exit`` once the parent has changed (between native calls).  Exits
-    at once if the parent is already gone.
-    """
-    libc = _libc()
-    if libc is not None:
-        with contextlib.suppress(OSError, AttributeError):
-            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    if os.getppid() != parent_pid:  # the parent died before prctl took effect
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(poll_seconds)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="flipgame-parent-watch").start()
-
-
-def kill_pool(pool) -> None:
-    """Kill a ``ProcessPoolExecutor``'s worker processes at once (their running tasks are lost), then shut it down.
-
-    Ctrl-C must not wait for the running chunks (measured: 6.8 s on the default agreement run, 33 s
-    with ``--chunk-size 16384``).  ``ProcessPoolExecutor`` has no public way before Python 3.14
-    (``kill_workers``), so its ``_processes`` are killed.
-    """
-    kill = getattr(pool, "kill_workers", None)
-    if kill is not None:
-        kill()
-    else:
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                proc.kill()
-    pool.shutdown(wait=False, cancel_futures=True)

@@ -19,12 +19,23 @@ float products over Z_k, spread over worker processes where it is large.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
+import os
 import signal
+import sys
+import threading
+import time
 from collections.abc import Iterator
 
 GUARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 """The signals flipgame handles (Ctrl-C, and the polite kill)."""
+REDELIVER_SECONDS = 0.01
+"""Delay before a Ctrl-C that Python could only print, or that came during an import, is delivered again
+(and how often the end of that import is looked for)."""
+IMPORT_WAIT_SECONDS = 1.0
+"""Longest a Ctrl-C waits for the import it came in (OR-Tools' takes about 1 s on the loaded machine, up
+to 2.2 s measured): past it the interrupt is raised where it is, so that a run still ends within 2 s."""
 
 
 @contextlib.contextmanager
@@ -48,10 +59,141 @@ def signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
+def _started_as_the_command() -> bool:
+    """True in the ``flipgame`` command (its console script, or ``python -m flipgame``), False where a
+    program imports flipgame as a library."""
+    argv = list(getattr(sys, "orig_argv", ()))
+    as_module = any(a == "-m" and b == "flipgame" for a, b in zip(argv, argv[1:], strict=False))
+    return as_module or bool(sys.argv) and os.path.basename(sys.argv[0]) == "flipgame"
+
+
+def _interrupted_while_starting(signum, frame) -> None:
+    """The command's SIGINT handler until :func:`command_started`: nothing is computed yet, so exit 130
+    with the line every interrupted run prints (Python's default printed a KeyboardInterrupt traceback
+    from whichever import it stopped, in the first 0.3-0.7 s of every run)."""
+    os.write(2, b"flipgame: interrupted\n")
+    os._exit(130)
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """True if a ``KeyboardInterrupt`` is in ``exc``'s chain of causes: a pybind11 extension module (OR-Tools'
+    ``cp_model_helper``) turns a Ctrl-C that arrives while its initialisation runs Python code into
+    ``ImportError: initialization failed`` (5 of 40 Ctrl-Cs during ``from ortools.sat.python import
+    cp_model``)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM in the command (the polite kill of ``timeout`` or a batch scheduler), raised where Ctrl-C's
+    ``KeyboardInterrupt`` is, so that the run stops the same way and writes what it finished (verify's
+    report was lost, and the resource tracker warned of leaked semaphores); a second SIGTERM ends the
+    process at once."""
+
+
+_TERMINATED: list[bool] = []
+
+
+def _importing(frame) -> bool:
+    """True while ``frame`` (the main thread's) runs inside an import."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+_FORCED: list[int] = []
+"""Signals delivered again by :func:`_after_the_import` at its deadline: raised even inside an import."""
+
+
+def _after_the_import(signum: int) -> None:
+    """Deliver ``signum`` to the main thread again once no import runs there (a watcher thread polls), or
+    at the latest :data:`IMPORT_WAIT_SECONDS` later, so that Ctrl-C still ends the run within 2 s."""
+    main, deadline = threading.main_thread().ident, time.monotonic() + IMPORT_WAIT_SECONDS
+
+    def watch() -> None:
+        while _importing(sys._current_frames().get(main)) and time.monotonic() < deadline:
+            time.sleep(REDELIVER_SECONDS)
+        _FORCED.append(signum)
+        _thread.interrupt_main(signum)
+
+    threading.Thread(target=watch, daemon=True, name="flipgame-interrupt").start()
+
+
+def _deferred(signum: int, frame) -> bool:
+    """True if the signal is put off until the running import ends (see :func:`_interrupt`)."""
+    if signum in _FORCED:
+        _FORCED.remove(signum)
+        return False
+    if _importing(frame):
+        _after_the_import(signum)
+        return True
+    return False
+
+
+def _interrupt(signum, frame) -> None:
+    """The command's SIGINT handler: ``KeyboardInterrupt``, except inside an import, where the libraries'
+    own handling lost it (pybind11 turned it into ``ImportError``, which an optional import then took as a
+    missing module: 1 Ctrl-C of 150 while OR-Tools loaded was ignored, and the run went on); there it
+    comes once the import has finished."""
+    if not _deferred(signum, frame):
+        raise KeyboardInterrupt
+
+
+def _terminate(signum, frame) -> None:
+    if _deferred(signum, frame):
+        return
+    if _TERMINATED:
+        os.write(2, b"flipgame: terminated again: stopping at once\n")
+        os._exit(128 + signal.SIGTERM)
+    _TERMINATED.append(True)
+    raise Terminated
+
+
+def terminated() -> bool:
+    """True once the command has taken a SIGTERM (its exit status is then 143, not Ctrl-C's 130)."""
+    return bool(_TERMINATED)
+
+
+def _raised_where_it_is_lost(unraisable) -> None:
+    """``sys.unraisablehook`` of the command: a ``KeyboardInterrupt`` raised where Python can only print it
+    (a weakref callback or ``__del__``: importlib's module-lock callbacks while OR-Tools loads, 2 runs of
+    120) was printed as 'Exception ignored in ...' and the run went on for minutes; it is delivered to the
+    main thread again, where it interrupts the run."""
+    exc = unraisable.exc_value
+    if not isinstance(exc, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+        return
+    again = signal.SIGINT
+    if isinstance(exc, Terminated):
+        _TERMINATED.clear()  # the first SIGTERM again, not a second one that ends at once
+        again = signal.SIGTERM
+    elif getattr(signal.getsignal(signal.SIGINT), "ends_at_once", False):
+        signal.signal(signal.SIGINT, _interrupt)  # the first Ctrl-C again, not a second one
+    # From a thread, a moment later: raised now, it would be raised in this hook, and lost again.
+    threading.Timer(REDELIVER_SECONDS, _thread.interrupt_main, (again,)).start()
+
+
+def command_started() -> None:
+    """Called by the command once its ``KeyboardInterrupt`` handling is in place: Ctrl-C raises
+    ``KeyboardInterrupt`` again, SIGTERM :class:`Terminated`, and either one raised where it would be lost
+    is delivered again.  Does nothing where the start-up handler was not installed (a library, or a
+    signal the caller ignores)."""
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        signal.signal(signal.SIGINT, _interrupt)
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminate)
+        sys.unraisablehook = _raised_where_it_is_lost
+
+
 def _import_numpy() -> None:
     """numpy, loaded with Ctrl-C blocked and, unless the user chose otherwise, one BLAS thread."""
-    import os
-
     chosen = "OPENBLAS_NUM_THREADS" in os.environ
     if not chosen:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
@@ -63,4 +205,6 @@ def _import_numpy() -> None:
             del os.environ["OPENBLAS_NUM_THREADS"]
 
 
+if _started_as_the_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _interrupted_while_starting)  # a Ctrl-C ignored by the caller stays ignored
 _import_numpy()

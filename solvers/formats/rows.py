@@ -16,8 +16,9 @@ from flipgame.formats.lines import LineSource
 from flipgame.model.grid import Board, BoardFormatError, cells_of, parse_row
 
 
-def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[Board]:
-    """Stream the boards of a POJ 1753 input, one case per ``rows`` lines, until end of input.
+def read_cases(lines: Iterable[str] | str, rows: int = 4, cols: int = 4) -> Iterator[Board]:
+    """Stream the boards of a POJ 1753 input (its lines, or its whole text), one case per ``rows`` lines,
+    until end of input.
 
     Tolerates CRLF line ends, leading and trailing white space, blank lines
     (between cases or anywhere else, as the reference's ``scanf("%s")`` does),
@@ -34,15 +35,22 @@ def read_cases(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[B
         yield Board(rows, cols, cells)
 
 
-def read_cells(lines: Iterable[str], rows: int = 4, cols: int = 4) -> Iterator[int]:
+def read_cells(lines: Iterable[str] | str, rows: int = 4, cols: int = 4) -> Iterator[int]:
     """:func:`read_cases` yielding each board as its bitmask only (no :class:`Board`), for streams
     of many cases.  Same input rules and errors.  O(rows * cols) per case, about 1 us per 4x4 case.
 
     >>> list(read_cells(["bw", "wb", "", "ww", "wb"], 2, 2))
     [9, 8]
     """
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    elif isinstance(lines, (bytes, bytearray)):
+        raise BoardFormatError("expected text (str, or an iterable of lines), got bytes: decode them first")
     state = _CaseRows(rows, cols)
     for raw in lines:
+        if not isinstance(raw, str):
+            raise BoardFormatError(f"expected a line of text, got {type(raw).__name__}", case=state.case,
+                                   line=state.line + 1)
         cells = state.take(raw)
         if cells is not None:
             yield cells

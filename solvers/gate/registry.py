@@ -16,7 +16,7 @@ gate above it.  Adding a backend is one module with a
 from __future__ import annotations
 
 from flipgame.backends.base import Backend
-from flipgame.core.errors import FlipgameError, UnknownBackendError
+from flipgame.core.errors import FlipgameError, OptionError, UnknownBackendError
 from flipgame.model.grid import Game
 
 BACKENDS: dict[str, Backend] = {}
@@ -29,7 +29,10 @@ name runs its backend with its options, without this module importing the layer 
 
 
 def register(backend: Backend) -> Backend:
-    """Add ``backend`` to :data:`BACKENDS` under its name (replacing one of that name)."""
+    """Add ``backend`` to :data:`BACKENDS` under its name (replacing one of that name).  Raises
+    OptionError for anything that is not a :class:`~flipgame.backends.base.Backend`."""
+    if not isinstance(backend, Backend):
+        raise OptionError(f"register takes a Backend (an instance of a subclass), got {backend!r:.40}")
     BACKENDS[backend.name] = backend
     return backend
 

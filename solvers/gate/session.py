@@ -36,7 +36,7 @@ from flipgame.backends import auto, bfs, cpsat, external, gauss, ilp, maxsat, mi
 from flipgame.backends.base import Backend, ModelBackend
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.backends.strategies import STRATEGIES, Strategy
-from flipgame.core.errors import BoardTooLargeError, OptionError, RefusedError, RulesError
+from flipgame.core.errors import BoardTooLargeError, OptionError, RefusedError, RulesError, UnknownBackendError
 from flipgame.core.limits import COUNTER_MAX
 from flipgame.gate.registry import get_backend, register, taken_by
 from flipgame.model.grid import Board, Game
@@ -157,7 +157,9 @@ def solve_strategy(strategy: str | Strategy, board, game: PressSystem, time_limi
     >>> solve_strategy("sat-xor-binary", 11, Game(3, 3, "white")).moves
     1
     """
-    s = strategy if isinstance(strategy, Strategy) else STRATEGIES[strategy]
+    s = strategy if isinstance(strategy, Strategy) else STRATEGIES.get(strategy) if isinstance(strategy, str) else None
+    if s is None:
+        raise UnknownBackendError(f"unknown strategy {strategy!r:.40}; valid strategies: {', '.join(STRATEGIES)}")
     return solve(board, s.backend, game=game, **s.call_options(time_limit, **extra))
 
 
@@ -346,7 +348,9 @@ class Session:
     def __init__(self, backend: str | Backend = "gauss", *, max_models: int = 8, **options):
         self.backend = backend if isinstance(backend, Backend) else get_backend(backend)
         self.options = self.backend.check_options(options)
-        self.max_models = max(1, int(max_models))
+        if not isinstance(max_models, int) or isinstance(max_models, bool) or max_models < 1:
+            raise OptionError(f"max_models must be a positive integer, got {max_models!r:.40}")
+        self.max_models = max_models
         self._taken: dict[PressSystem, PressSystem] = {}
         self._models: OrderedDict[PressSystem, _Slot] = OrderedDict()
         self._lock = threading.Lock()  # guards _models, the slots' users and models_built

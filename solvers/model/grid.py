@@ -23,7 +23,8 @@ from functools import cached_property
 
 import numpy as np
 
-from flipgame.core.errors import BoardFormatError, RulesError
+from flipgame.core.errors import BoardFormatError, BoardTooLargeError, RulesError
+from flipgame.core.limits import BOARD_MAX_CELLS
 from flipgame.model.system import PressSystem, _check_states, _set
 
 GOALS = ("any", "white", "black", "board")
@@ -89,7 +90,10 @@ class Game(PressSystem):
     def __init__(self, rows: int = 4, cols: int = 4, goal: str = "any", wrap: bool = False,
                  neighbourhood: str = "plus", stencil=None, target=None, states: int | None = 2):
         if not (isinstance(rows, int) and isinstance(cols, int)) or rows < 1 or cols < 1:
-            raise RulesError(f"board size must be positive integers, got {rows}x{cols}")
+            raise RulesError(f"board size must be positive integers, got {rows!r:.20}x{cols!r:.20}")
+        if rows * cols > BOARD_MAX_CELLS:  # before anything of the size (2**cells - 1, ...) is computed
+            raise BoardTooLargeError(f"a grid has at most {BOARD_MAX_CELLS:,} cells; {rows}x{cols} has "
+                                     f"{rows * cols:,}")
         _set(self, rows=rows, cols=cols, wrap=bool(wrap), cells=rows * cols, shape=(rows, cols))
         _set(self, states=_check_states(states))
         self._normalise_stencil(neighbourhood, stencil)

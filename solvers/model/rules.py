@@ -45,6 +45,8 @@ def from_edges(cells: int, edges: Iterable[tuple[int, int]], *, closed: bool = T
         raise RulesError(f"a graph has 1..{SYSTEM_MAX_CELLS:,} vertices, got {cells!r:.40}")
     out: list[set[int]] = [({v} if closed else set()) for v in range(cells)]
     for u, v in edges:
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (u, v)):
+            raise RulesError(f"edge ({u!r:.20}, {v!r:.20}) names a vertex that is not an integer")
         if not (0 <= u < cells and 0 <= v < cells):
             raise RulesError(f"edge ({u}, {v}) names a vertex outside 0..{cells - 1}")
         out[u].add(v)
@@ -65,6 +67,8 @@ def read_edge_list(text: str, states: int | None = 2, goal: str = "any") -> Pres
     >>> read_edge_list("open\\n0 1\\n1 2").press_masks[0]
     2
     """
+    if not isinstance(text, str):
+        raise RulesError(f"an edge list is text (str), got {type(text).__name__}")
     closed, cells, edges = True, None, []
     for number, raw in enumerate(text.splitlines(), start=1):
         words = raw.split("#", 1)[0].split()
@@ -124,9 +128,12 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str | N
     if extra:
         raise RulesError(f"unknown key {', '.join(map(repr, extra))} in the press-system file "
                          f"(keys: {', '.join(JSON_KEYS)})")
+    _only_with(data)
     cells, shape = _shape(data)
     k = _states(data.get("states", 2)) if states == "file" else states
     buttons = _edge_buttons(data, cells, k) if "edges" in data else _listed_buttons(data)
+    if goal is None and "target" in data and data.get("goal") != "board":
+        raise RulesError('"target" is the goal board of "goal": "board"; give both or neither')
     goal = goal if goal is not None else data.get("goal", "any" if k is not None else None)
     if goal is None:
         raise RulesError('counters need a "goal" value D or a "target" board (or --goal D / --target FILE)')
@@ -134,15 +141,42 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str | N
     return PressSystem(cells, buttons, k, goal, target, shape)
 
 
+ONLY_WITH = {"amounts": "buttons", "neighbourhood": "edges", "directed": "edges"}
+"""Keys of the JSON format that mean something only beside another (never ignored: refused)."""
+
+
+def _only_with(data: dict) -> None:
+    for key, needs in ONLY_WITH.items():
+        if key in data and needs not in data:
+            raise RulesError(f'"{key}" applies to "{needs}", which the press-system file does not give')
+
+
+class _Object(dict):
+    """A JSON object that remembers the first key it was given twice (the last value would win unseen)."""
+
+    twice: str | None = None
+
+
+def _object(pairs: list) -> _Object:
+    out = _Object(pairs)
+    if len(out) < len(pairs):
+        seen: set = set()
+        out.twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+    return out
+
+
 def _parse_json(text: str) -> dict:
     try:
-        return json.loads(text.lstrip("\ufeff"))
+        data = json.loads(text.lstrip("\ufeff"), object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise RulesError(f"press-system file is not JSON: {exc}") from None
     except RecursionError:
         raise RulesError("press-system file is nested too deep to be a press system") from None
     except ValueError as exc:  # a number of over 4300 digits
         raise RulesError(f"press-system file: {exc}") from None
+    if getattr(data, "twice", None) is not None:
+        raise RulesError(f"press-system file gives the key {data.twice!r:.40} twice")
+    return data
 
 
 def _shape(data: dict) -> tuple[int, tuple[int, int] | None]:

@@ -3,7 +3,7 @@ board on the 4x4 sweep, and the per-board cost of the strategies on small and ju
 
 The figures of docs/bench.md's sections "The per-call floor" and "Per-board cost against ``ilp``",
 measured by :mod:`flipgame.study.measure` (``make bench``), each in a fresh Python
-(:func:`flipgame.core.processes.run_function`), so that one library's threads or memory never slow the
+(:func:`flipgame.core.workers.run_function`), so that one library's threads or memory never slow the
 next.  Every answer of a sweep is compared with gauss's: a wrong answer is never a time (RuntimeError).
 
 Running time: about a minute for the floors and the sweeps; the strategies' table runs each strategy
@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from flipgame.core.processes import run_function
+from flipgame.core.workers import run_function
 
 LIBRARIES = ("cpsat", "scip_ortools", "scip_pyscipopt", "highs", "cryptominisat", "pysat")
 """The libraries whose per-call floor is measured (:func:`library_floor`)."""

@@ -1,6 +1,6 @@
 """One run of a strategy on one board, measured as the solver competitions measure it.
 
-Each run gets a process of its own (:func:`flipgame.core.processes.run_function`: a fresh
+Each run gets a process of its own (:func:`flipgame.core.workers.run_function`: a fresh
 interpreter, killed with its group): it imports the strategy's solver and warms it up on a
 3x3 board (not counted), then starts its clock and solves the board under the time and memory
 limits.  What is recorded per run (:class:`Measure`):
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from flipgame.backends.result import Solution, Status
 from flipgame.backends.strategies import STRATEGIES, Strategy, register
 from flipgame.core.errors import RefusedError
-from flipgame.core.processes import run_function
+from flipgame.core.workers import run_function
 from flipgame.gate.session import solve_strategy
 from flipgame.model.grid import Game
 from flipgame.model.system import PressSystem

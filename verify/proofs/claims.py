@@ -10,8 +10,9 @@ checker that takes the board:
    space: exact, and cheap next to a program run);
 2. for a minimum, **a parity proof**: :func:`flipgame.verify.proofs.certify.certify_minimum`
    proves "no press set of at most ``moves - 1`` presses reaches a goal" and dratify checks
-   the proof (within :data:`PROOF_SECONDS`); for Impossible, the parity certificates the gate
-   attached (checked by :func:`~flipgame.verify.checks.witness.check_impossible`).
+   the proof (within :data:`PROOF_SECONDS`); for Impossible, the certificates the gate attached,
+   or the algebra's search for one, which finds none exactly when a goal board is reachable
+   (:func:`~flipgame.verify.checks.witness.check_impossible`).
 
 A claim no checker could settle is reported as the program's unchecked claim, never as a minimum.
 
@@ -29,6 +30,7 @@ from flipgame.backends.result import Solution, Status
 from flipgame.core.errors import RefusedError
 from flipgame.gate.session import solve
 from flipgame.model.system import PressSystem
+from flipgame.verify.checks.witness import check_impossible
 from flipgame.verify.proofs.certify import CertStatus, certify_minimum
 
 PROOF_SECONDS = 10.0
@@ -97,6 +99,8 @@ def check_claim(game: PressSystem, board: int, sol: Solution, *, proof_seconds: 
             return ClaimCheck("gauss")
         return ClaimCheck("gauss", f"{program} claims {_claim(sol)}, but gauss proves {_claim(ref)}")
     if sol.status is Status.INFEASIBLE:
+        if problem := check_impossible(game, board, sol):
+            return ClaimCheck("certificate", f"{program} {problem}")
         return ClaimCheck("certificate") if sol.certificates else ClaimCheck(None)
     if not prove:
         return ClaimCheck(None)

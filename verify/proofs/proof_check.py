@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from flipgame.core.errors import ProofFormatError
-from flipgame.core.processes import die_with_parent
+from flipgame.core.workers import die_with_parent
 from flipgame.verify.proofs.drat import Proof, read_proof, regular_file
 from flipgame.verify.proofs.engine import Verdict, _check_piece, _clause_list, _internal, _Steps, engine_name
 from flipgame.verify.proofs.lower_bound import Formula

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from flipgame.algebra.gf2 import min_weight, solution_cosets
 from flipgame.core.errors import BoardTooLargeError
-from flipgame.core.processes import run_function
+from flipgame.core.workers import run_function
 from flipgame.encode import bnb, bnb_proofs
 from flipgame.encode import parity_proofs as proofs
 from flipgame.model.grid import Game
@@ -217,7 +217,7 @@ def _lightest(game: Game, board: int) -> int | None:
 def _run_in_child(job: dict, time_limit: float) -> dict | None:
     """``_run_job(job)`` in a child Python killed after ``time_limit`` s; None on timeout.
 
-    :func:`flipgame.core.processes.run_function`: a fresh interpreter (no ``if __name__ ==
+    :func:`flipgame.core.workers.run_function`: a fresh interpreter (no ``if __name__ ==
     "__main__"`` guard needed in the caller's script) that imports only this module, python-sat and
     dratify, in its own session, so a terminal's Ctrl-C reaches only the parent, which kills it and
     re-raises; it dies with the parent.

@@ -33,8 +33,8 @@ from flipgame import Session, solve
 from flipgame.backends.result import NO_MOVES, BatchSolution, Solution, Status, board_at
 from flipgame.backends.strategies import ensure_registered, portable
 from flipgame.core.errors import FlipgameError
-from flipgame.core.processes import die_with_parent, kill_pool  # noqa: F401 - kill_pool re-exported
 from flipgame.core.signals import signals_blocked
+from flipgame.core.workers import die_with_parent, kill_pool  # noqa: F401 - kill_pool re-exported
 from flipgame.model.system import PressSystem
 
 SCHEDULER_TIMEOUT = 60.0

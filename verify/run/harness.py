@@ -29,7 +29,6 @@ Source: differential testing as in the yinyang SMT-solver fuzzer
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -39,7 +38,7 @@ import numpy as np
 from flipgame import BACKENDS, get_backend
 from flipgame.backends.result import BatchSolution
 from flipgame.core.errors import RulesError
-from flipgame.core.limits import EXHAUSTIVE_MAX_CELLS
+from flipgame.core.limits import EXHAUSTIVE_MAX_CELLS, JOBS_MAX
 from flipgame.gate.session import state_rows
 from flipgame.model.system import PressSystem
 from flipgame.verify.run.agreement import (
@@ -333,7 +332,7 @@ class _Run:
         if self.jobs <= 1 or todo <= 1:
             return None
         if self.pool is None:
-            self.pool = local_pool(min(self.jobs, todo, 4 * (os.cpu_count() or 1)))
+            self.pool = local_pool(min(self.jobs, todo, JOBS_MAX))
         return self.pool
 
     def close(self, killed: bool) -> None:
