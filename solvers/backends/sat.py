@@ -53,7 +53,8 @@ import signal
 import threading
 import time
 
-from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
+from flipgame.backends.models import Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.core.errors import OptionError
 from flipgame.core.limits import MODEL_MAX_CELLS
