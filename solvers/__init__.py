@@ -18,7 +18,8 @@ This module only re-exports.  The layers are the subpackages, each importing onl
 # isort: off
 from flipgame.core import signals  # noqa: F401 - first: numpy starts its BLAS threads with Ctrl-C blocked
 # isort: on
-from flipgame.backends.base import Backend, ModelBackend, Option
+from flipgame.backends.base import Backend, Option
+from flipgame.backends.models import ModelBackend
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import (
     BoardFormatError,

@@ -23,7 +23,7 @@ import pytest
 from conftest import assert_within, wait_until_busy
 
 from flipgame import Game
-from flipgame.backends.sat import _CryptoMiniSat, cryptominisat_signals
+from flipgame.backends.sat_engines import CryptoMiniSat, cryptominisat_signals
 from flipgame.model.grid import format_cells
 
 pytest.importorskip("pycryptosat")
@@ -38,7 +38,7 @@ def _c_handler(sig: int) -> bytes:
 
 def test_undetermined_is_a_time_out_not_a_ctrl_c(monkeypatch):
     """An "undetermined" answer long before the limit (an abandoned thread's CPU clock) was taken for Ctrl-C."""
-    cms = _CryptoMiniSat(time_limit=10.0)
+    cms = CryptoMiniSat(time_limit=10.0)
     monkeypatch.setattr(cms, "solver", type("S", (), {"solve": lambda self, a: (None, None)})())
     with pytest.raises(TimeoutError):
         cms.solve([], 10.0)
@@ -47,7 +47,7 @@ def test_undetermined_is_a_time_out_not_a_ctrl_c(monkeypatch):
 def test_cryptominisat_handler_never_stays_installed():
     """Two calls at once (an abandoned thread and the next board) left pycryptosat's handler installed."""
     before = {s: _c_handler(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    solvers = [_CryptoMiniSat(time_limit=0.5) for _ in range(2)]
+    solvers = [CryptoMiniSat(time_limit=0.5) for _ in range(2)]
     rng = random.Random(1)
     for s in solvers:  # random 3-SAT near the threshold: busy for a while
         s.add_clauses([[rng.choice((-1, 1)) * rng.randint(1, 250) for _ in range(3)] for _ in range(1065)])
@@ -60,7 +60,7 @@ def test_cryptominisat_handler_never_stays_installed():
     assert {s: _c_handler(s) for s in (signal.SIGINT, signal.SIGTERM)} == before
 
 
-def _ignore_timeout(s: _CryptoMiniSat) -> None:
+def _ignore_timeout(s: CryptoMiniSat) -> None:
     with contextlib.suppress(TimeoutError):
         s.solve([], 0.5)
 

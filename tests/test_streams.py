@@ -38,7 +38,7 @@ def run_inprocess(capsys, monkeypatch, argv: list[str], per_case: bool) -> tuple
     """``flipgame`` in this process; ``per_case`` turns the batch path off (every case solved alone)."""
     with monkeypatch.context() as m:
         if per_case:
-            m.setattr(solve_cli._Stream, "batchable", lambda self, game: False)
+            m.setattr(solve_cli.Stream, "batchable", lambda self, game: False)
         code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import time
 
-from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, CountsModel, Model, ModelBackend, Option
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
+from flipgame.backends.models import CountsModel, Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.backends.scip import ScipModel, scip_parameters
 from flipgame.core.errors import RefusedError

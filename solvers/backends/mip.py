@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, Option
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.ilp import BASE_BYTES, BYTES_PER_CELL, BYTES_PER_ENTRY
+from flipgame.backends.models import Model, ModelBackend
 from flipgame.backends.scip import MipModel, ScipModel
 from flipgame.core.limits import MODEL_MAX_CELLS
 from flipgame.core.native import quiet_stdout

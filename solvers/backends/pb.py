@@ -14,7 +14,8 @@ cutting-planes PB solver descended from RoundingSat (Elffers & Nordström, 2018)
 
 from __future__ import annotations
 
-from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Model, ModelBackend, no_canonical
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, no_canonical
+from flipgame.backends.models import Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.model.system import PressSystem
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 
-from flipgame.backends.base import Model
+from flipgame.backends.models import Model
 from flipgame.backends.result import Status
 from flipgame.encode.chase import chase_rows
 from flipgame.model.system import PressSystem

@@ -2,7 +2,7 @@
 
 A process-directed signal goes to the main thread unless it blocks the signal,
 and then to any other thread that does not.  While CryptoMiniSat runs, the
-main thread blocks SIGINT and SIGTERM (:func:`flipgame.backends.sat.cryptominisat_signals`),
+main thread blocks SIGINT and SIGTERM (:func:`flipgame.backends.sat_engines.cryptominisat_signals`),
 because pycryptosat swaps in its own handler for them; a thread that does not
 block them (numpy's BLAS pool, started when numpy is imported) would then run
 that handler, which prints ``c`` on stdout and swallows the Ctrl-C.  So

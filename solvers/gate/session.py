@@ -33,7 +33,8 @@ import numpy as np
 from flipgame.algebra.gf2 import certificates
 from flipgame.algebra.zk import certificates as zk_certificates
 from flipgame.backends import auto, bfs, cpsat, external, gauss, ilp, maxsat, mip, pb, sat
-from flipgame.backends.base import Backend, ModelBackend
+from flipgame.backends.base import Backend
+from flipgame.backends.models import ModelBackend
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.backends.strategies import STRATEGIES, Strategy
 from flipgame.core.errors import BoardTooLargeError, OptionError, RefusedError, RulesError, UnknownBackendError
@@ -307,7 +308,7 @@ class Session:
 
     The options are validated once, when the session starts; whether the
     backend takes a rule set is asked once per distinct :class:`Game`; a model
-    backend (cpsat, sat, ilp) keeps one open :class:`~flipgame.backends.base.Model`
+    backend (cpsat, sat, ilp) keeps one open :class:`~flipgame.backends.models.Model`
     per distinct normalised game, so a stream of same-size boards builds one
     model instead of one per board.  Validation, goal-board normalisation and
     certificates are those of :func:`solve` and :func:`solve_batch` (the same
