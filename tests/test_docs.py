@@ -251,3 +251,18 @@ def test_the_time_scanner_finds_a_typed_time_and_passes_a_setting(tmp_path):
     doc.write_text("It proves 19x19 in 4.2 s.\nThe default limit is 60 s; `took 3 s` is code.\n"
                    "<!-- measured: x -->5 s<!-- /measured -->\n", encoding="utf-8")
     assert unmeasured_times(doc) == ["doc.md:1: It proves 19x19 in 4.2 s"]
+
+
+def test_a_figure_the_run_did_not_reach_is_recorded_as_its_text(monkeypatch):
+    """An unfinished certification has no proof lines: the measured run crashed on rounding None after 16
+    minutes of measuring, and lost every figure of it."""
+    from flipgame.core.measured import format_entry
+    from flipgame.study import measure, measurements
+
+    run = measurements.Measurement("t", {"t.lines": ("", "its proof's lines"), "t.wall": ("s", "its wall time")},
+                                   lambda context: {"t.lines": {"value": None, "text": "none (not finished)"},
+                                                    "t.wall": (600.0, "unknown")})
+    monkeypatch.setitem(measurements.LONG_MEASUREMENTS, "t", run)
+    figures = measure.measure(["t"])["figures"]
+    assert [format_entry(e) for e in figures.values()] == ["none (not finished)", "Unknown at 600 s"]
+    assert figures["t.lines"]["value"] is None

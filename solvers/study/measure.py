@@ -195,7 +195,9 @@ def measure(names: Iterable[str] | None = None, reference: str | None = None, pr
                 if isinstance(value, tuple):  # a run that gave no answer: "unknown" at its limit, or "refused"
                     value = {"value": value[0], "outcome": value[1]} if value[1] is not None else value[0]
                 extra = value if isinstance(value, dict) else {"value": value}
-                figures[key] = {**extra, "value": round(extra.get("value", 0.0), 6), "unit": unit, "what": what}
+                number = extra.get("value", 0.0)  # None: a figure the run did not reach (its text says so)
+                figures[key] = {**extra, "value": None if number is None else round(number, 6), "unit": unit,
+                                "what": what}
     return {"measured": datetime.date.today().isoformat(), "flipgame": version("flipgame"), "machine": machine(),
             "load": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}, "figures": figures}
 

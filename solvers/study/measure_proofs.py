@@ -36,17 +36,17 @@ def certify_run(name: str, args: list[str], stdin: str) -> dict[str, object]:
     out, err = run.stdout.decode(), run.stderr_tail.decode()
     first, _, rest = out.partition("\n")
     key = f"certify.{name}"
+    nullity = re.search(r"nullity=([0-9]+)", err)
+    common = {f"{key}.cpu": run.cpu, f"{key}.peak_mib": (run.peak_rss or 0) / 2**20,
+              f"{key}.minimum": {"value": int(first), "text": first.strip()},
+              f"{key}.nullity": {"value": int(nullity[1]) if nullity else 0, "text": nullity[1] if nullity else "?"}}
     if not rest.startswith("certified:"):
-        if "not finished within" in rest:
-            return {f"{key}.wall": {"value": CERTIFY_LIMIT, "outcome": "unknown"}}
+        if "not finished within" in rest:  # the minimum is gauss's, unproven; the figures are the run's to the limit
+            return common | {f"{key}.wall": {"value": CERTIFY_LIMIT, "outcome": "unknown"},
+                             f"{key}.lines": {"value": None, "text": "none (not finished)"}}
         raise RuntimeError(f"solve --certify on {name} did not certify: {out[-300:]!r} {err[-300:]!r}")
     lines = int(re.search(r"([0-9]+) lines", rest)[1])
-    nullity = re.search(r"nullity=([0-9]+)", err)
-    return {f"{key}.wall": run.wall, f"{key}.cpu": run.cpu, f"{key}.peak_mib": (run.peak_rss or 0) / 2**20,
-            f"{key}.lines": {"value": lines, "text": f"{lines:,}"},
-            f"{key}.minimum": {"value": int(first), "text": first.strip()},
-            f"{key}.nullity": {"value": int(nullity[1]) if nullity else 0,
-                               "text": nullity[1] if nullity else "?"}}
+    return common | {f"{key}.wall": run.wall, f"{key}.lines": {"value": lines, "text": f"{lines:,}"}}
 
 
 def _grid(name: str, game: Game, board: int) -> dict[str, object]:
