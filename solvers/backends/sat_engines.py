@@ -21,26 +21,6 @@ import time
 from flipgame.core.signals import GUARDED_SIGNALS
 from flipgame.encode.parity import xor_chain
 
-SOLVERS = ("glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm", "maplesat",
-           "mergesat3", "minicard", "minisat22", "minisatep")
-"""python-sat solvers that take assumptions, report statistics and can be interrupted
-(``solve_limited`` + ``interrupt``), so they honour the time limit and Ctrl-C."""
-DEFAULT_SOLVER = "minisat22"
-CARDINALITY = ("auto", "totalizer", "kmtotalizer", "mtotalizer", "seqcounter", "cardnetwrk", "sortnetwrk")
-TOTALIZER_MAX_CELLS = 400
-"""``cardinality="auto"``: the incremental totalizer up to this many cells, ``kmtotalizer`` above
-(measured: fewer clauses for large bounds, e.g. 7.8 k against 55 k at 18x18 with bound 175)."""
-BYTES_PER_CLAUSE = 250
-"""Peak memory per cardinality clause, in bytes: the solver's copy and python-sat's Python lists
-(measured at 50x50: totalizer 2.4 M clauses, 575 MB peak RSS above the 4x4 run's 37 MB)."""
-XOR_BYTES = 500
-"""CryptoMiniSat's memory for the n native XOR clauses and its Gauss-Jordan matrices is about
-``XOR_BYTES * n**1.5`` bytes.  Measured peak RSS above the 4x4 run's during the first call, random
-solvable NxN boards: 424 MB at 100x100, 1.35 GB at 150x150, 3.34 GB at 200x200 (about 420 n**1.5)."""
-BASE_BYTES = 64 << 20
-"""Fixed part of the estimate."""
-
-
 # --- signals: flipgame owns SIGINT and SIGTERM, never CryptoMiniSat ------------------------------------
 # pycryptosat's ``solve`` installs its own handler for SIGINT and SIGTERM (it calls ``interrupt_asap``
 # on the solver that called ``solve`` last, and CryptoMiniSat's prints ``c`` on stdout) and puts back
