@@ -89,16 +89,19 @@ def _interrupt(args: list[str], after_lines: int, tmp_path) -> tuple[int, list[s
     out = tmp_path / "out.txt"
     with out.open("w") as fh:
         p = subprocess.Popen([sys.executable, "-m", "flipgame", *args], stdout=fh, stderr=subprocess.PIPE,
-                             text=True, start_new_session=True)
+                             text=True, start_new_session=True, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
         deadline = time.monotonic() + 60
         while out.read_text().count("\n") < after_lines and time.monotonic() < deadline and p.poll() is None:
             time.sleep(0.05)
         os.killpg(p.pid, signal.SIGINT)
         try:
-            _, err = p.communicate(timeout=20)
+            _, err = p.communicate(timeout=60)  # a hang guard, no timing: the suite may run beside other load
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            raise
+            os.kill(p.pid, signal.SIGABRT)  # faulthandler writes every thread's stack: where it hung
+            _, err = p.communicate(timeout=30)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)  # anything it started
+            pytest.fail(f"still running 60 s after the SIGINT; its stacks:\n{err[-4000:]}")
     return p.returncode, out.read_text().splitlines(), err
 
 
