@@ -212,7 +212,7 @@ def consistency_rows(game: Game) -> tuple[int, ...]:
     """
     if max(game.n, game.m) <= DENSE_MAX_CELLS:
         return eliminate(game).checks
-    if not chaseable(game):
+    if not game.chaseable:
         method_for(game, "dense")  # raises the error naming the limit
     return tuple(structure(game, "chase")[2])
 
@@ -270,11 +270,6 @@ def transpose(cells: int, rows: int, cols: int) -> int:
     """The bitmask of a rows x cols board as its cols x rows transpose.  O(n)."""
     bits = to_bits(cells, rows * cols)
     return int("".join(bits[c::cols] for c in range(cols))[::-1] or "0", 2)
-
-
-def chaseable(game: PressSystem) -> bool:
-    """True if light chasing applies: a two-state plus grid without wrap-around (:attr:`PressSystem.chaseable`)."""
-    return game.chaseable
 
 
 def chase(game: Game, first_row: int, need: list[int]) -> tuple[list[int], int]:
@@ -361,16 +356,16 @@ def method_for(game: Game, method: str = "auto") -> str:
     if method not in ("auto", "dense", "chase"):
         raise RulesError(f"unknown method {method!r}; expected auto, dense or chase")
     if method == "auto":
-        method = "chase" if chaseable(game) and game.n > AUTO_DENSE_CELLS else "dense"
+        method = "chase" if game.chaseable and game.n > AUTO_DENSE_CELLS else "dense"
     if method == "chase":
-        if not chaseable(game):
+        if not game.chaseable:
             raise RulesError("light chasing needs the plus neighbourhood without wrap; use the dense method "
                              "(--gauss-method dense, or the strategy gauss)")
         if min(game.rows, game.cols) > CHASE_MAX_SIDE:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")
     elif max(game.n, game.m) > DENSE_MAX_CELLS:
-        hint = "" if chaseable(game) else " (light chasing, for larger boards, needs the plus neighbourhood " \
+        hint = "" if game.chaseable else " (light chasing, for larger boards, needs the plus neighbourhood " \
                                           "without wrap)"
         raise BoardTooLargeError(f"{_count(game)}; dense elimination allows at most {DENSE_MAX_CELLS}{hint}")
     return method

@@ -51,7 +51,7 @@ from collections.abc import Callable
 from flipgame.encode.parity_rows import Log, Row, add_rows, drop, row_clauses, sum_all
 from flipgame.model.grid import Game
 
-__all__ = ["Log", "Row", "chase_rows", "chaseable", "close", "eliminate", "refutation"]
+__all__ = ["Log", "Row", "chase_rows", "close", "eliminate", "refutation"]
 
 SPLIT_MAX_NULLITY = 20
 """Most free presses split on (2**(d+1) - 1 RUP lines, each a full propagation)."""
@@ -176,10 +176,6 @@ def close(log: Log, free: list[int], rows=()) -> None:
     node([])
 
 
-def chaseable(game: Game) -> bool:
-    return game.neighbourhood == "plus" and not game.wrap
-
-
 def refutation(game: Game, chains, top: int, method: str = "auto", on_quiet: Callable | None = None) -> Log:
     """A DRAT refutation of the lower-bound formula whose cell chains are ``chains``.
 
@@ -222,9 +218,9 @@ def _refutation(game: Game, chains, top: int, method: str, on_quiet: Callable | 
     log = Log(top, on_quiet=on_quiet)
     cells = [Row(list(f), list(p), bit, owned=False) for f, p, bit in chains]
     if method == "auto":
-        method = "chase" if chaseable(game) else "dense"
+        method = "chase" if game.chaseable else "dense"
     if method == "chase":
-        if not chaseable(game):
+        if not game.chaseable:
             raise ValueError("light chasing needs the plus neighbourhood without wrap")
         rows, first = chase_rows(log, game, cells)
         if log.refuted:

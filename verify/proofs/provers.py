@@ -53,7 +53,7 @@ def prover_for(game) -> str:
     """``parity`` (:mod:`flipgame.encode.parity_proofs`) or ``search`` (CaDiCaL): see :data:`PARITY_MIN_CELLS`."""
     if not isinstance(game, Game) or game.n < PARITY_MIN_CELLS:
         return "search"
-    if proofs.chaseable(game) or game.n <= DENSE_PROOF_MAX_CELLS:
+    if game.chaseable or game.n <= DENSE_PROOF_MAX_CELLS:
         return "parity"
     return "search"
 
@@ -74,7 +74,7 @@ def _plan(job: dict, diff: int) -> bnb.Plan | None:
     if job["prover"] != "parity" or game is None:
         return None
     try:
-        plan = bnb.plan(game, diff, "chase" if proofs.chaseable(game) else "dense")
+        plan = bnb.plan(game, diff, "chase" if game.chaseable else "dense")
     except ValueError:  # no press set reaches this goal: the elimination alone refutes it
         return None
     return plan if plan.nullity >= BNB_MIN_NULLITY else None
