@@ -23,7 +23,8 @@ from flipgame.backends.result import Status
 from flipgame.backends.strategies import STRATEGIES, register
 from flipgame.cli import main
 from flipgame.cli.common import ExitCode
-from flipgame.core.processes import OUTPUT_MAX_BYTES, run_bounded
+from flipgame.core.limits import OUTPUT_MAX_BYTES
+from flipgame.core.processes import run_bounded
 from flipgame.core.workers import run_function
 from flipgame.verify.proofs import claims
 

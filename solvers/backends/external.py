@@ -62,6 +62,7 @@ from flipgame.backends.program_output import (
 )
 from flipgame.backends.result import Solution, Status
 from flipgame.core.errors import OptionError, RefusedError
+from flipgame.core.limits import OUTPUT_MAX_BYTES
 from flipgame.encode.export import SUFFIXES, export
 from flipgame.model.system import PressSystem
 
@@ -254,11 +255,9 @@ def _fill(arg: str, fill: dict[str, str]) -> str:
 
 
 def _read(path: str) -> str:
-    """A result file, at most :data:`~flipgame.core.processes.OUTPUT_MAX_BYTES` of it (``""`` if absent).
+    """A result file, at most :data:`~flipgame.core.limits.OUTPUT_MAX_BYTES` of it (``""`` if absent).
     Raises ProgramOutputError for a larger one, and for one that is not a regular file of its own: a
     program that left a FIFO there had flipgame wait for a writer forever, past every time limit."""
-    from flipgame.core.processes import OUTPUT_MAX_BYTES
-
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:

@@ -201,7 +201,8 @@ def run_measure(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, f"--measure: unknown {', '.join(unknown)}; valid: all or "
                                     f"{', '.join([*MEASUREMENTS, *LONG_MEASUREMENTS])}")
     try:
-        table = measure(names, args.reference, progress=lambda n: print(f"  measuring {n} ...", file=sys.stderr,
+        runs = [MEASUREMENTS.get(n) or LONG_MEASUREMENTS[n] for n in names]
+        table = measure(runs, args.reference, progress=lambda n: print(f"  measuring {n} ...", file=sys.stderr,
                                                                         flush=True))
     except RuntimeError as exc:
         return fail(ExitCode.DISAGREEMENT, f"a measured command failed: {exc}")

@@ -84,3 +84,8 @@ STATES_MAX = 255
 COUNTER_MAX = 2**31 - 1
 """Largest counter value, amount or goal: sums of amounts times counts stay exact in a MIP's doubles
 (2**53) and in CP-SAT's int64 domains."""
+OUTPUT_MAX_BYTES = 64 << 20
+"""Most bytes of a program's standard output kept (64 MiB); past it the program is killed.  The largest
+honest answer is a ``v`` line over every variable of the largest exported model (200x200 with a
+cardinality bound: about 2 million variables, 16 MB), and 64 MiB kept plus its decoded copy stays
+well under flipgame's 300 MB budget when a program prints gigabytes."""

@@ -31,13 +31,9 @@ import sys
 import time
 from dataclasses import dataclass
 
+from flipgame.core.limits import OUTPUT_MAX_BYTES
 from flipgame.core.text import printable
 
-OUTPUT_MAX_BYTES = 64 << 20
-"""Most bytes of a program's standard output kept (64 MiB); past it the program is killed.  The largest
-honest answer is a ``v`` line over every variable of the largest exported model (200x200 with a
-cardinality bound: about 2 million variables, 16 MB), and 64 MiB kept plus its decoded copy stays
-well under flipgame's 300 MB budget when a program prints gigabytes."""
 TAIL_BYTES = 4096
 """Bytes kept of the end of each output stream, for the message about a program that gave no answer."""
 KILL_GRACE_SECONDS = 1.0
@@ -353,7 +349,8 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
         Bytes of address space (``RLIMIT_AS``, set by ``prlimit`` as the program starts); an allocation
         past it fails in the program.
     output_cap : int or None
-        Bytes of standard output kept (default :data:`OUTPUT_MAX_BYTES`); past it the group is killed.
+        Bytes of standard output kept (default :data:`~flipgame.core.limits.OUTPUT_MAX_BYTES`); past it the
+        group is killed.
         None keeps everything (for flipgame's own children).
     stdin : bytes, optional
         Written to its standard input (then closed); default: ``/dev/null``.

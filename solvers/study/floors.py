@@ -18,7 +18,16 @@ from collections.abc import Callable
 
 import numpy as np
 
+from flipgame import Board, Game, Session, solve, solve_batch
+from flipgame.backends.cpsat import SMALL_MODEL_PARAMETERS
+from flipgame.backends.ilp import new_solver
+from flipgame.backends.scip import DIRECT_SMALL_SETTINGS, scip_parameters
+from flipgame.backends.strategies import STRATEGIES as REGISTERED
+from flipgame.core.errors import RefusedError
+from flipgame.core.native import quiet_stdout
 from flipgame.core.workers import run_function
+from flipgame.gate.session import solve_strategy
+from flipgame.model.puzzles import B18, P14
 
 LIBRARIES = ("cpsat", "scip_ortools", "scip_pyscipopt", "highs", "cryptominisat", "pysat")
 """The libraries whose per-call floor is measured (:func:`library_floor`)."""
@@ -39,8 +48,6 @@ CHILD_MAX_SECONDS = 3600.0
 def _cpsat():
     from ortools.sat.python import cp_model
 
-    from flipgame.backends.cpsat import SMALL_MODEL_PARAMETERS
-
     m = cp_model.CpModel()
     x = m.new_bool_var("x")
     m.minimize(x)
@@ -57,7 +64,6 @@ def _cpsat():
 
 
 def _scip_ortools():
-    from flipgame.backends.ilp import new_solver
 
     s = new_solver("SCIP", 1)
     x = s.BoolVar("x")
@@ -73,8 +79,6 @@ def _scip_ortools():
 
 def _scip_pyscipopt():
     import pyscipopt
-
-    from flipgame.backends.scip import DIRECT_SMALL_SETTINGS, scip_parameters
 
     m = pyscipopt.Model()
     m.hideOutput()
@@ -92,8 +96,6 @@ def _scip_pyscipopt():
 
 def _highs():
     import highspy
-
-    from flipgame.core.native import quiet_stdout
 
     with quiet_stdout():
         h = highspy.Highs()
@@ -153,7 +155,6 @@ def sweep_per_board(backend: str, chunk: int = 1024) -> float:
     """Milliseconds of CPU per board of ``backend`` on all 65,536 4x4 boards, as a ``verify`` worker solves
     them: one :class:`~flipgame.Session`, chunks of ``chunk`` boards, after one warm-up chunk.  RuntimeError
     if an answer differs from gauss's."""
-    from flipgame import Game, Session, solve_batch
 
     game = Game(4, 4)
     boards = np.arange(1 << 16, dtype=np.uint64)
@@ -170,8 +171,6 @@ def sweep_per_board(backend: str, chunk: int = 1024) -> float:
 
 
 def _judge_cases():
-    from flipgame import Board, Game
-    from flipgame.model.puzzles import B18, P14
 
     painter = Board.from_rows([r.replace("w", "b").replace("y", "w") for r in P14]).cells
     return {"p14": (Game(14, 14, "white"), painter, 89),
@@ -184,10 +183,6 @@ def strategy_costs(strategy: str) -> dict[str, float | tuple[float, str]]:
     options and a :data:`STRATEGY_LIMIT` s limit, after one warm-up board; then wall seconds of one solve
     of each judge case.  A judge case not answered is ``(limit, "unknown")``, one the strategy refuses
     ``(0, "refused")``.  RuntimeError for an answer that differs from gauss's."""
-    from flipgame import Game, Session, solve
-    from flipgame.backends.strategies import STRATEGIES as REGISTERED
-    from flipgame.core.errors import RefusedError
-    from flipgame.gate.session import solve_strategy
 
     s, game, rng = REGISTERED[strategy], Game(4, 4), random.Random(0)
     samples = {"random": [rng.getrandbits(16) for _ in range(300)],

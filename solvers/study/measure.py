@@ -174,9 +174,10 @@ def machine() -> dict:
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(memory, 1), "python": platform.python_version()}
 
 
-def measure(names: Iterable[str] | None = None, reference: str | None = None, progress=None) -> dict:
-    """Run the measurements ``names`` (default all), with the reference program ``reference`` (a compiled
-    POJ 1753 solver) beside the stream, and return the table (not written).
+def measure(runs: Iterable[Measurement], reference: str | None = None, progress=None) -> dict:
+    """Run the measurements ``runs`` (:data:`flipgame.study.measurements.MEASUREMENTS` holds them by name),
+    with the reference program ``reference`` (a compiled POJ 1753 solver) beside the stream, and return the
+    table (not written).
 
     Raises RuntimeError when a command fails or answers wrongly: a wrong answer is never a time.
     """
@@ -184,12 +185,9 @@ def measure(names: Iterable[str] | None = None, reference: str | None = None, pr
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="flipgame-measure-") as tmp, bytecode_written():
         context = {"workdir": Path(tmp), "reference": reference}
-        from flipgame.study.measurements import LONG_MEASUREMENTS, MEASUREMENTS
-
-        for name in names or MEASUREMENTS:
-            m = MEASUREMENTS.get(name) or LONG_MEASUREMENTS[name]
+        for m in runs:
             if progress:
-                progress(name)
+                progress(m.name)
             for key, value in m.run(context).items():
                 unit, what = m.figures[key]
                 if isinstance(value, tuple):  # a run that gave no answer: "unknown" at its limit, or "refused"
