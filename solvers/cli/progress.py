@@ -10,7 +10,7 @@ import threading
 import time
 
 from flipgame.cli.common import ExitCode
-from flipgame.core.signals import signals_blocked
+from flipgame.core.signals import holdable, signals_blocked
 
 
 class ProgressLog:
@@ -112,7 +112,7 @@ def second_ctrl_c_ends_at_once() -> object:
         raise KeyboardInterrupt
 
     second.ends_at_once = True  # a first Ctrl-C lost where Python only prints it comes again as a first
-    return signal.signal(signal.SIGINT, first)
+    return signal.signal(signal.SIGINT, holdable(first))
 
 
 def restore_ctrl_c(previous) -> None:

@@ -59,6 +59,58 @@ def signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
+_HOLD_DEPTH = [0]
+"""How many :class:`interrupts_held` blocks the main thread is in."""
+_HELD: list[int] = []
+"""Signals that came inside them, raised again at the end of the outermost one."""
+
+
+def holdable(handler):
+    """``handler`` (a Python signal handler of the command), made to wait for the end of an
+    :class:`interrupts_held` block that is open when its signal comes."""
+    def held_until_the_block_ends(signum, frame):
+        if _HOLD_DEPTH[0]:
+            _HELD.append(signum)
+            return None
+        return handler(signum, frame)
+
+    held_until_the_block_ends.__wrapped__ = handler
+    held_until_the_block_ends.__name__ = handler.__name__
+    return held_until_the_block_ends
+
+
+class interrupts_held:  # noqa: N801 - used as a statement, like contextlib's lower-case managers
+    """Hold Ctrl-C and SIGTERM in the main thread for the block; one that came is raised again at its end.
+
+    Python runs a signal's handler in the main thread between two bytecodes, so ``KeyboardInterrupt``
+    can come between a lock's ``acquire`` and the ``with`` or ``try`` that would release it: in the
+    Python-level ``__enter__`` of ``threading.Condition`` (every ``concurrent.futures.Future`` method
+    takes one), or in the loop of ``acquire`` calls of ``concurrent.futures.wait``.  The lock then stays
+    held for good, and the thread that needs it next (a pool's manager thread, which the interpreter's
+    exit joins) never ends.  Code that takes another library's locks runs inside this block.
+
+    Unlike :func:`signals_blocked`, this holds the signal whichever thread the kernel gives it to.  It
+    holds what the command's handlers (made :func:`holdable`) take; a library caller's own handler is
+    not held.  Does nothing outside the main thread, which takes no signal.  Blocks nest.
+    """
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        if threading.get_ident() == threading.main_thread().ident:
+            _HOLD_DEPTH[0] += 1
+
+    def __exit__(self, *exc) -> None:
+        if threading.get_ident() != threading.main_thread().ident or not _HOLD_DEPTH[0]:
+            return
+        _HOLD_DEPTH[0] -= 1
+        if not _HOLD_DEPTH[0] and _HELD:
+            held = list(dict.fromkeys(_HELD))
+            _HELD.clear()
+            for sig in held:
+                signal.raise_signal(sig)  # its handler runs once this returns
+
+
 def _started_as_the_command() -> bool:
     """True in the ``flipgame`` command (its console script, or ``python -m flipgame``), False where a
     program imports flipgame as a library."""
@@ -175,7 +227,7 @@ def _raised_where_it_is_lost(unraisable) -> None:
         _TERMINATED.clear()  # the first SIGTERM again, not a second one that ends at once
         again = signal.SIGTERM
     elif getattr(signal.getsignal(signal.SIGINT), "ends_at_once", False):
-        signal.signal(signal.SIGINT, _interrupt)  # the first Ctrl-C again, not a second one
+        signal.signal(signal.SIGINT, holdable(_interrupt))  # the first Ctrl-C again, not a second one
     # From a thread, a moment later: raised now, it would be raised in this hook, and lost again.
     threading.Timer(REDELIVER_SECONDS, _thread.interrupt_main, (again,)).start()
 
@@ -186,9 +238,9 @@ def command_started() -> None:
     is delivered again.  Does nothing where the start-up handler was not installed (a library, or a
     signal the caller ignores)."""
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
-        signal.signal(signal.SIGINT, _interrupt)
+        signal.signal(signal.SIGINT, holdable(_interrupt))
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, _terminate)
+            signal.signal(signal.SIGTERM, holdable(_terminate))
         sys.unraisablehook = _raised_where_it_is_lost
 
 

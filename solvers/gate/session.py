@@ -390,31 +390,43 @@ class Session:
             normal = self._taken[game] = _normal_taken(self.backend, game, self.options)
         return normal
 
-    @contextlib.contextmanager
-    def _model(self, normal: PressSystem):
-        """The open model of ``normal`` for a model backend (else None), held under its lock for the block."""
+    def _checkout(self, normal: PressSystem) -> _Slot | None:
+        """The slot of ``normal``'s model, counted as in use (None for a backend without models); the
+        caller takes its lock in its own frame and gives it back with :meth:`_checkin`.
+
+        Not a generator context manager: a Ctrl-C raised between its ``yield`` under the lock and the
+        caller's ``with`` (in contextlib's ``__enter__``) left the lock held by a suspended generator,
+        and :meth:`close` then waited on it for good (a sat stream hung in 2 of 185 Ctrl-Cs).  A ``with
+        lock:`` in the caller's frame always releases it."""
         if not isinstance(self.backend, ModelBackend):
-            yield None
-            return
+            return None
         with self._lock:
             slot = self._models.get(normal)
             if slot is None:
                 slot = self._models[normal] = _Slot()
             self._models.move_to_end(normal)
             slot.users += 1
-        try:
-            with slot.lock:
-                if slot.model is None:
-                    slot.model = self.backend.open(normal, **self.options)
-                    with self._lock:
-                        self.models_built += 1
-                yield slot.model
-        finally:
+        return slot
+
+    def _open(self, slot: _Slot | None, normal: PressSystem):
+        """The open model of ``slot`` (built on first use; the caller holds its lock), or None."""
+        if slot is None:
+            return None
+        if slot.model is None:
+            slot.model = self.backend.open(normal, **self.options)
             with self._lock:
-                slot.users -= 1
-                idle = self._evict()
-            for old in idle:
-                _close(old)
+                self.models_built += 1
+        return slot.model
+
+    def _checkin(self, slot: _Slot | None) -> None:
+        """``slot`` is no longer used by the caller: idle models past :attr:`max_models` are closed."""
+        if slot is None:
+            return
+        with self._lock:
+            slot.users -= 1
+            idle = self._evict()
+        for old in idle:
+            _close(old)
 
     def _evict(self) -> list[_Slot]:
         """The least recently used idle slots past :attr:`max_models`, taken out of the session (the
@@ -431,15 +443,23 @@ class Session:
         """One board, as :func:`solve` with this session's backend and options (same arguments, errors)."""
         cells, game = _board_and_game(board, game)
         normal = self.prepare(game)
-        with self._model(normal) as model:
-            return _solve_one(self.backend, game, normal, cells, self.options, model)
+        slot = self._checkout(normal)
+        try:
+            with slot.lock if slot is not None else contextlib.nullcontext():
+                return _solve_one(self.backend, game, normal, cells, self.options, self._open(slot, normal))
+        finally:
+            self._checkin(slot)
 
     def solve_batch(self, boards: Sequence[int] | np.ndarray, game: PressSystem) -> BatchSolution:
         """Many boards of one game (at most 64 cells), as :func:`solve_batch`."""
         boards = _batch_boards(boards, game)
         normal = self.prepare(game)
-        with self._model(normal) as model:
-            return _solve_many(self.backend, game, normal, boards, self.options, model)
+        slot = self._checkout(normal)
+        try:
+            with slot.lock if slot is not None else contextlib.nullcontext():
+                return _solve_many(self.backend, game, normal, boards, self.options, self._open(slot, normal))
+        finally:
+            self._checkin(slot)
 
     def solution(self, batch: BatchSolution, i: int, game: PressSystem) -> Solution:
         """Board ``i`` of ``batch`` (from :meth:`solve_batch` on ``game``) as :func:`solve` returns it:

@@ -20,11 +20,12 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ProcessPoolExecutor, wait
+from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor
 from multiprocessing import resource_tracker
 
 import numpy as np
@@ -33,7 +34,7 @@ from flipgame import Session, solve
 from flipgame.backends.result import NO_MOVES, BatchSolution, Solution, Status, board_at
 from flipgame.backends.strategies import ensure_registered, portable
 from flipgame.core.errors import FlipgameError
-from flipgame.core.signals import signals_blocked
+from flipgame.core.signals import interrupts_held, signals_blocked
 from flipgame.core.workers import die_with_parent, kill_pool  # noqa: F401 - kill_pool re-exported
 from flipgame.model.system import PressSystem
 
@@ -267,31 +268,48 @@ def _run_on(ex: Executor, name: str, game: PressSystem, chunks: list[np.ndarray]
             finish: Callable[[int, BatchSolution], None], window: int, timeout: float = SCHEDULER_TIMEOUT) -> None:
     """Submit the chunks ``todo`` to ``ex``, at most ``window`` at a time, and ``finish`` each as it completes.
 
+    A finished future is put on a queue by its done callback (in the executor's thread), and this thread
+    takes it from there: ``concurrent.futures.wait`` takes every pending future's lock in a Python loop,
+    and a Ctrl-C raised between two of them left those locks held, so the pool's manager thread blocked on
+    them for good, and the interpreter's exit (which joins it) with it (CI run 31).  Every other use of
+    a future runs inside :class:`~flipgame.core.signals.interrupts_held`; the wait on the queue does not
+    (it holds no Python lock), so a Ctrl-C still stops the run at once.
+
     Raises ExecutorLost when a chunk's future fails (``_solve_chunk`` itself never raises: the
     executor broke) or no worker has lived for ``timeout`` seconds."""
     waiting = iter(todo)
     pending = {}
+    finished: queue.SimpleQueue = queue.SimpleQueue()
     idle_since = None
+
+    def submit(i: int) -> None:
+        fut = _submit(ex, name, game, chunks[i], opts)
+        pending[fut] = i
+        fut.add_done_callback(finished.put)
+
     try:
-        for i in waiting:
-            pending[_submit(ex, name, game, chunks[i], opts)] = i
-            if len(pending) >= window:
-                break
+        with interrupts_held():
+            for i in waiting:
+                submit(i)
+                if len(pending) >= window:
+                    break
         while pending:
-            done, _ = wait(pending, timeout=EXECUTOR_POLL, return_when=FIRST_COMPLETED)
-            if not done:
+            try:
+                fut = finished.get(timeout=EXECUTOR_POLL)
+            except queue.Empty:
                 idle_since = _check_workers(ex, idle_since, timeout)
                 continue
             idle_since = None
-            for fut in done:
+            with interrupts_held():
                 finish(pending.pop(fut), _chunk_result(fut, ex))
                 nxt = next(waiting, None)
                 if nxt is not None:
-                    pending[_submit(ex, name, game, chunks[nxt], opts)] = nxt
+                    submit(nxt)
     finally:
         if not isinstance(ex, ProcessPoolExecutor):  # a local pool is killed by solve_all, which fails them
-            for fut in pending:  # (cancelled ones make Python 3.11's pool thread raise InvalidStateError)
-                fut.cancel()
+            with interrupts_held():  # (cancelled ones make Python 3.11's pool thread raise InvalidStateError)
+                for fut in pending:
+                    fut.cancel()
 
 
 def _chunk_result(fut, ex: Executor) -> BatchSolution:
