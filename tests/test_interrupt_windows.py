@@ -55,10 +55,10 @@ def _traced(call, n: int = 0) -> int:
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     sys.settrace(tracer)
-    try:
+    try:  # not contextlib.suppress: its traced __exit__ would be one more event, outside the block
         call()
     except KeyboardInterrupt:
-        pass
+        tracer.n = -1  # the interrupt came; the caller checks the locks
     finally:
         sys.settrace(None)
         now = signal.pthread_sigmask(signal.SIG_SETMASK, mask), {s: signal.getsignal(s) for s in handlers}

@@ -418,6 +418,15 @@ class Session:
                 self.models_built += 1
         return slot.model
 
+    def _on_model(self, normal: PressSystem, run):
+        """``run(model)`` on the open model of ``normal`` (None for a backend without models), under its lock."""
+        slot = self._checkout(normal)
+        try:
+            with slot.lock if slot is not None else contextlib.nullcontext():
+                return run(self._open(slot, normal))
+        finally:
+            self._checkin(slot)
+
     def _checkin(self, slot: _Slot | None) -> None:
         """``slot`` is no longer used by the caller: idle models past :attr:`max_models` are closed."""
         if slot is None:
@@ -443,23 +452,13 @@ class Session:
         """One board, as :func:`solve` with this session's backend and options (same arguments, errors)."""
         cells, game = _board_and_game(board, game)
         normal = self.prepare(game)
-        slot = self._checkout(normal)
-        try:
-            with slot.lock if slot is not None else contextlib.nullcontext():
-                return _solve_one(self.backend, game, normal, cells, self.options, self._open(slot, normal))
-        finally:
-            self._checkin(slot)
+        return self._on_model(normal, lambda model: _solve_one(self.backend, game, normal, cells, self.options, model))
 
     def solve_batch(self, boards: Sequence[int] | np.ndarray, game: PressSystem) -> BatchSolution:
         """Many boards of one game (at most 64 cells), as :func:`solve_batch`."""
         boards = _batch_boards(boards, game)
         normal = self.prepare(game)
-        slot = self._checkout(normal)
-        try:
-            with slot.lock if slot is not None else contextlib.nullcontext():
-                return _solve_many(self.backend, game, normal, boards, self.options, self._open(slot, normal))
-        finally:
-            self._checkin(slot)
+        return self._on_model(normal, lambda model: _solve_many(self.backend, game, normal, boards, self.options, model))
 
     def solution(self, batch: BatchSolution, i: int, game: PressSystem) -> Solution:
         """Board ``i`` of ``batch`` (from :meth:`solve_batch` on ``game``) as :func:`solve` returns it:
