@@ -124,7 +124,7 @@ def kill_pool(pool) -> None:
 
     Ctrl-C must not wait for the running chunks (measured: 6.8 s on the default agreement run, 33 s
     with ``--chunk-size 16384``).  ``ProcessPoolExecutor`` has no public way before Python 3.14
-    (``kill_workers``), so its ``_processes`` are killed.
+    (``kill_workers``), so its ``_processes`` are killed.  The pool is unusable afterwards.
     """
     kill = getattr(pool, "kill_workers", None)
     if kill is not None:
@@ -133,4 +133,10 @@ def kill_pool(pool) -> None:
         for proc in list((getattr(pool, "_processes", None) or {}).values()):
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 proc.kill()
+    # This process's copy of the results pipe's write end: a worker killed while it wrote a result left
+    # the pool's manager thread reading the rest of it for good (the killed writers' ends were closed,
+    # this one never), and the interpreter's exit joins that thread (1 Ctrl-C of 12 on verify --jobs 2).
+    # Closed, the read ends in EOF, which the pool takes as a broken pool.
+    with contextlib.suppress(OSError, AttributeError):
+        pool._result_queue._writer.close()
     pool.shutdown(wait=False, cancel_futures=True)

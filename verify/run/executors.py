@@ -137,10 +137,11 @@ def _pool_worker_init(parent_pid: int) -> None:
     """Local pool initializer: Ctrl-C is handled by the parent (which writes what finished); die with it.
 
     The worker was started with SIGINT/SIGTERM blocked (:func:`_submit`), so a Ctrl-C during its
-    start-up stays pending; it is ignored from here on, and the pending one dropped."""
+    start-up stays pending; it is ignored from here on (the pending one is dropped) and stays blocked in
+    every thread: the watcher thread of :func:`die_with_parent` had it unblocked, so the kernel gave it
+    the Ctrl-C while a ``sat`` chunk blocked it in the main thread, and CryptoMiniSat's handler, installed
+    for the call, took it (``*** INTERRUPTED ***``, 1 Ctrl-C of 12).""" 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
     die_with_parent(parent_pid)
 
 
