@@ -18,11 +18,13 @@ unary output ``U_c`` (``U_c[i]``: at least ``i + 1`` of its presses).  The proof
    ``e = f_i`` and the press rows.
 3. **Closed nodes**, depth by depth, each depth's class rows deleted after its nodes.  With ``a``
    the node's assignment, per class holding at least ``m`` presses in every completion:
-   ``U_c[m-1] | -e | -a`` (RUP: the members are fixed, the network counts them), then
-   ``U_c[m-1] | -a`` (RUP: the case ``e`` is the propagation's, the case ``-e`` the clause before);
-   then ``-a`` itself (RUP: the class outputs and the fixed presses reach the root's output
+   ``U_c[m-1] | -e | -a`` and ``U_c[m-1] | e | -a`` (RUP: the members are fixed, the network counts
+   them); then per class ``U_c[m-1] | -a`` (RUP: its two cases clash at once); then ``-a`` itself (RUP: the class outputs and the fixed presses reach the root's output
    ``k - 1``, which the formula forbids).
 4. **The tree.**  Each open node's clause is RUP from its two children's; the root's is empty.
+   A node is resolved (its children's clauses deleted) as soon as its subtree's depths are
+   written, so few node clauses are alive: each one alive is visited by the checker in every
+   later check that falsifies a literal it watches.
 
 Nothing here is trusted: the checker replays every step against a formula built from the press
 masks and the keys alone, and any keys give a correct counter.
@@ -116,7 +118,8 @@ class Writer:
 
     def __init__(self, log: Log, formula, plan: Plan, search: Search, rows: dict[int, Row]):
         self.log, self.network, self.plan, self.search, self.rows = log, formula.network, plan, search, rows
-        self.done: list[list[int]] = []  # closed nodes' clauses, resolved at the end
+        self.done: dict[tuple[int, int], list[int]] = {}  # alive node clauses: closed, or resolved from children
+        self.closed_sets = [set(c) for c in search.closed]
 
     def clause(self, t: int, alpha: int) -> list[int]:
         """``-a``: the negation of the assignment ``alpha`` of the first ``t`` free presses, the last
@@ -148,19 +151,25 @@ class Writer:
         return var, made
 
     def closed(self, t: int, alpha: int, var: dict[int, int]) -> None:
-        """Step 3 for one closed node: per class ``U | -e | -a`` then ``U | -a`` (the case ``e`` is in the
-        second's propagation), then ``-a``."""
+        """Step 3 for one closed node: per class ``U | -e | -a`` and ``U | e | -a``, then per class
+        ``U | -a`` (its two cases clash at once), then ``-a``.  No ``U | -a`` is alive while a case
+        is checked: each such unit would push its count up the counter to the root in every later
+        check, a cost that grows with the classes times the claimed minimum."""
         log, level, neg = self.log, self.plan.nullity - t, self.clause(t, alpha)
-        lemmas = []
+        outs = []
         for prefix, m in self.classes(t, alpha):
             out, e = self.network[(level, prefix)][m - 1], var[prefix]
             log.add([out, -e, *neg])
+            log.add([out, e, *neg])
+            outs.append((out, e))
+        lemmas = []
+        for out, e in outs:
             lemmas.append([out, *neg])
             log.add(lemmas[-1])
-            log.delete([out, -e, *neg])
+            log.delete_all(([out, -e, *neg], [out, e, *neg]))
         log.add(neg)
         log.delete_all(lemmas)
-        self.done.append(neg)
+        self.done[(t, alpha)] = neg
 
     def depth(self, t: int) -> None:
         """Every closed node of depth ``t``, its class rows made first and deleted after."""
@@ -169,22 +178,28 @@ class Writer:
         for count, alpha in enumerate(nodes, start=1):
             self.closed(t, alpha, var)
             if count % QUIET_NODES == 0:
-                self.log.quiet(lambda: row_clauses([*self.rows.values(), *made], self.done))
+                self.log.quiet(lambda: row_clauses([*self.rows.values(), *made], list(self.done.values())))
         for row in made:
             drop(self.log, row)
-        self.log.quiet(lambda: row_clauses(self.rows.values(), self.done))
+        self.resolve(t)
+        self.log.quiet(lambda: row_clauses(self.rows.values(), list(self.done.values())))
 
-    def resolve(self) -> None:
-        """Step 4: the open nodes' clauses, children first, up to the empty clause."""
-        closed = [set(c) for c in self.search.closed]
+    def resolve(self, written: int) -> None:
+        """Step 4 for the nodes whose subtrees are closed at depths up to ``written``: each one's clause,
+        children first, its children's deleted (the root's clause is empty)."""
+        closed, done, log = self.closed_sets, self.done, self.log
 
-        def node(t: int, alpha: int) -> None:
-            if alpha in closed[t]:
-                return
-            node(t + 1, alpha)
-            node(t + 1, alpha | 1 << t)
-            self.log.add(self.clause(t, alpha))
-            self.log.delete_all((self.clause(t + 1, alpha), self.clause(t + 1, alpha | 1 << t)))
+        def node(t: int, alpha: int) -> bool:
+            if (t, alpha) in done:
+                return True
+            if alpha in closed[t] or t >= written:
+                return False
+            ready = node(t + 1, alpha) & node(t + 1, alpha | 1 << t)
+            if ready:
+                done[(t, alpha)] = self.clause(t, alpha)
+                log.add(done[(t, alpha)])
+                log.delete_all((done.pop((t + 1, alpha)), done.pop((t + 1, alpha | 1 << t))))
+            return ready
 
         node(0, 0)
 
@@ -193,7 +208,6 @@ class Writer:
         for t in range(self.plan.nullity + 1):
             if self.search.closed[t]:
                 self.depth(t)
-        self.resolve()
 
 
 def refutation_bnb(game: Game, formula, plan: Plan, bound: int, on_quiet: Callable | None = None) -> Log:
