@@ -19,8 +19,10 @@ unary output ``U_c`` (``U_c[i]``: at least ``i + 1`` of its presses).  The proof
 3. **Closed nodes**, depth by depth, each depth's class rows deleted after its nodes.  With ``a``
    the node's assignment, per class holding at least ``m`` presses in every completion:
    ``U_c[m-1] | -e | -a`` and ``U_c[m-1] | e | -a`` (RUP: the members are fixed, the network counts
-   them); then per class ``U_c[m-1] | -a`` (RUP: its two cases clash at once); then ``-a`` itself (RUP: the class outputs and the fixed presses reach the root's output
-   ``k - 1``, which the formula forbids).
+   them); then per class ``U_c[m-1] | -a`` (RUP: its two cases clash at once); then ``-a`` itself
+   (RUP: the class outputs and the fixed presses reach the root's output ``k - 1``, which the
+   formula forbids).  Every case comes before any ``U_c[m-1] | -a``: such a unit, once alive,
+   pushes its count up the network to the root in every later check of the node.
 4. **The tree.**  Each open node's clause is RUP from its two children's; the root's is empty.
    A node is resolved (its children's clauses deleted) as soon as its subtree's depths are
    written, so few node clauses are alive: each one alive is visited by the checker in every
@@ -118,7 +120,7 @@ class Writer:
 
     def __init__(self, log: Log, formula, plan: Plan, search: Search, rows: dict[int, Row]):
         self.log, self.network, self.plan, self.search, self.rows = log, formula.network, plan, search, rows
-        self.done: dict[tuple[int, int], list[int]] = {}  # alive node clauses: closed, or resolved from children
+        self.done: dict[tuple[int, int], list[int]] = {}  # alive node clauses (closed or resolved)
         self.closed_sets = [set(c) for c in search.closed]
 
     def clause(self, t: int, alpha: int) -> list[int]:
@@ -153,8 +155,7 @@ class Writer:
     def closed(self, t: int, alpha: int, var: dict[int, int]) -> None:
         """Step 3 for one closed node: per class ``U | -e | -a`` and ``U | e | -a``, then per class
         ``U | -a`` (its two cases clash at once), then ``-a``.  No ``U | -a`` is alive while a case
-        is checked: each such unit would push its count up the counter to the root in every later
-        check, a cost that grows with the classes times the claimed minimum."""
+        is checked (module notes)."""
         log, level, neg = self.log, self.plan.nullity - t, self.clause(t, alpha)
         outs = []
         for prefix, m in self.classes(t, alpha):
