@@ -458,7 +458,8 @@ class Session:
         """Many boards of one game (at most 64 cells), as :func:`solve_batch`."""
         boards = _batch_boards(boards, game)
         normal = self.prepare(game)
-        return self._on_model(normal, lambda model: _solve_many(self.backend, game, normal, boards, self.options, model))
+        return self._on_model(normal,
+                              lambda model: _solve_many(self.backend, game, normal, boards, self.options, model))
 
     def solution(self, batch: BatchSolution, i: int, game: PressSystem) -> Solution:
         """Board ``i`` of ``batch`` (from :meth:`solve_batch` on ``game``) as :func:`solve` returns it:
