@@ -140,7 +140,7 @@ def _pool_worker_init(parent_pid: int) -> None:
     start-up stays pending; it is ignored from here on (the pending one is dropped) and stays blocked in
     every thread: the watcher thread of :func:`die_with_parent` had it unblocked, so the kernel gave it
     the Ctrl-C while a ``sat`` chunk blocked it in the main thread, and CryptoMiniSat's handler, installed
-    for the call, took it (``*** INTERRUPTED ***``, 1 Ctrl-C of 12).""" 
+    for the call, took it (``*** INTERRUPTED ***``, 1 Ctrl-C of 12)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent_pid)
 
