@@ -39,16 +39,21 @@ Sources: the row calculus of :mod:`flipgame.encode.parity_rows` (Philipp and Reb
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from flipgame.encode.bnb import Plan, Search
 from flipgame.encode.parity_proofs import chase_frame, chase_rows, eliminate
-from flipgame.encode.parity_rows import Log, Row, add_rows, drop, row_clauses
+from flipgame.encode.parity_rows import Log, Row, add_rows, drop, row_clauses, sum_all
 from flipgame.model.grid import Game
 
 QUIET_NODES = 2000
 """Closed nodes written between two points where a checker reading the proof may end a piece."""
+
+LEMMA_WINDOW = 500
+"""Closed nodes of one depth that share their class lemmas ``U | D`` (a divisor of :data:`QUIET_NODES`:
+none is alive at a quiet point)."""
 
 
 def _reduce(log: Log, pivots: list[Row]) -> dict[int, Row]:
@@ -115,6 +120,19 @@ def xor_row(log: Log, positions: list[int]) -> tuple[Row, int]:
     return Row([*positions, e - 1], [*lits, z], 0), e
 
 
+@dataclass
+class Depth:
+    """Step 2's rows for one depth: ``members[i]`` (press indices of class ``i``), ``var[i]`` (its
+    variable ``e``), ``delta[j]`` (the variable ``d`` of press ``j``'s row ``x_j + d + e = c_j``, 0
+    when ``d`` is the constant 0) and the rows ``made`` (deleted after the depth)."""
+
+    members: list[np.ndarray]
+    var: dict[int, int]
+    delta: np.ndarray
+    made: list[Row]
+    lemmas: dict[tuple[int, ...], list[int]] = field(default_factory=dict)
+
+
 class Writer:
     """Steps 2-4 of the module notes for one search (:meth:`write`)."""
 
@@ -129,58 +147,88 @@ class Writer:
         free = self.plan.free
         return [-(free[i] + 1) if alpha >> i & 1 else free[i] + 1 for i in reversed(range(t))]
 
-    def classes(self, t: int, alpha: int) -> list[tuple[int, int]]:
-        """(prefix, fewest presses) of the classes of depth ``t`` that hold at least one press in every
-        completion of ``alpha``, the zero form's class left out (propagation counts it)."""
-        _, prefixes, _, zero = self.search.classes[t]
-        mins = self.search.minima(t, self.search.consts_at(alpha))
+    def classes(self, t: int, const: np.ndarray) -> list[tuple[int, int]]:
+        """(class index, fewest presses) of the classes of depth ``t`` that hold at least one press in
+        every completion (``const``: :meth:`Search.consts_at` of the node), the zero form's class
+        left out (propagation counts it)."""
+        zero = self.search.classes[t][3]
+        mins = self.search.minima(t, const)
         if zero >= 0:
             mins[zero] = 0
-        return [(int(prefixes[i]), int(mins[i])) for i in np.flatnonzero(mins)]
+        return [(int(i), int(mins[i])) for i in np.flatnonzero(mins)]
 
-    def class_rows(self, t: int, needed: set[int]) -> tuple[dict[int, int], list[Row]]:
-        """Step 2 for depth ``t``: the variable ``e`` of each class of ``needed``, and the rows made."""
-        keys, free, made, var = self.search.keys, self.plan.free, [], {}
-        for prefix in sorted(needed):
-            form = [free[t + i] for i in range(self.plan.nullity - t) if prefix >> i & 1]
+    def class_rows(self, t: int, needed: set[int]) -> Depth:
+        """Step 2 for depth ``t`` and the classes of indices ``needed``."""
+        inverse, prefixes, sizes, _ = self.search.classes[t]
+        free, keys, log = self.plan.free, self.plan.keys, self.log
+        low = np.bitwise_count(self.search.keys & np.uint64((1 << t) - 1))
+        cost = np.where(low == 1, 2, np.minimum(low, 1))  # the cheapest members first (see closed)
+        order = np.lexsort((cost, inverse))
+        members = np.split(order, np.cumsum(sizes)[:-1])
+        here = Depth(members, {}, np.zeros(len(keys), dtype=np.int64), [])
+        shared: dict[tuple[int, ...], tuple[Row, int]] = {}
+        for i in sorted(needed):
+            prefix = int(prefixes[i])
+            form = [free[t + b] for b in range(self.plan.nullity - t) if prefix >> b & 1]
+            class_row = None
             if len(form) == 1:
-                var[prefix] = form[0] + 1
-                continue
-            row, var[prefix] = xor_row(self.log, form)
-            made.append(row)
-            for j in np.flatnonzero((keys >> np.uint64(t)) == np.uint64(prefix)):
-                made.append(add_rows(self.log, self.rows[int(j)], row))
-        return var, made
+                here.var[i] = form[0] + 1
+            else:
+                class_row, here.var[i] = xor_row(log, form)
+                here.made.append(class_row)
+            for j in members[i].tolist():
+                part = tuple(free[b] for b in range(t) if keys[j] >> b & 1)
+                part_row = None
+                if len(part) == 1:
+                    here.delta[j] = part[0] + 1
+                elif part:
+                    if part not in shared:
+                        shared[part] = xor_row(log, list(part))
+                        here.made.append(shared[part][0])
+                    part_row, here.delta[j] = shared[part]
+                if class_row is not None or part_row is not None:
+                    here.made.append(sum_all(log, self.rows[j], [class_row, part_row]))
+        return here
 
-    def closed(self, t: int, alpha: int, var: dict[int, int]) -> None:
-        """Step 3 for one closed node: per class ``U | -e | -a`` and ``U | e | -a``, then per class
-        ``U | -a`` (its two cases clash at once), then ``-a``.  No ``U | -a`` is alive while a case
-        is checked (module notes)."""
-        log, level, neg = self.log, self.plan.nullity - t, self.clause(t, alpha)
-        outs = []
-        for prefix, m in self.classes(t, alpha):
-            out, e = self.network[(level, prefix)][m - 1], var[prefix]
-            log.add([out, -e, *neg])
-            log.add([out, e, *neg])
-            outs.append((out, e))
-        lemmas = []
-        for out, e in outs:
-            lemmas.append([out, *neg])
-            log.add(lemmas[-1])
-            log.delete_all(([out, -e, *neg], [out, e, *neg]))
-        log.add(neg)
-        log.delete_all(lemmas)
-        self.done[(t, alpha)] = neg
+    def closed(self, t: int, alpha: int, here: Depth) -> None:
+        """Step 3 for one closed node: per class without its lemma ``U | D`` in ``here.lemmas``,
+        ``U | -e | D`` and ``U | e | D``, then those classes' ``U | D`` (its two cases clash at once),
+        then ``-a``."""
+        log, level = self.log, self.plan.nullity - t
+        prefixes = self.search.classes[t][1]
+        const = self.search.consts_at(alpha)
+        # each press's literal "its d is not the node's value" (0: a press whose d is a constant)
+        flips = np.where(const ^ self.search.consts, -here.delta, here.delta)
+        new = []
+        for i, m in self.classes(t, const):
+            mem = here.members[i]
+            high = const[mem].astype(bool)
+            chosen = flips[np.concatenate((mem[high][:m], mem[~high][:m]))]
+            key = (i, m, *sorted(set(chosen[chosen != 0].tolist())))
+            if key not in here.lemmas:
+                out, e = self.network[(level, int(prefixes[i]))][m - 1], here.var[i]
+                log.add_all(([out, -e, *key[2:]], [out, e, *key[2:]]))
+                new.append((key, out, e))
+        for key, out, e in new:
+            here.lemmas[key] = [out, *key[2:]]
+            log.add(here.lemmas[key])
+            log.delete_all(([out, -e, *key[2:]], [out, e, *key[2:]]))
+        self.done[(t, alpha)] = self.clause(t, alpha)
+        log.add(self.done[(t, alpha)])
 
     def depth(self, t: int) -> None:
         """Every closed node of depth ``t``, its class rows made first and deleted after."""
         nodes = self.search.closed[t]
-        var, made = self.class_rows(t, {p for alpha in nodes for p, _ in self.classes(t, alpha)})
+        needed = {i for alpha in nodes for i, _ in self.classes(t, self.search.consts_at(alpha))}
+        here = self.class_rows(t, needed)
         for count, alpha in enumerate(nodes, start=1):
-            self.closed(t, alpha, var)
+            self.closed(t, alpha, here)
+            if count % LEMMA_WINDOW == 0 or count == len(nodes):
+                self.log.delete_all(here.lemmas.values())
+                here.lemmas.clear()
             if count % QUIET_NODES == 0:
-                self.log.quiet(lambda: row_clauses([*self.rows.values(), *made], list(self.done.values())))
-        for row in made:
+                self.log.quiet(lambda: row_clauses([*self.rows.values(), *here.made], list(self.done.values())))
+        for row in here.made:
             drop(self.log, row)
         self.resolve(t)
         self.log.quiet(lambda: row_clauses(self.rows.values(), list(self.done.values())))
