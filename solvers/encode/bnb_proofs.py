@@ -12,17 +12,22 @@ unary output ``U_c`` (``U_c[i]``: at least ``i + 1`` of its presses).  The proof
    presses whose forms it covers, and touches no other row.
 2. **Class rows**, per depth ``t`` with closed nodes: for a class whose form ``L`` over the free
    presses left has two or more of them, a fresh variable ``e`` with the row ``XOR L + e = 0``
-   (its chain defined by RAT steps, ending at ``e``), and per member the sum of its press row and
-   that row, ``x_j + G_j . f + e = c_j``, over the assigned free presses only.  Under the node's
-   assignment and a value of ``e`` they fix every member.  A class of one free press ``f_i`` uses
-   ``e = f_i`` and the press rows.
+   (its chain defined by RAT steps, ending at ``e``); a class of one free press ``f_i`` uses
+   ``e = f_i``.  Per member ``j``, with ``G_j`` its form over the ``t`` assigned free presses, a
+   fresh ``d`` with ``XOR G_j + d = 0`` (``d`` the press itself when ``G_j`` has one, and the
+   constant 0 when it is empty), and the row ``x_j + d + e = c_j``, the sum of its press row and
+   those two.  Given ``d`` and ``e`` it fixes ``x_j``.
 3. **Closed nodes**, depth by depth, each depth's class rows deleted after its nodes.  With ``a``
-   the node's assignment, per class holding at least ``m`` presses in every completion:
-   ``U_c[m-1] | -e | -a`` and ``U_c[m-1] | e | -a`` (RUP: the members are fixed, the network counts
-   them); then per class ``U_c[m-1] | -a`` (RUP: its two cases clash at once); then ``-a`` itself
-   (RUP: the class outputs and the fixed presses reach the root's output ``k - 1``, which the
-   formula forbids).  Every case comes before any ``U_c[m-1] | -a``: such a unit, once alive,
-   pushes its count up the network to the root in every later check of the node.
+   the node's assignment, per class holding at least ``m`` presses in every completion, ``D`` is
+   the clause "the ``d`` of some of the first ``m`` members that are 1 at ``a``, or of the first
+   ``m`` that are 0, has another value than at ``a``": ``U_c[m-1] | -e | D`` and
+   ``U_c[m-1] | e | D`` (RUP: those ``2m`` members are fixed, ``m`` of them 1, and the network
+   counts them), then ``U_c[m-1] | D`` (RUP: its two cases clash at once), then ``-a`` (RUP: ``a``
+   fixes every ``d``, the class lemmas their outputs, the press rows the zero class, and the
+   root's output ``k - 1`` is reached, which the formula forbids).  A case over ``-a`` instead of
+   ``D`` made the checker fix and count the whole zero class in every case.  A class lemma
+   depends on the class, ``m`` and ``D`` alone: it stays alive for the rest of a window of
+   :data:`LEMMA_WINDOW` nodes, and the nodes there that need it write nothing for that class.
 4. **The tree.**  Each open node's clause is RUP from its two children's; the root's is empty.
    A node is resolved (its children's clauses deleted) as soon as its subtree's depths are
    written, so few node clauses are alive: each one alive is visited by the checker in every
@@ -52,8 +57,7 @@ QUIET_NODES = 2000
 """Closed nodes written between two points where a checker reading the proof may end a piece."""
 
 LEMMA_WINDOW = 500
-"""Closed nodes of one depth that share their class lemmas ``U | D`` (a divisor of :data:`QUIET_NODES`:
-none is alive at a quiet point)."""
+"""Closed nodes of one depth that share their class lemmas ``U | D`` (none is alive at a quiet point)."""
 
 
 def _reduce(log: Log, pivots: list[Row]) -> dict[int, Row]:
@@ -162,7 +166,9 @@ class Writer:
         inverse, prefixes, sizes, _ = self.search.classes[t]
         free, keys, log = self.plan.free, self.plan.keys, self.log
         low = np.bitwise_count(self.search.keys & np.uint64((1 << t) - 1))
-        cost = np.where(low == 1, 2, np.minimum(low, 1))  # the cheapest members first (see closed)
+        # D takes each class's first members: those whose d is the constant 0 (no literal), then a fresh
+        # d, then a free press (in every row's chain: a long watch list for the checker)
+        cost = np.where(low == 1, 2, np.minimum(low, 1))
         order = np.lexsort((cost, inverse))
         members = np.split(order, np.cumsum(sizes)[:-1])
         here = Depth(members, {}, np.zeros(len(keys), dtype=np.int64), [])
@@ -223,7 +229,7 @@ class Writer:
         here = self.class_rows(t, needed)
         for count, alpha in enumerate(nodes, start=1):
             self.closed(t, alpha, here)
-            if count % LEMMA_WINDOW == 0 or count == len(nodes):
+            if count % LEMMA_WINDOW == 0 or count % QUIET_NODES == 0 or count == len(nodes):
                 self.log.delete_all(here.lemmas.values())
                 here.lemmas.clear()
             if count % QUIET_NODES == 0:
