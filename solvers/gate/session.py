@@ -130,8 +130,8 @@ def solve(board, backend: str = "gauss", *, game: PressSystem | None = None, **o
     -------
     Solution
         An INFEASIBLE answer carries ``certificates`` (goal board -> cells)
-        when the dense elimination takes the board (at most :data:`~flipgame.core.limits.DENSE_MAX_CELLS` cells).
         when the dense elimination or light chasing takes the board (quiet patterns above 2500 cells).
+
     Raises
     ------
     RulesError
