@@ -128,13 +128,14 @@ def xor_row(log: Log, positions: list[int]) -> tuple[Row, int]:
 class Depth:
     """Step 2's rows for one depth: ``members[i]`` (press indices of class ``i``), ``var[i]`` (its
     variable ``e``), ``delta[j]`` (the variable ``d`` of press ``j``'s row ``x_j + d + e = c_j``, 0
-    when ``d`` is the constant 0) and the rows ``made`` (deleted after the depth)."""
+    when ``d`` is the constant 0), the rows ``made`` (deleted after the depth), and the class lemmas
+    ``U | D`` alive in the current window, ``lemmas[(i, m, D)]``."""
 
     members: list[np.ndarray]
     var: dict[int, int]
     delta: np.ndarray
     made: list[Row]
-    lemmas: dict[tuple[int, ...], list[int]] = field(default_factory=dict)
+    lemmas: dict[tuple[int, int, tuple[int, ...]], list[int]] = field(default_factory=dict)
 
 
 class Writer:
@@ -210,15 +211,15 @@ class Writer:
             mem = here.members[i]
             high = const[mem].astype(bool)
             chosen = flips[np.concatenate((mem[high][:m], mem[~high][:m]))]
-            key = (i, m, *sorted(set(chosen[chosen != 0].tolist())))
-            if key not in here.lemmas:
+            reason = tuple(sorted(set(chosen[chosen != 0].tolist())))
+            if (i, m, reason) not in here.lemmas:
                 out, e = self.network[(level, int(prefixes[i]))][m - 1], here.var[i]
-                log.add_all(([out, -e, *key[2:]], [out, e, *key[2:]]))
-                new.append((key, out, e))
-        for key, out, e in new:
-            here.lemmas[key] = [out, *key[2:]]
-            log.add(here.lemmas[key])
-            log.delete_all(([out, -e, *key[2:]], [out, e, *key[2:]]))
+                log.add_all(([out, -e, *reason], [out, e, *reason]))
+                new.append((i, m, reason, out, e))
+        for i, m, reason, out, e in new:
+            here.lemmas[(i, m, reason)] = [out, *reason]
+            log.add(here.lemmas[(i, m, reason)])
+            log.delete_all(([out, -e, *reason], [out, e, *reason]))
         self.done[(t, alpha)] = self.clause(t, alpha)
         log.add(self.done[(t, alpha)])
 
