@@ -14,7 +14,7 @@ import pytest
 
 from flipgame import Board, Game, solve, solve_batch
 from flipgame.backends.external import package_hint
-from flipgame.backends.strategies import STRATEGIES
+from flipgame.backends.registry import STRATEGIES
 
 POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]
 """The POJ 1753 sample board: 4 presses."""

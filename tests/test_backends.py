@@ -2,7 +2,7 @@
 
 As scipy's ``LinprogCommonTests`` runs one suite per method, the common tests here run for
 every registered backend and every registered strategy (``strategy:<name>``, through
-:func:`flipgame.gate.session.solve_strategy`) whose name is not already a backend's."""
+:func:`flipgame.pipeline.gate.solve_strategy`) whose name is not already a backend's."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from conftest import POJ_SAMPLE, REFERENCE_TRAP_BOARDS, batch_gate, board, per_board, solve_gate
 
 from flipgame import BACKENDS, Board, Game, Status, UnknownBackendError, get_backend, solve
-from flipgame.backends.strategies import STRATEGIES
+from flipgame.backends.registry import STRATEGIES
 from flipgame.core.errors import BoardTooLargeError, NullityTooLargeError, OptionError
-from flipgame.gate.session import solve_strategy
+from flipgame.pipeline.gate import solve_strategy
 from flipgame.verify.checks.witness import check_solution
 
 METHODS = [*BACKENDS, *(f"strategy:{name}" for name in STRATEGIES if name not in BACKENDS)]

@@ -12,7 +12,6 @@ import textwrap
 import time
 from itertools import combinations
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from conftest import POJ_SAMPLE, assert_within, sigint_default
@@ -21,6 +20,7 @@ pytest.importorskip("pysat")
 dratify = pytest.importorskip("dratify")
 
 from flipgame.model.grid import Board, Game  # noqa: E402
+from flipgame.model.system import PressSystem  # noqa: E402
 from flipgame.verify.proofs.certify import (  # noqa: E402
     Certification,
     CertStatus,
@@ -241,8 +241,9 @@ def test_proof_against_a_satisfiable_mutation_is_rejected(poj):
     masks[0] = board ^ masks[5] ^ masks[7]  # now {0, 5, 7} reaches white
     bad_clauses, bad_top = _cnf(game.n, tuple(masks), board, 3)
     assert not _check(bad_clauses, max(bad_top, top), "\n".join(proof)).ok
-    fake = SimpleNamespace(n=game.n, m=game.m, full=game.full, targets=(0,), press_masks=tuple(masks), cols=4)
-    cert = certify_minimum(fake, board, 4, time_limit=None)
+    rewired = PressSystem(game.n, [[(i, 1) for i in range(game.n) if m >> i & 1] for m in masks], goal="white",
+                          shape=(4, 4))
+    cert = certify_minimum(rewired, board, 4, time_limit=None)
     assert cert.status is CertStatus.FAILED and "too high" in cert.message
     assert "presses {" in cert.message and "reach all white" in cert.message
 

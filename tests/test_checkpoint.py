@@ -72,7 +72,8 @@ def test_ctrl_c_writes_the_partial_report_and_exits_130(tmp_path):
     assert proc.returncode == ExitCode.INTERRUPTED
     partial = json.loads((tmp_path / "partial.json").read_text())
     assert partial["completed"] is False and partial["ok"] is False
-    assert [b["backend"] for b in partial["backends"]] == ["gauss", "sat"]
+    assert [b["backend"] for b in partial["backends"]] == ["gauss", "sat", "ilp"]  # ilp: the chunks it finished
+    assert [b["boards"] == partial["boards"] for b in partial["backends"]] == [True, True, False]
 
 
 def test_checkpoint_of_another_run_is_refused(tmp_path):
@@ -175,9 +176,10 @@ def test_a_torn_middle_line_is_refused_naming_it(tmp_path):
 def test_a_full_disk_names_the_checkpoint(tmp_path, game4):
     import numpy as np
 
+    from flipgame import BACKENDS, BoardSet
     from flipgame.core.errors import CheckpointError
-    from flipgame.verify.run.checkpoint import Checkpoint, run_header
-    from flipgame.verify.run.harness import _solve_chunk
+    from flipgame.pipeline.checkpoint import Checkpoint, run_header
+    from flipgame.pipeline.chunks import solve_chunk
 
     boards = np.arange(16, dtype=np.uint64)
     store = Checkpoint(tmp_path / "ck.jsonl", run_header(game4, ["gauss"], {}, 16, boards), game4)
@@ -191,7 +193,7 @@ def test_a_full_disk_names_the_checkpoint(tmp_path, game4):
 
     store._fh = Full()
     with pytest.raises(CheckpointError, match=r"cannot write checkpoint .*ck.jsonl: No space left on device"):
-        store.add(0, _solve_chunk("gauss", game4, boards, {}))
+        store.add(0, solve_chunk(BACKENDS["gauss"], BoardSet.of(game4, boards), {}).batch)
 
 
 def test_a_full_disk_leaves_no_empty_report(tmp_path, monkeypatch, capsys):

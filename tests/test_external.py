@@ -16,7 +16,8 @@ from conftest import need_program as need
 
 from flipgame import Board, Game, RefusedError, solve
 from flipgame.backends.external import read_cbc, read_competition, read_minisat
-from flipgame.backends.strategies import EXTERNAL, STRATEGIES
+from flipgame.backends.registry import STRATEGIES
+from flipgame.backends.strategies import EXTERNAL
 from flipgame.encode.export import FORMATS, export
 from flipgame.model.puzzles import B18
 from flipgame.verify.checks.witness import check_solution

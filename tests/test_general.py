@@ -11,14 +11,16 @@ from conftest import missing_program
 
 from flipgame import BACKENDS, Solution, solve, solve_batch
 from flipgame.algebra.zk import diagonalise, kernel_elements
+from flipgame.backends.registry import taken_by
 from flipgame.backends.result import Status
 from flipgame.core.errors import BoardTooLargeError, RefusedError, RulesError
 from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830
-from flipgame.gate.registry import taken_by
 from flipgame.model.grid import Game
 from flipgame.model.puzzles import AOC2025_10, MERLIN, MERLIN_RING
 from flipgame.model.rules import from_edges, from_json, read_edge_list
-from flipgame.verify.checks.witness import check_batch, check_certificate, check_impossible, check_solution
+from flipgame.verify.checks.certificates import check_certificate
+from flipgame.verify.checks.referee import check_impossible
+from flipgame.verify.checks.witness import check_batch, check_solution
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 LO2000 = Game(5, 5, "0", states=3)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from flipgame import Game
-from flipgame.cli.verify import sample_boards
+from flipgame.model.boards import BoardSet
 from flipgame.study.structure import json_count
 
 
@@ -57,9 +57,9 @@ def test_study_json_of_a_board_over_14284_cells():
 
 
 def test_a_sample_that_covers_every_board_takes_each_once():
-    boards = sample_boards(Game(2, 3), 500, 0)
+    boards = BoardSet.sample(Game(2, 3), 500, 0).boards
     assert boards.tolist() == list(range(64))
-    assert len(np.unique(sample_boards(Game(4, 4), 100, 0))) <= 100  # below the count: drawn as before
+    assert len(np.unique(BoardSet.sample(Game(4, 4), 100, 0).boards)) <= 100  # below the count: drawn as before
 
 
 def test_auto_is_not_in_verify_default_backends(tmp_path):

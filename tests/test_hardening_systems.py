@@ -606,8 +606,8 @@ def test_verify_reports_impossible_answers_it_cannot_certify(cli, tmp_path):
     r = cli("verify", "--rules", rules, "--goal", "0", "--backends", "cpsat", "--report", str(report))
     assert r.returncode == 0, r.stderr[-2000:]
     assert "every Impossible has a certificate" not in r.stdout
-    assert "flipgame: note: 6 Impossible answer(s) unchecked" in r.stderr
-    assert json.loads(report.read_text())["notes"][0].startswith("6 Impossible answer(s) unchecked")
+    assert "flipgame: note: 6 Impossible answer(s) of cpsat unchecked" in r.stderr
+    assert json.loads(report.read_text())["notes"][0].startswith("6 Impossible answer(s) of cpsat unchecked")
 
 
 # --- item 27: messages ----------------------------------------------------------------------------------------------

@@ -83,12 +83,20 @@ def test_uncertified_impossible_is_caught_even_without_other_backends(monkeypatc
     report = run_agreement(Game(), ["liar"], np.array([14, POJ_SAMPLE_CELLS], dtype=np.uint64))
     assert report.summaries[0].witness_failures == 1
     failure = report.witness_failures[0]
-    assert failure["board"] == POJ_SAMPLE_CELLS and "no certificate" in failure["reason"]
+    assert failure["board"] == POJ_SAMPLE_CELLS and "no parity certificate exists" in failure["reason"]
 
 
-def test_two_backends_tied_are_both_charged(monkeypatch):
+def test_a_backend_off_gauss_is_charged_and_gauss_is_not(monkeypatch):
+    """Two backends, two answers: gauss is the reference (pipeline.decide), so only the other is charged."""
     monkeypatch.setitem(BACKENDS, "liar", planted("liar", impossible_for_sample))
     report = run_agreement(Game(), ["gauss", "liar"], np.array([0, POJ_SAMPLE_CELLS], dtype=np.uint64))
+    assert [s.disagreements for s in report.summaries] == [0, 1]
+    assert report.disagreements[0]["board"] == POJ_SAMPLE_CELLS
+
+
+def test_two_backends_tied_without_gauss_are_both_charged(monkeypatch):
+    monkeypatch.setitem(BACKENDS, "liar", planted("liar", impossible_for_sample))
+    report = run_agreement(Game(), ["bfs", "liar"], np.array([0, POJ_SAMPLE_CELLS], dtype=np.uint64))
     assert [s.disagreements for s in report.summaries] == [1, 1]
     assert report.disagreements[0]["board"] == POJ_SAMPLE_CELLS
 
@@ -151,7 +159,8 @@ def test_verify_reports_every_known_kind_of_fault(monkeypatch, tmp_path, fault):
 def test_a_long_run_keeps_its_answers_packed_and_reports_the_same(monkeypatch, corrupt):
     """Past PACK_MIN_BOARDS boards a run keeps its witnesses compressed and checks a step at a time (5x5 with
     gauss and bfs peaked at 3.4 GB): the same disagreements, witness failures and counts as kept whole."""
-    from flipgame.verify.run import agreement, answers
+    from flipgame.pipeline import answers
+    from flipgame.verify.run import agreement
 
     monkeypatch.setitem(BACKENDS, "liar", planted("liar", corrupt))
     found = []

@@ -19,14 +19,14 @@ from conftest import POJ_SAMPLE, POJ_SAMPLE_CELLS, POJ_SAMPLE_TEXT, assert_withi
 
 from flipgame import Game, solve
 from flipgame.backends import strategies_file
+from flipgame.backends.registry import STRATEGIES, register_strategy
 from flipgame.backends.result import Status
-from flipgame.backends.strategies import STRATEGIES, register
 from flipgame.cli import main
 from flipgame.cli.common import ExitCode
 from flipgame.core.limits import OUTPUT_MAX_BYTES
 from flipgame.core.processes import run_bounded
 from flipgame.core.workers import run_function
-from flipgame.verify.proofs import claims
+from flipgame.pipeline import decide as claims
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,7 @@ def _strategies_restored():
         del STRATEGIES[name]
     for name, strategy in saved.items():
         if STRATEGIES.get(name) is not strategy:
-            register(strategy)
+            register_strategy(strategy)
 
 
 SIX = "6 7 9 11 12 13"
@@ -112,15 +112,17 @@ def test_a_false_impossible_from_a_program_is_a_disagreement_naming_it(tmp_path,
 
 def test_where_gauss_refuses_the_algebra_refutes_a_false_impossible(monkeypatch):
     from flipgame.backends.result import Solution
+    from flipgame.verify.checks.referee import check_impossible
 
-    monkeypatch.setattr(claims, "_gauss", lambda game, board: None)
+    monkeypatch.setattr(claims, "reference_answer", lambda game, board: None)
     lie = Solution("external", Status.INFEASIBLE, stats={"program": "liar"})
-    assert claims.check_claim(Game(4, 4), POJ_SAMPLE_CELLS, lie) == claims.ClaimCheck(
+    found = check_impossible(Game(4, 4), POJ_SAMPLE_CELLS, lie)
+    assert claims.check_claim(Game(4, 4), POJ_SAMPLE_CELLS, lie, referee_problem=found) == claims.ClaimCheck(
         "certificate", "liar says Impossible, but a goal board is reachable (no parity certificate exists)")
 
 
 def test_where_gauss_refuses_a_parity_proof_refutes_the_claim(monkeypatch):
-    monkeypatch.setattr(claims, "_gauss", lambda game, board: None)
+    monkeypatch.setattr(claims, "reference_answer", lambda game, board: None)
     game, six = Game(4, 4), sum(1 << (v - 1) for v in map(int, SIX.split()))
     from flipgame.backends.result import Solution
 
@@ -134,7 +136,7 @@ def test_where_gauss_refuses_a_parity_proof_refutes_the_claim(monkeypatch):
 
 def test_a_claim_nothing_checks_is_named_unchecked(monkeypatch, capsys):
     need_program("cadical")
-    monkeypatch.setattr(claims, "_gauss", lambda game, board: None)
+    monkeypatch.setattr(claims, "reference_answer", lambda game, board: None)
     monkeypatch.setattr(claims, "certify_minimum", lambda *a, **k: _unknown())
     assert solve_cli("--strategy", "cadical", capsys=capsys) == (
         ExitCode.OK, "4\n", "flipgame: standard input: case 1: the minimum 4 is cadical's unchecked claim (gauss does "
@@ -344,7 +346,7 @@ def test_run_function_returns_the_value_or_names_the_error_or_the_time_out():
 
 def test_an_in_process_strategy_runs_in_a_measured_killable_child():
     """The study's API: a strategy solved by run_function, its Solution back, the run measured."""
-    got = run_function("flipgame.gate.session:solve_strategy", ("gauss", POJ_SAMPLE_CELLS, Game(4, 4)), 60)
+    got = run_function("flipgame.pipeline.gate:solve_strategy", ("gauss", POJ_SAMPLE_CELLS, Game(4, 4)), 60)
     assert got.ok and got.value.moves == 4 and got.value.stats["nullity"] == 4
     assert got.run.cpu > 0 and got.run.peak_rss > 10 << 20 and got.run.exit_status == 0
 
@@ -388,7 +390,8 @@ def test_a_minisat_wrapper_runs_in_study_beside_gauss_and_cadical_and_the_liars_
     solved = dict(re.findall(r"^  (\S+) +(\d+) of 2 ", out.stdout, flags=re.M))
     assert solved == {"gauss": "2", "mine": "2", "cadical": "2", "wrong": "0", "unsat": "0", "VBS": "2"}
     assert re.search(r"random 4x4 board 0: wrong answered \d+: witness rejected", out.stdout)
-    assert "random 4x4 board 0: unsat answered Impossible: disagrees with gauss" in out.stdout
+    assert ("random 4x4 board 0: unsat answered Impossible: answer rejected: says Impossible, but a goal board is "
+            "reachable (no parity certificate exists)") in out.stdout
     with open(tmp_path / "runs.csv", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["strategy"] in ("mine", "wrong", "unsat")]
     for r in rows:  # every run measured and the program's version recorded, liars included
@@ -419,19 +422,17 @@ def test_a_strategy_from_a_file_runs_in_verifys_worker_processes(tmp_path):
     assert out.returncode == ExitCode.OK, out.stderr
 
 
-def test_a_worker_registers_a_run_time_strategy_it_is_sent(tmp_path):
-    from flipgame.backends.strategies import portable
-    from flipgame.verify.run.executors import _solve_chunk
+def test_a_worker_solves_a_run_time_strategy_it_is_sent_without_registering_it(tmp_path):
+    import pickle
+
+    from flipgame import BoardSet, get_backend
+    from flipgame.pipeline.chunks import solve_chunk
 
     strategies_file.load(strategies_toml(tmp_path, mine="/bin/false"))
-    sent = portable("mine")
-    assert sent == ("mine", "external", {"command": "/bin/false {file}", "format": "cnf",
-                                         "version": "echo mine 1.0"}, "program: /bin/false {file} (cnf)")
-    assert portable("cadical") is None and portable("gauss") is None
+    sent = pickle.loads(pickle.dumps(get_backend("mine")))  # as a worker receives it
     del STRATEGIES["mine"]  # as in a freshly spawned worker
-    import numpy as np
-
-    batch = _solve_chunk("mine", Game(2, 2), np.array([1], dtype=np.uint64), {}, sent)
+    assert sent.strategy.options == {"command": "/bin/false {file}", "format": "cnf", "version": "echo mine 1.0"}
+    batch = solve_chunk(sent, BoardSet.of(Game(2, 2), [1]), {}).batch
     assert batch.status.tolist() == [Status.ERROR] and "gave no answer" in batch.stats["errors"][0]
 
 

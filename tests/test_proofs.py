@@ -160,7 +160,7 @@ def b18_file(tmp_path, monkeypatch):
     proof generator or the formula the way a bug would)."""
     from flipgame.verify.proofs import certify
 
-    monkeypatch.setattr(certify, "_run_in_child", lambda job, time_limit: certify._run_job(job))
+    monkeypatch.setattr(certify, "run_in_child", lambda job, time_limit: certify.run_job(job))
     path = tmp_path / "b18.txt"
     path.write_text("\n".join(B18) + "\n")
     return ["solve", "--size", "18x18", "--goal", "black", "--certify", str(path)]

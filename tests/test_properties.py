@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 
 from flipgame import BACKENDS, Game, PressSystem, RefusedError, solve
 from flipgame.model.rules import from_edges
-from flipgame.verify.checks.witness import check_certificate, check_impossible, check_solution
+from flipgame.verify.checks.certificates import check_certificate
+from flipgame.verify.checks.referee import check_impossible
+from flipgame.verify.checks.witness import check_solution
 
 
 @st.composite

@@ -28,7 +28,8 @@ from flipgame import (
     solve_batch,
 )
 from flipgame.cli import ExitCode, main
-from flipgame.verify.checks.witness import check_certificate, check_solution
+from flipgame.verify.checks.certificates import check_certificate
+from flipgame.verify.checks.witness import check_solution
 
 T = Board.from_rows(["bwb", "wbw", "bwb"])
 
@@ -51,7 +52,7 @@ def test_the_gate_takes_boards_as_rows_text_board_or_bitmask():
     rows = POJ_SAMPLE
     assert solve(rows).moves == solve("\n".join(rows)).moves == solve(Board.from_rows(rows)).moves == 4
     assert solve(Board.from_rows(rows).cells, game=Game(4, 4)).moves == 4
-    with pytest.raises(RulesError, match="needs game="):
+    with pytest.raises(RulesError, match="needs its rules: game="):
         solve(5)
     with pytest.raises(RulesError, match="expected a Board"):
         solve(4.5)

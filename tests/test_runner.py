@@ -9,7 +9,8 @@ import pytest
 from conftest import POJ_SAMPLE_CELLS, need_program
 
 from flipgame import Game
-from flipgame.backends.strategies import STRATEGIES, Strategy
+from flipgame.backends.registry import STRATEGIES
+from flipgame.backends.strategies import Strategy
 from flipgame.cli import main
 from flipgame.core.workers import run_function
 from flipgame.study.environment import environment, machine, solver_of

@@ -151,8 +151,9 @@ def test_ctrl_c_on_verify_writes_the_partial_report_at_once(tmp_path):
     assert rc == 130
     assert_within(time.monotonic() - t0, 3.0, "the exit after Ctrl-C")  # 0.2 s measured
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["completed"] is False and [b["backend"] for b in report["backends"]] == ["gauss", "bfs"]
+    assert report["completed"] is False and [b["backend"] for b in report["backends"]] == ["gauss", "bfs", "sat"]
     assert report["backends"][0]["solvable"] == 4096 and "Traceback" not in err.read_text()
+    assert report["backends"][2]["boards"] < 65536  # sat: the chunks it finished before the Ctrl-C
 
 
 def test_sigterm_on_verify_writes_the_partial_report_and_exits_143(tmp_path):

@@ -15,9 +15,10 @@ from flipgame import BACKENDS, Game, NullityTooLargeError, RefusedError, Solutio
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends import bfs
 from flipgame.backends.auto import plan
-from flipgame.backends.strategies import STRATEGIES, Strategy
+from flipgame.backends.registry import STRATEGIES
+from flipgame.backends.strategies import Strategy
 from flipgame.cli.common import strategy_names
-from flipgame.gate.session import solve_strategy
+from flipgame.pipeline.gate import solve_strategy
 from flipgame.study.compare import compare_strategies
 from flipgame.study.families import FAMILIES
 from flipgame.study.structure import coset_distribution, distribution
@@ -267,7 +268,8 @@ def test_study_passes_backend_options_and_notes_refusals():
 
 @pytest.mark.parametrize("args, words", [
     (["--strategies", "nope"], "unknown strategy 'nope'"),
-    (["--strategies", "gauss", "--size", "4x4"], "--size do not apply with --strategies"),
+    (["--strategies", "gauss", "--size", "4x4", "--families", "random"], "choose generated ones: give one or"),
+    (["--strategies", "gauss", "--rules", "/nonexistent.json"], "cannot read --rules /nonexistent.json"),
     (["--strategies", "gauss", "--sat-engine", "cnf"], "--sat-engine do not apply"),
     (["--strategies", "gauss", "--families", "random,moon"], "unknown family 'moon'; valid: all or random"),
     (["--strategies", "gauss", "--sizes", "4,x"], "board sides"),

@@ -119,7 +119,7 @@ def test_full_4x4_stream_is_byte_identical_to_the_per_case_path(tmp_path, capsys
 
 def test_chunks_of_different_games_keep_the_order(monkeypatch, tmp_path, capsys):
     """Painter cases change size: each run of one size is a batch; the answers stay in input order."""
-    monkeypatch.setattr(answers, "CHUNK", 3)
+    monkeypatch.setattr(answers, "STREAM_CHUNK", 3)
     sizes = [2, 2, 3, 3, 3, 3, 2, 5]
     text = f"{len(sizes)}\n" + "".join(f"{n}\n" + ("w" * n + "\n") * n for n in sizes)
     f = tmp_path / "painter.txt"

@@ -44,7 +44,7 @@ from functools import lru_cache
 
 from flipgame.algebra import minweight
 from flipgame.core.errors import BoardTooLargeError, RulesError
-from flipgame.core.limits import DENSE_MAX_CELLS
+from flipgame.core.limits import DENSE_MAX_WORK
 from flipgame.model.grid import Game, from_rows, to_bits, to_rows
 from flipgame.model.system import PressSystem
 
@@ -167,9 +167,18 @@ def gauss_jordan(rows: list[int], n: int) -> Elimination:
                        None if e == n else e)
 
 
-def _count(game: PressSystem) -> str:
-    """``9x9 has 81 cells`` (or its buttons, when there are more buttons than cells)."""
-    return f"{game.size} has {game.n} cells" if game.n >= game.m else f"{game.size} has {game.m} buttons"
+def dense_refusal(game: PressSystem) -> str | None:
+    """Why the dense elimination does not take ``game`` (its cells x buttons over
+    :data:`~flipgame.core.limits.DENSE_MAX_WORK`), or None.  O(1).
+
+    >>> dense_refusal(Game(50, 50)) is None, dense_refusal(Game(51, 51))
+    (True, '51x51: 2,601 cells x 2,601 buttons = 6,765,201, over the 6,250,000 the dense elimination takes')
+    """
+    if game.n * game.m <= DENSE_MAX_WORK:
+        return None
+    what = game.size if game.shape else "the system"
+    return (f"{what}: {game.n:,} cells x {game.m:,} buttons = {game.n * game.m:,}, over the {DENSE_MAX_WORK:,} "
+            f"the dense elimination takes")
 
 
 def eliminate(game: PressSystem) -> Elimination:
@@ -181,16 +190,16 @@ def eliminate(game: PressSystem) -> Elimination:
     Raises
     ------
     BoardTooLargeError
-        Above :data:`DENSE_MAX_CELLS` cells or buttons (light chasing covers large plus boards).
+        Over :data:`~flipgame.core.limits.DENSE_MAX_WORK` cells x buttons (light chasing covers large plus
+        boards).
     """
     return _eliminate(game.normal if game.goal == "board" else game)
 
 
 @lru_cache(maxsize=64)
 def _eliminate(game: PressSystem) -> Elimination:
-    if max(game.n, game.m) > DENSE_MAX_CELLS:
-        raise BoardTooLargeError(f"{_count(game)}; dense elimination allows at most {DENSE_MAX_CELLS} "
-                                 f"(light chasing covers larger plus boards without wrap)")
+    if why := dense_refusal(game):
+        raise BoardTooLargeError(f"{why} (light chasing covers larger plus boards without wrap)")
     # Row i of A: the presses that flip cell i.  (Symmetric for the plus
     # neighbourhood, but nothing relies on it: stencils may be lopsided.)
     return gauss_jordan([sum(1 << j for j in game.flippers[i]) for i in range(game.n)], game.m)
@@ -199,7 +208,7 @@ def _eliminate(game: PressSystem) -> Elimination:
 def consistency_rows(game: Game) -> tuple[int, ...]:
     """A basis of the vectors ``c`` with ``c^T A = 0`` (every press flips an even number of c's cells).
 
-    Up to :data:`DENSE_MAX_CELLS` cells: the zero rows of the dense elimination.
+    Up to :data:`~flipgame.core.limits.DENSE_MAX_WORK` cells x buttons: the zero rows of the dense elimination.
     Above, on plus boards without wrap: the quiet patterns of light chasing
     (``A`` is symmetric there, so ``A c = 0`` is ``c^T A = 0``).  Cached
     through the eliminations.  Running time O(n^3 / w) dense, O(side * n)
@@ -208,9 +217,9 @@ def consistency_rows(game: Game) -> tuple[int, ...]:
     Raises
     ------
     BoardTooLargeError
-        Above :data:`DENSE_MAX_CELLS` cells on rules light chasing does not fit.
+        Over that work, on rules light chasing does not fit.
     """
-    if max(game.n, game.m) <= DENSE_MAX_CELLS:
+    if dense_refusal(game) is None:
         return eliminate(game).checks
     if not game.chaseable:
         method_for(game, "dense")  # raises the error naming the limit
@@ -364,10 +373,10 @@ def method_for(game: Game, method: str = "auto") -> str:
         if min(game.rows, game.cols) > CHASE_MAX_SIDE:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")
-    elif max(game.n, game.m) > DENSE_MAX_CELLS:
+    elif why := dense_refusal(game):
         hint = "" if game.chaseable else " (light chasing, for larger boards, needs the plus neighbourhood " \
                                           "without wrap)"
-        raise BoardTooLargeError(f"{_count(game)}; dense elimination allows at most {DENSE_MAX_CELLS}{hint}")
+        raise BoardTooLargeError(f"{why}{hint}")
     return method
 
 

@@ -3,7 +3,7 @@
 Policy (from the measured crossover, ``flipgame study --strategies``; docs/results.md "Which strategy when"):
 
 1. **gauss** whenever the algebra takes the rules (dense elimination up to
-   2500 cells, any neighbourhood and wrap; light chasing for the plus
+   2500 x 2500 cells x buttons, any neighbourhood and wrap; light chasing for the plus
    neighbourhood without wrap, any size) and the nullity ``k`` is at most
    ``max_nullity`` (by default: at most 32, 2**32 null-space combinations in
    :data:`flipgame.backends.gauss.NULLITY_32_SECONDS`, or above that, up to 48,
@@ -15,7 +15,7 @@ Policy (from the measured crossover, ``flipgame study --strategies``; docs/resul
    decides solvability at any nullity without enumerating.
 3. **sat-xor** (CryptoMiniSat with native XOR clauses) otherwise: a solvable
    board at a nullity over that, or rules the algebra does not take
-   (e.g. a king or toroidal board over 2500 cells).  It is the fastest search
+   (e.g. a king or toroidal board over 50x50).  It is the fastest search
    strategy measured (18x18 unique-solution boards in 0.1-0.2 s, where CP-SAT
    found nothing in 20 s), within ``time_limit``.
 4. **ilp-scip** when sat refuses the board (its model over ``memory_limit``).
@@ -51,7 +51,7 @@ from flipgame.algebra import gf2 as algebra
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
 from flipgame.backends.gauss import DEFAULT_MAX_NULLITY, NULLITY_32_SECONDS
 from flipgame.backends.result import BatchSolution, Solution
-from flipgame.backends.strategies import STRATEGIES
+from flipgame.backends.strategies import BUILTIN
 from flipgame.core.errors import BoardTooLargeError, RefusedError
 from flipgame.model.system import PressSystem
 
@@ -68,7 +68,7 @@ class Plan:
     Attributes
     ----------
     strategy : str
-        A key of :data:`flipgame.backends.strategies.STRATEGIES`.
+        A key of :data:`flipgame.backends.strategies.BUILTIN`.
     why : str
         One sentence: the rule, size and nullity that decided it.
     nullity : int or None
@@ -89,7 +89,7 @@ def _search(game: PressSystem, options: dict, why: str) -> tuple[str, str]:
     that takes ``game``; raises RefusedError if none."""
     reasons = []
     for name in SEARCH_ORDER if game.binary else COUNTS_SEARCH_ORDER:
-        refused = STRATEGIES[name].refusal(game, memory_limit=options.get("memory_limit", MEMORY_LIMIT.default))
+        refused = BUILTIN[name].refusal(game, memory_limit=options.get("memory_limit", MEMORY_LIMIT.default))
         if refused is None:
             skipped = "".join(f"; {r}" for r in reasons)
             return name, f"{why}{skipped}: {name} (search, time limit {_limit(game, options)})"
@@ -134,7 +134,7 @@ def plan(game: PressSystem, options: dict | None = None) -> Plan:
     if not game.binary:
         return _plan_counts(game, options)
     max_k = options.get("max_nullity")
-    refused = STRATEGIES["gauss"].refusal(game)
+    refused = BUILTIN["gauss"].refusal(game)
     if refused is None:
         k = algebra.nullity(game)
         method = algebra.method_for(game)
@@ -161,7 +161,7 @@ def _plan_counts(game: PressSystem, options: dict) -> Plan:
     """The plan beyond two states: gauss over Z_k when its coset fits the enumeration budget, else search."""
     if game.states is None:
         why = f"{game.kind} are integer programs"
-    elif (refused := STRATEGIES["gauss"].refusal(game)) is not None:
+    elif (refused := BUILTIN["gauss"].refusal(game)) is not None:
         why = refused
     else:
         try:
@@ -207,7 +207,7 @@ class Auto(Backend):
 
     def _run(self, name: str, game: PressSystem, board: int, options: dict) -> Solution:
         """Board ``board`` by strategy ``name``, passing on those of auto's options its backend declares."""
-        s = STRATEGIES[name]
+        s = BUILTIN[name]
         return s.run(game, board, **s.declared(options))
 
     @staticmethod
@@ -257,7 +257,7 @@ class Auto(Backend):
         if p.strategy != "gauss":
             out = super().solve_batch(game, boards, **opts)
             return out.with_time(out.seconds, why=p.why)
-        gauss = STRATEGIES["gauss"]
+        gauss = BUILTIN["gauss"]
         if game.binary:
             opts["max_nullity"] = max(p.nullity or 0, opts["max_nullity"] or 0)
         gopts = gauss.method.accept(game, gauss.call_options(**gauss.declared(opts)))

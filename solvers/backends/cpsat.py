@@ -38,7 +38,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.models import CountsModel, Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.core.errors import RulesError
-from flipgame.core.limits import MODEL_MAX_CELLS
+from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.encode.chase import chase_rows
 from flipgame.encode.congruence import CongruenceRows
 from flipgame.model.system import PressSystem
@@ -82,7 +82,8 @@ class CpSatModel(Model):
 
     backend = "cpsat"
 
-    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, workers: int = 1, formulation: str = "auto"):
+    def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, workers: int = 1,
+                 formulation: str = "auto"):
         super().__init__(game)
         from ortools.sat.python import cp_model
 

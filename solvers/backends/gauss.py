@@ -37,7 +37,7 @@ place of the elimination.  Its matrices are estimated before anything is built
 :data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS` (Unknown), and Ctrl-C
 stops it between row operations.  (gauss has no ``time_limit`` or
 ``memory_limit`` option: two-state boards are bounded by ``max_nullity`` and
-:data:`~flipgame.core.limits.DENSE_MAX_CELLS`.)
+:data:`~flipgame.core.limits.DENSE_MAX_WORK`.)
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from flipgame.algebra import gf2 as algebra
 from flipgame.backends.base import Backend, Option, interruptible, kind_of
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError, NullityTooLargeError, RefusedError
-from flipgame.core.limits import BOARD_MAX_CELLS, DENSE_MAX_CELLS, MEMORY_LIMIT_GIB, TIME_LIMIT_DEFAULT_SECONDS
+from flipgame.core.limits import BOARD_MAX_CELLS, DENSE_MAX_WORK, MEMORY_LIMIT_GIB, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.model.system import PressSystem
 
 DEFAULT_MAX_NULLITY = 32
@@ -98,7 +98,7 @@ class Gauss(Backend):
                "and the lightest solution so far) and resume from it when FILE is given again; a file of "
                "another board or rules is refused (flipgame solve --checkpoint)", flag=""),
         Option("method", str, "auto",
-               f"auto, dense (n x n elimination, any rules, <= {DENSE_MAX_CELLS} cells) or chase (light chasing: "
+               f"auto, dense (elimination, any rules, cells x buttons <= {DENSE_MAX_WORK:,}) or chase (light chasing: "
                "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
     )
 

@@ -36,7 +36,7 @@ from flipgame.backends.models import CountsModel, Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.backends.scip import ScipModel, scip_parameters
 from flipgame.core.errors import RefusedError
-from flipgame.core.limits import MODEL_MAX_CELLS
+from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.encode.congruence import CongruenceRows
 from flipgame.model.system import PressSystem
 
@@ -120,7 +120,7 @@ class IlpModel(Model):
 
     backend = "ilp"
 
-    def __init__(self, game: PressSystem, *, solver: str = "SCIP", time_limit: float = 10.0):
+    def __init__(self, game: PressSystem, *, solver: str = "SCIP", time_limit: float = TIME_LIMIT_DEFAULT_SECONDS):
         super().__init__(game)
         from ortools.linear_solver import pywraplp
 
@@ -210,7 +210,7 @@ class IlpScipModel(ScipModel):
 
     backend = "ilp"
 
-    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, solver: str = "SCIP"):
+    def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, solver: str = "SCIP"):
         super().__init__(game, time_limit=time_limit, formulation="auto")
 
 

@@ -32,7 +32,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.ilp import BASE_BYTES, BYTES_PER_CELL, BYTES_PER_ENTRY
 from flipgame.backends.models import Model, ModelBackend
 from flipgame.backends.scip import MipModel, ScipModel
-from flipgame.core.limits import MODEL_MAX_CELLS
+from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.core.native import quiet_stdout
 from flipgame.model.system import PressSystem
 
@@ -42,7 +42,7 @@ SOLVERS = ("scip", "highs")
 class HighsModel(MipModel):
     """The MIP in HiGHS (highspy), re-used across boards."""
 
-    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, solver: str = "highs"):
+    def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, solver: str = "highs"):
         super().__init__(game, time_limit)
         import highspy
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, no_canonical
 from flipgame.backends.models import Model, ModelBackend
 from flipgame.backends.result import Status
+from flipgame.core.limits import TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.model.system import PressSystem
 
 BYTES_PER_CELL = 4_000
@@ -28,7 +29,7 @@ class ExactModel(Model):
 
     backend = "pb"
 
-    def __init__(self, game: PressSystem, *, time_limit: float = 10.0):
+    def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS):
         super().__init__(game)
         import exact
 

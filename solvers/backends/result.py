@@ -164,11 +164,13 @@ class BatchSolution:
 
     @classmethod
     def empty(cls, backend: str, boards: np.ndarray, m: int | None = None) -> BatchSolution:
-        """All-UNKNOWN arrays for ``boards`` (uint64 shape (k,), or int64 shape (k, n) with ``m`` buttons),
-        to be filled in by a backend."""
+        """All-UNKNOWN arrays for ``boards`` (uint64 shape (k,), an object array of Python ints above 64 cells,
+        or int64 shape (k, n) with ``m`` buttons), to be filled in by a backend."""
         boards = np.asarray(boards)
         k = len(boards)
-        if boards.ndim == 1:
+        if boards.dtype == object:  # Python ints above 64 cells
+            presses, target = np.zeros(k, dtype=object), np.zeros(k, dtype=object)
+        elif boards.ndim == 1:
             boards = boards.astype(np.uint64, copy=False)
             presses, target = np.zeros(k, dtype=np.uint64), np.zeros(k, dtype=np.uint64)
         else:

@@ -53,7 +53,7 @@ from flipgame.backends.models import Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.backends.sat_engines import CryptoMiniSat, PySat, wait_for
 from flipgame.core.errors import OptionError
-from flipgame.core.limits import MODEL_MAX_CELLS
+from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.model.system import PressSystem
 
 SOLVERS = ("glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm", "maplesat",
@@ -94,7 +94,7 @@ class SatModel(Model):
 
     backend = "sat"
 
-    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, engine: str = "xor",
+    def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, engine: str = "xor",
                  solver: str = DEFAULT_SOLVER, cardinality: str = "auto", descent: str = "linear"):
         super().__init__(game)
         from pysat.formula import IDPool

@@ -30,6 +30,7 @@ import time
 
 from flipgame.backends.models import Model
 from flipgame.backends.result import Status
+from flipgame.core.limits import TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.encode.chase import chase_rows
 from flipgame.model.system import PressSystem
 
@@ -95,7 +96,7 @@ class MipModel(Model):
 
     backend = "mip"
 
-    def __init__(self, game: PressSystem, time_limit: float = 10.0):
+    def __init__(self, game: PressSystem, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS):
         super().__init__(game)
         self.time_limit = time_limit
         self._deadline = 0.0
@@ -152,7 +153,7 @@ class ScipModel(MipModel):
         The rows (module docstring); ``chase`` needs a plus grid without wrap (ValueError otherwise).
     """
 
-    def __init__(self, game: PressSystem, *, time_limit: float = 10.0, solver: str = "scip",
+    def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, solver: str = "scip",
                  formulation: str = "cells"):
         super().__init__(game, time_limit)
         import pyscipopt

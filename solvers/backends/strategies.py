@@ -1,19 +1,21 @@
-"""Strategies: named backend variants (a backend and fixed options), registered once in :data:`STRATEGIES`.
+"""Strategies: named backend variants (a backend and fixed options); the built-in ones in :data:`BUILTIN`.
 
 A strategy is what the study compares and what the ``auto`` backend picks
 from: ``sat-xor-binary`` is the ``sat`` backend with ``engine="xor"`` and
-``descent="binary"``.  Whether a strategy takes a rule set is the gate's own
+``descent="binary"``.  Whether a strategy takes a rule set is the backend's own
 answer (:meth:`flipgame.backends.base.Backend.accept`), so a strategy never claims
 boards its backend would refuse.  Solving a board by a strategy from outside
-goes through the gate (:func:`flipgame.gate.session.solve_strategy`); the ``auto``
-backend, below the gate, runs its strategies with :meth:`Strategy.run`.
+goes through the pipeline (:func:`flipgame.pipeline.gate.solve_strategy`); the ``auto``
+backend, below it, runs its strategies with :meth:`Strategy.run`.  The built-in
+strategies are :data:`BUILTIN`; the one table of every strategy, those registered at run
+time included, is :data:`flipgame.backends.registry.STRATEGIES`.
 
 >>> from flipgame import Game
->>> STRATEGIES["sat-xor-binary"].options["descent"]
+>>> BUILTIN["sat-xor-binary"].options["descent"]
 'binary'
->>> STRATEGIES["gauss-chase"].applies(Game(5, 5, wrap=True))
+>>> BUILTIN["gauss-chase"].applies(Game(5, 5, wrap=True))
 False
->>> STRATEGIES["bfs"].refusal(Game(6, 6)) is not None
+>>> BUILTIN["bfs"].refusal(Game(6, 6)) is not None
 True
 """
 
@@ -26,10 +28,8 @@ from types import MappingProxyType
 import numpy as np
 
 from flipgame.backends.base import Backend
-from flipgame.backends.external import Program
 from flipgame.backends.result import BatchSolution, Solution
 from flipgame.core.errors import RefusedError, RulesError
-from flipgame.gate.registry import ALIASES, get_backend
 from flipgame.model.system import PressSystem
 
 
@@ -57,10 +57,17 @@ class Strategy:
     def __post_init__(self):
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
 
+    def __reduce__(self):
+        """Pickled with its options as a plain dict (a ``mappingproxy`` does not pickle): a strategy travels to
+        a worker process, registered or not."""
+        return type(self), (self.name, self.backend, dict(self.options), self.summary)
+
     @property
     def method(self) -> Backend:
-        """The registered backend this strategy runs (:data:`flipgame.gate.registry.BACKENDS`)."""
-        return get_backend(self.backend)
+        """The registered backend this strategy runs (:data:`flipgame.backends.registry.BACKENDS`)."""
+        from flipgame.backends.registry import BACKENDS  # the registry imports this module: looked up at call time
+
+        return BACKENDS[self.backend]
 
     @property
     def timed(self) -> bool:
@@ -108,17 +115,7 @@ class Strategy:
         return self.method.solve(game, board, **options)
 
 
-STRATEGIES: dict[str, Strategy] = {}
-"""Strategy name -> strategy, in the order the study lists them."""
-
-
-def register(strategy: Strategy) -> Strategy:
-    """Add ``strategy`` to :data:`STRATEGIES` (replacing one of that name)."""
-    STRATEGIES[strategy.name] = strategy
-    return strategy
-
-
-for _s in (
+BUILTIN: dict[str, Strategy] = {s.name: s for s in (
     Strategy("gauss", "gauss", {}, "GF(2) elimination (dense, or light chasing above 1024 plus cells), then "
              "the minimum over the null space"),
     Strategy("gauss-chase", "gauss", {"method": "chase"}, "light chasing only (plus neighbourhood, no wrap)"),
@@ -159,45 +156,16 @@ for _s in (
                                  "version": "cbc -quit"},
              "COIN-OR CBC (program) on the MPS, no cuts (they cost more than they save on these models), its "
              "solution file"),
-):
-    register(_s)
+)}
+"""The strategies flipgame itself defines, in the order the study lists them (a strategies file may not
+reuse their names)."""
 
 EXTERNAL = ("cadical", "cryptominisat5", "minisat", "picosat", "cbc")
 """The strategies that run a Debian package's program."""
-BUILTIN = frozenset(STRATEGIES)
-"""The strategies flipgame itself registers (a strategies file may not reuse their names)."""
 PROGRAM_KEYS = ("command", "format", "answer", "version")
 """The ``external`` options that define a program: a strategy fixes them, a flag does not change them."""
 SOLVER_CMD = "external"
 """The strategy name of ``--solver-cmd`` (``study --strategies gauss,external --solver-cmd ...``)."""
-
-
-def solver_cmd_strategy(command: str, fmt: str = "cnf", answer: str = "auto", version: str = "") -> Strategy:
-    """The strategy for ``--solver-cmd COMMAND --solver-format FMT``, registered as :data:`SOLVER_CMD`.
-
-    Raises OptionError for a command or format the ``external`` backend does not take."""
-    Program(command, fmt, answer)
-    return register(Strategy(SOLVER_CMD, "external", {"command": command, "format": fmt, "answer": answer,
-                                                      "version": version},
-                             f"external program: {command} ({fmt})"))
-
-
-def portable(name: str) -> tuple | None:
-    """A strategy registered at run time (a strategies file, ``--solver-cmd``) as a plain picklable tuple
-    ``(name, backend, options, summary)`` for a worker process to register (:func:`ensure_registered`);
-    None for a built-in strategy or a backend, which every process has."""
-    s = STRATEGIES.get(name)
-    if s is None or name in BUILTIN:
-        return None
-    return s.name, s.backend, dict(s.options), s.summary
-
-
-def ensure_registered(definition: tuple) -> None:
-    """Register the strategy of :func:`portable` in this process unless it is there already."""
-    name, backend, options, summary = definition
-    s = STRATEGIES.get(name)
-    if s is None or s.backend != backend or dict(s.options) != options:
-        register(Strategy(name, backend, options, summary))
 
 
 class StrategyBackend(Backend):
@@ -206,9 +174,9 @@ class StrategyBackend(Backend):
 
     by_default = False
 
-    def __init__(self, strategy: Strategy):
+    def __init__(self, strategy: Strategy, base: Backend):
         self.strategy = strategy
-        self.base = get_backend(strategy.backend)
+        self.base = base
         self.name = strategy.name
         self.summary = strategy.summary
         self.parallel = self.base.parallel
@@ -229,18 +197,3 @@ class StrategyBackend(Backend):
 
     def solve_batch(self, game: PressSystem, boards: np.ndarray, **options) -> BatchSolution:
         return self.base.solve_batch(game, boards, **options)
-
-
-_AS_BACKEND: dict[str, StrategyBackend] = {}
-
-
-def strategy_backend(name: str) -> StrategyBackend:
-    """The strategy ``name`` as a backend (cached).  Raises KeyError for an unknown name."""
-    strategy = STRATEGIES[name]
-    cached = _AS_BACKEND.get(name)
-    if cached is None or cached.strategy is not strategy:  # new, or registered again under that name
-        cached = _AS_BACKEND[name] = StrategyBackend(strategy)
-    return cached
-
-
-ALIASES.append(strategy_backend)

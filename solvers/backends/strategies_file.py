@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 
 from flipgame.backends.external import FORMATS, Program
-from flipgame.backends.strategies import BUILTIN, SOLVER_CMD, STRATEGIES, Strategy, register
+from flipgame.backends.registry import STRATEGIES, register_strategy
+from flipgame.backends.strategies import BUILTIN, SOLVER_CMD, Strategy
 from flipgame.core.errors import FlipgameError, OptionError
 
 FILE_MAX_BYTES = 1 << 20
@@ -107,8 +108,18 @@ def load(path: str) -> list[str]:
         raise StrategiesFileError(f"--strategies-file {path}: no [name] table of a program")
     found = [_strategy(f"--strategies-file {path}: [{name}]", name, table) for name, table in data.items()]
     for s in found:
-        register(s)
+        register_strategy(s)
     return [s.name for s in found]
 
 
-__all__ = ["StrategiesFileError", "load", "STRATEGIES"]
+def solver_cmd_strategy(command: str, fmt: str = "cnf", answer: str = "auto", version: str = "") -> Strategy:
+    """The strategy for ``--solver-cmd COMMAND --solver-format FMT``, registered as :data:`SOLVER_CMD`.
+
+    Raises OptionError for a command or format the ``external`` backend does not take."""
+    Program(command, fmt, answer)
+    return register_strategy(Strategy(SOLVER_CMD, "external", {"command": command, "format": fmt, "answer": answer,
+                                                               "version": version},
+                                      f"external program: {command} ({fmt})"))
+
+
+__all__ = ["StrategiesFileError", "load", "solver_cmd_strategy", "STRATEGIES"]

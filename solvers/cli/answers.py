@@ -1,11 +1,13 @@
-"""How ``flipgame solve`` answers its cases (:class:`Stream`): cases of one game of at most 64 cells are
-gathered, up to :data:`CHUNK` of them or until the input would wait, and answered by one batch through the
-gate (:meth:`flipgame.Session.solve_batch`), their witnesses checked in bulk
-(:func:`flipgame.verify.checks.witness.check_batch`) and their answers written at once; other cases go one
-at a time through the same session.  Every answer is checked before it is written: a witness re-applied, an
-``Impossible`` against its certificate, a solver program's claim against gauss or the algebra
-(:mod:`flipgame.verify.checks.claims`).  The extra lines (``--presses``, ``--explain``, ``--stats``,
-``--certify``, pictures) are written here too.
+"""How ``flipgame solve`` answers its cases (:class:`Stream`), through the pipeline.
+
+Cases of one system that the batching policy lets share a batch (:func:`flipgame.pipeline.batching.streamable`)
+are gathered, up to :data:`~flipgame.pipeline.batching.STREAM_CHUNK` of them or until the input would wait, and
+answered by one batch (:meth:`flipgame.pipeline.session.Session.solve_batch_checked`) and written at once;
+other cases go one at a time through the same session.  Every answer comes with the referee's verdict
+(:mod:`flipgame.verify.checks.referee`), and a solver program's claim is decided by the one agreement policy
+(:func:`flipgame.pipeline.decide.check_claim`) before it is written.  The extra lines (``--presses``,
+``--explain``, ``--stats``, ``--certify``, pictures) are written here too, in the words of
+:mod:`flipgame.formats.text`.
 """
 
 from __future__ import annotations
@@ -17,81 +19,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flipgame import Game, Session
 from flipgame.algebra.coset_run import InterruptedRun
-from flipgame.algebra.gf2 import nullity
 from flipgame.backends.external import is_program
 from flipgame.backends.result import Solution, Status
 from flipgame.cli.common import ExitCode, fail, interrupted_bound
 from flipgame.core.errors import FlipgameError
-from flipgame.core.limits import ZK_DENSE_MAX_CELLS
 from flipgame.formats.judge import Case, CaseBatch, Format
-from flipgame.model.grid import format_cells
+from flipgame.formats.text import explain_impossible, presses_text, stats_line
 from flipgame.model.system import PressSystem
-from flipgame.verify.checks.witness import (
-    check_batch,
-    check_batch_impossible,
-    check_certificate,
-    check_impossible,
-    check_solution,
-)
+from flipgame.pipeline.batching import STREAM_CHUNK, streamable
+from flipgame.pipeline.decide import check_claim, unchecked_line
+from flipgame.pipeline.gate import with_certificates
+from flipgame.pipeline.session import Session
+from flipgame.verify.checks.referee import Verdict
 
-
-def explain_impossible(game: PressSystem, board, fmt: Format, certificates) -> str:
-    """Text of an Impossible certificate per goal board, each re-checked by the model.
-
-    Raises RuntimeError if a certificate fails the model's check.
-    """
-    if certificates is None:
-        if game.states is None:
-            return "(no certificate: counters are integer programs; the Impossible is the backend's word, unchecked)"
-        if not game.binary:
-            return (f"(no certificate: the diagonal form over Z_{game.states} is computed for certificates up to "
-                    f"{ZK_DENSE_MAX_CELLS:,} cells and buttons; the Impossible is the backend's word, unchecked)")
-        return "(no certificate: neither the dense elimination nor light chasing takes these rules at this size)"
-    out = []
-    for target, cert in certificates.items():
-        problem = check_certificate(game, board, target, cert)
-        if problem:
-            raise RuntimeError(f"certificate rejected by the model: {problem}")
-        if not game.binary:
-            gap = sum(c * (t - b) for c, t, b in zip(cert, target, board, strict=True)) % game.states
-            out += [f"certificate for {fmt.goal_name(game, target)}: every button adds 0 (mod {game.states}) to the "
-                    f"sum of the cells weighted as below, but reaching that goal changes it by {gap}:",
-                    game.format_board(cert)]
-            continue
-        overlap = ((board ^ target) & cert).bit_count()
-        out.append(f"certificate for {fmt.goal_name(game, target)}: every press flips an even number of the "
-                   f"cells marked x, but {overlap} of them (odd) must change")
-        out.append(format_cells(cert, game.rows, game.cols, "x", ".") if isinstance(game, Game)
-                   else "cells " + " ".join(str(i) for i in range(game.n) if cert >> i & 1))
-    return "\n".join(out)
-
-
-def presses_text(game: PressSystem, presses) -> str:
-    """A witness as ``--presses`` prints it: a two-state grid's x/. board, a k-state grid's board of press
-    counts, or on any other system ``buttons pressed: 0x1 3x2`` (0-based, in the rules' order)."""
-    if isinstance(game, Game):
-        return format_cells(presses, game.rows, game.cols, "x", ".") if game.binary else game.format_board(presses)
-    return f"buttons pressed (numbered from 0 in the rules' order, x count): {game.format_presses(presses)}"
-
-
-def stats_line(number: int, game: PressSystem, sol: Solution, fmt: Format) -> str:
-    k = sol.stats["nullity"] if "nullity" in sol.stats else nullity(game) if game.binary else None
-    extra = " ".join(f"{key}={value}" for key, value in sol.stats.items() if key != "nullity")
-    moves = "-" if sol.moves is None else sol.moves
-    goals = " or ".join(fmt.goal_name(game, t) for t in game.targets) if game.binary else game.goal
-    if isinstance(game, Game) and game.binary:
-        rules = f"{game.size} {game.neighbourhood}{' toroidal' if game.wrap else ''}, goal {goals}"
-    else:
-        rules = game.rules
-    return (f"case {number}: {rules}; {sol.status.name} presses={moves} "
-            f"nullity={'?' if k is None else k} seconds={sol.seconds:.4f} {extra}").rstrip()
-
-
-CHUNK = 1 << 16
-"""Most cases answered by one batch: every 4x4 board in one gauss batch (whose memory is bounded per step,
-whatever the batch) and one write.  Cases also go out before any read that may wait (interactive input)."""
 BATCHABLE_CACHE = 256
 """Most systems whose batchability is remembered (a stream of machines would otherwise keep every one)."""
 
@@ -129,32 +70,23 @@ class Stream:
         self.number = 0  # the case being answered (for error messages)
         self.pending: list[Case | CaseBatch] = []  # consecutive cases of one game, waiting for a batch
         self.waiting = 0  # cases in ``pending``
-        self._batchable: dict[Game, bool] = {}
-        self._last: tuple[Game | None, bool] = (None, False)  # the last game asked about (cases share one)
+        self._batchable: dict[PressSystem, bool] = {}
+        self._last: tuple[PressSystem | None, bool] = (None, False)  # the last system asked about (cases share one)
         self._plain = not (args.presses or args.explain or args.certify or args.count or args.svg or args.steps)
         self.total = 0  # presses of every answer, for a format's footer (Advent of Code's total)
 
-    def batchable(self, game: Game) -> bool:
-        """True if a batch gives this game's cases the output the per-board path gives.
-
-        Needs: at most 64 cells (uint64 boards), a backend whose batch is one vectorised call
-        (``parallel`` False: gauss, bfs), no ``--stats`` (its per-board seconds and solver
-        statistics come from single solves), and no ``max_nullity`` below the game's nullity
-        (the per-board path refuses a solvable board there; a batch would answer it).
-        """
+    def batchable(self, game: PressSystem) -> bool:
+        """True if a batch gives this system's cases the output the per-board path gives
+        (:func:`flipgame.pipeline.batching.streamable`); remembered per system."""
         if game is self._last[0]:
             return self._last[1]
         ok = self._batchable.get(game)
         if ok is None:
             if len(self._batchable) >= BATCHABLE_CACHE:  # a stream of machines, each its own system
                 self._batchable.clear()
-            ok = (game.binary and game.n <= 64 and not self.session.backend.parallel and not self.args.stats
-                  and not self.fmt.per_case and not self.args.count)
-            limit = self.session.options.get("max_nullity")
-            if ok and limit is not None:
-                k = nullity(game)
-                ok = k is not None and k <= limit
-            self._batchable[game] = ok
+            per_board = self.args.stats or self.fmt.per_case or self.args.count
+            ok = self._batchable[game] = streamable(game, self.session.backend, self.session.options,
+                                                    per_board=bool(per_board))
         self._last = (game, ok)
         return ok
 
@@ -185,28 +117,27 @@ class Stream:
                 self.flush()
         self.pending.append(item)
         self.waiting += count
-        if self.waiting >= CHUNK:
+        if self.waiting >= STREAM_CHUNK:
             self.flush()
 
     def one(self, case: Case) -> None:
         self.number = case.number
         try:
-            sol = self.session.solve(case.board, game=case.game)
+            checked = self.session.solve_checked(case.board, game=case.game)
         except InterruptedRun as exc:  # the answer line stays Unknown; the bound found so far goes to stderr
             print(self.fmt.writer(case, Solution(self.session.backend.name, Status.UNKNOWN)), flush=True)
             print(f"flipgame: case {case.number}: {interrupted_bound(case.game, case.board, exc)}", file=sys.stderr)
             raise
-        problem = check_solution(case.game, case.board, sol)
-        if not problem and is_program(self.session.backend) and not self._claim_checked(case, sol):
+        sol, verdict = checked.solution, checked.verdict
+        if is_program(self.session.backend) and verdict.check != "witness" and not self._claim_checked(case, sol,
+                                                                                                        verdict):
             return  # a program's false Impossible is its lie (a disagreement), not a rejected witness
-        self.report(case, sol, problem or check_impossible(case.game, case.board, sol))
+        self.report(case, sol, verdict.problem)
 
-    def _claim_checked(self, case: Case, sol: Solution) -> bool:
-        """A program's claimed minimum or Impossible checked (:func:`check_claim`): False, after an Error
-        line naming the lie, when it is false; a claim nothing could check is named so on stderr."""
-        from flipgame.verify.proofs.claims import check_claim, unchecked_line  # programs only: not on the judge path
-
-        claim = check_claim(case.game, case.board, sol, prove=not self.args.certify)
+    def _claim_checked(self, case: Case, sol: Solution, verdict: Verdict) -> bool:
+        """A program's claimed minimum or Impossible decided by the agreement policy (:func:`check_claim`): False,
+        after an Error line naming the lie, when it is false; a claim nothing could check is named so on stderr."""
+        claim = check_claim(case.game, case.board, sol, referee_problem=verdict.problem, prove=not self.args.certify)
         if claim.problem:
             print("Error", flush=True)
             fail(ExitCode.DISAGREEMENT, f"{self.name}: case {case.number}: {claim.problem}")
@@ -216,23 +147,23 @@ class Stream:
         return not claim.problem
 
     def flush(self) -> None:
-        """Answer the cases waiting: one batch, one witness check, one write."""
+        """Answer the cases waiting: one batch, checked by the referee at once, one write."""
         items, self.pending, self.waiting = self.pending, [], 0
         if not items:
             return
         game = items[0].game
         cases = _Cases(items)
-        if len(cases) == 1 and not isinstance(game, Game):  # a machine of its own (poj1830, aoc2025-10)
+        if len(cases) == 1:  # one case (a machine of its own, or an interactive line): the one-board path
             self.one(cases[0])
             return
         self.number = cases.first
         try:
-            batch = self.session.solve_batch(cases.boards, game)
+            got = self.session.solve_batch_checked(cases.boards, game)
         except FlipgameError:  # answer one by one: the error then names its case, after the answers before it
             for case in cases:
                 self.one(case)
             return
-        bad = check_batch(game, batch) | check_batch_impossible(game, batch)
+        batch, bad = got.batch, got.verdict.bad
         decided = (batch.status == Status.OPTIMAL) | (batch.status == Status.INFEASIBLE)
         if self._plain and not bad.any() and decided.all():
             self.total += int(batch.moves[batch.status == Status.OPTIMAL].sum())
@@ -242,10 +173,8 @@ class Stream:
             return
         for i, case in enumerate(cases):
             self.number = case.number
-            sol = self.session.solution(batch, i, game)
-            problem = (check_solution(game, case.board, sol) or check_impossible(game, case.board, sol)
-                       or "rejected by the batch check") if bad[i] else None
-            self.report(case, sol, problem)
+            checked = got.checked(i, game)
+            self.report(case, with_certificates(game, case.board, checked.solution), checked.verdict.problem)
 
     def extra_lines(self, case: Case, sol: Solution) -> None:
         """The --presses, --count and --explain lines of one answer."""
@@ -255,7 +184,7 @@ class Stream:
         if args.count and sol.status in (Status.OPTIMAL, Status.INFEASIBLE):
             print(f"solutions {sol.stats.get('solutions', 0 if sol.status is Status.INFEASIBLE else 'unknown')}")
         if args.explain and sol.status is Status.INFEASIBLE:
-            print(explain_impossible(game, case.board, self.fmt, sol.certificates))
+            print(explain_impossible(game, case.board, self.fmt.goal_name, sol.certificates))
         if args.steps or args.svg:
             from flipgame.formats import svg  # drawing only: not on the judge path
         if args.steps and sol.success:
@@ -305,6 +234,6 @@ class Stream:
                 self.worst = max(self.worst, ExitCode.INCOMPLETE)
         sys.stdout.flush()
         if args.stats:
-            print(stats_line(number, game, sol, fmt), file=sys.stderr)
+            print(stats_line(number, game, sol, fmt.goal_name), file=sys.stderr)
 
 

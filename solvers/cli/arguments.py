@@ -6,9 +6,8 @@ from __future__ import annotations
 import argparse
 import re
 
-from flipgame.core.limits import ARGUMENT_MAX_DIGITS, BOARD_MAX_CELLS, TIME_LIMIT_MAX_SECONDS
+from flipgame.core.limits import ARGUMENT_MAX_DIGITS, BOARD_MAX_CELLS, NUMBER_DIGITS, TIME_LIMIT_MAX_SECONDS
 from flipgame.core.limits import STATES_MAX as MAX_STATES
-from flipgame.model.rules import NUMBER_DIGITS
 from flipgame.model.system import is_number
 
 MAX_CELLS = BOARD_MAX_CELLS

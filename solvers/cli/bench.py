@@ -8,8 +8,7 @@ import platform
 import sys
 from pathlib import Path
 
-from flipgame import BACKENDS, Board, Game, solve_batch
-from flipgame.backends.strategies import STRATEGIES
+from flipgame.backends.registry import BACKENDS, STRATEGIES
 from flipgame.cli.arguments import count_up_to, positive_seconds
 from flipgame.cli.common import (
     ExitCode,
@@ -25,8 +24,9 @@ from flipgame.core.errors import FlipgameError
 from flipgame.core.limits import JOBS_MAX, STARTUP_RUNS_MAX, TIMED_BOARDS_MAX
 from flipgame.core.measured import MEASURED_FILE
 from flipgame.core.tables import format_table
-from flipgame.gate.session import solve_strategy
+from flipgame.model.grid import Board, Game
 from flipgame.model.puzzles import B18, P14
+from flipgame.pipeline.gate import solve_batch, solve_strategy
 from flipgame.study.measure import (
     REFERENCE_TIMEOUT,
     markdown,

@@ -13,15 +13,16 @@ import os
 import sys
 from collections.abc import Sequence
 
-from flipgame import BACKENDS, Backend, Game, get_backend
 from flipgame.backends import strategies, strategies_file
-from flipgame.backends.strategies import STRATEGIES, StrategyBackend
+from flipgame.backends.base import Backend
+from flipgame.backends.registry import BACKENDS, STRATEGIES, get_backend
+from flipgame.backends.strategies import StrategyBackend
 from flipgame.cli.arguments import MAX_CELLS, board_size, goal_arg, states_arg
 from flipgame.core.errors import BoardFormatError, RulesError
 from flipgame.core.text import one_line
 from flipgame.formats.judge import FORMATS
 from flipgame.formats.lines import LineSource
-from flipgame.model.grid import NEIGHBOURHOODS
+from flipgame.model.grid import NEIGHBOURHOODS, Game
 from flipgame.model.rules import from_json, read_edge_list
 from flipgame.model.system import PressSystem
 
@@ -252,8 +253,8 @@ def register_programs(argv: Sequence[str]) -> None:
     for path in known.strategies_file:
         strategies_file.load(path)
     if known.solver_cmd is not None:
-        strategies.solver_cmd_strategy(known.solver_cmd, known.solver_format or "cnf", known.solver_answer or "auto",
-                                       known.solver_version or "")
+        strategies_file.solver_cmd_strategy(known.solver_cmd, known.solver_format or "cnf",
+                                            known.solver_answer or "auto", known.solver_version or "")
 
 
 def strategy_options(names: Sequence[str], args) -> dict[str, dict]:

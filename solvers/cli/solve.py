@@ -15,8 +15,7 @@ import argparse
 import dataclasses
 import sys
 
-from flipgame import BACKENDS, Game, Session
-from flipgame.backends.strategies import STRATEGIES
+from flipgame.backends.registry import BACKENDS, STRATEGIES
 from flipgame.cli.answers import Stream
 from flipgame.cli.common import (
     ExitCode,
@@ -31,9 +30,12 @@ from flipgame.cli.common import (
     writable_path,
 )
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
-from flipgame.core.limits import TIME_LIMIT_MAX_SECONDS
+from flipgame.core.limits import CERTIFY_SECONDS, TIME_LIMIT_MAX_SECONDS
 from flipgame.formats.judge import FORMATS, Case, Format, aoc_reader
 from flipgame.formats.lines import LineSource
+from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
+from flipgame.pipeline.session import Session
 
 
 def add_parser(sub) -> None:
@@ -67,8 +69,9 @@ def add_parser(sub) -> None:
                    help="after each number, prove it minimal: a DRAT proof that no smaller press set reaches a "
                         "goal, checked by an independent checker (dratify); one line per case")
     p.add_argument("--certify-time-limit", type=float, default=None, metavar="SECONDS",
-                   help=f"seconds per case for --certify (default 10, at most {TIME_LIMIT_MAX_SECONDS:,.0f}); past it "
-                        f"the certification line says 'unknown: certification not finished within N s'")
+                   help=f"seconds per case for --certify (default {CERTIFY_SECONDS:g}, at most "
+                        f"{TIME_LIMIT_MAX_SECONDS:,.0f}); past it the certification line says 'unknown: certification "
+                        f"not finished within N s'")
     p.add_argument("--proof-dir", metavar="DIR",
                    help="with --certify: write each case's CNF (DIMACS) and proof (DRAT) here")
     p.add_argument("--checkpoint", metavar="FILE",
@@ -108,13 +111,13 @@ def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
     except FlipgameError as exc:
         return str(exc)
     if args.certify_time_limit is None:
-        args.certify_time_limit = 10.0
+        args.certify_time_limit = CERTIFY_SECONDS
     if not 0 < args.certify_time_limit <= TIME_LIMIT_MAX_SECONDS:
         return f"--certify-time-limit must be a number of seconds above 0 and at most {TIME_LIMIT_MAX_SECONDS:,.0f}"
     return None
 
 
-def _session(args: argparse.Namespace, fmt: Format) -> tuple[Game, Session]:
+def _session(args: argparse.Namespace, fmt: Format) -> tuple[PressSystem, Session]:
     """The rules and a session that has validated every option (and, when the size is known, that the
     backend takes it) before input is read.  Raises RefusedError or another FlipgameError."""
     if args.strategy and args.backend:
@@ -151,7 +154,7 @@ def _open_input(path: str):
     return open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115 - the caller closes it
 
 
-def _answer_all(stream: Stream, fmt: Format, lines: LineSource, rules: Game, args: argparse.Namespace,
+def _answer_all(stream: Stream, fmt: Format, lines: LineSource, rules: PressSystem, args: argparse.Namespace,
                 name: str) -> ExitCode:
     """Read and answer every case; a bad case is reported after the answers before it."""
     try:

@@ -11,17 +11,19 @@ import sys
 import time
 
 from flipgame.algebra.minweight import MAX_NULLITY
-from flipgame.backends.strategies import PROGRAM_KEYS, STRATEGIES
+from flipgame.backends.registry import STRATEGIES
+from flipgame.backends.strategies import PROGRAM_KEYS
 from flipgame.cli import common
 from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
 from flipgame.cli.common import ExitCode, fail, name_list, option_flags, strategy_names, writable_path
 from flipgame.core.errors import FlipgameError, OptionError, RefusedError, RulesError
 from flipgame.core.limits import BOARDS_PER_SIZE_MAX, MEMORY_LIMIT_GIB, TIMED_BOARDS_MAX
+from flipgame.model.boards import BoardSet
 from flipgame.study import all_lit
 from flipgame.study import metrics as study_metrics
 from flipgame.study.compare import compare_strategies
 from flipgame.study.environment import machine_line
-from flipgame.study.families import FAMILIES
+from flipgame.study.families import FAMILIES, RULES_FAMILY
 from flipgame.study.family_table import table_format, write_table
 from flipgame.study.figures import TOP_DEFAULT, Context, figure_format, plot_cactus, plot_scatter, plot_strategies
 from flipgame.study.records import write_csv
@@ -101,8 +103,9 @@ def add_parser(sub) -> None:
     sp.add_argument("--json", action="store_true", help="print everything as JSON instead of text")
     group = sp.add_argument_group("strategies x families (--strategies)")
     group.add_argument("--strategies", type=strategy_names, nargs="?", const="all", metavar="all|LIST",
-                       help="run these strategies (default all) across the families; the rule options and "
-                            "--backends do not apply")
+                       help="run these strategies (default all) across the families, or with rule options "
+                            "(--rules, --size, --states, ...) on --boards random boards of that one rule set; "
+                            "--backends does not apply")
     group.add_argument("--families", type=_families, metavar="all|LIST",
                        help=f"instance families (default all: {', '.join(FAMILIES)})")
     group.add_argument("--sizes", type=_sizes, metavar="N,N,...",
@@ -310,9 +313,7 @@ def _strategy_limits(args: argparse.Namespace) -> tuple[float, float | None]:
         A flag that does not apply with ``--strategies`` (each family fixes its rules and each strategy its
         backend options), or a limit that is not a positive number.
     """
-    given = [f for f, v in (("--size", args.size), ("--goal", args.goal), ("--target", args.target),
-                            ("--stencil", args.stencil), ("--backends", args.backends)) if v is not None]
-    given += ["--wrap"] * args.wrap + ["--neighbourhood"] * (args.neighbourhood != "plus")
+    given = ["--backends"] if args.backends is not None else []
     limits = {"time_limit": STRATEGY_TIME_LIMIT, "memory_limit": MEMORY_LIMIT_GIB}
     for flag, owners in option_flags().items():
         value = getattr(args, "opt_" + flag[2:].replace("-", "_"), None)
@@ -329,8 +330,8 @@ def _strategy_limits(args: argparse.Namespace) -> tuple[float, float | None]:
             given.append(flag)
     if given:
         raise argparse.ArgumentTypeError(
-            f"{', '.join(given)} do not apply with --strategies: each family fixes its rules and each strategy its "
-            f"backend options (use --families, --sizes, --boards, --time-limit, --memory-limit, --budget)")
+            f"{', '.join(given)} do not apply with --strategies: each strategy fixes its backend options (use "
+            f"--time-limit, --memory-limit, --budget)")
     return limits["time_limit"], limits["memory_limit"]
 
 
@@ -355,7 +356,11 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
     except (argparse.ArgumentTypeError, RulesError) as exc:
         return fail(ExitCode.USAGE, str(exc))
     try:
-        plan = _suite_plan(args)
+        plan = _rules_plan(args)
+    except FlipgameError as exc:
+        return fail(ExitCode.USAGE, str(exc))
+    try:
+        plan = plan or _suite_plan(args)
     except FileNotFoundError as exc:
         return fail(ExitCode.USAGE, f"--suite {args.suite}: no {os.path.basename(exc.filename or 'manifest.json')} "
                                     f"(expected a folder written by `flipgame export-suite DIR`)")
@@ -364,7 +369,7 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
                                     + (f": {exc.filename}" if getattr(exc, "filename", None) else ""))
     st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards or 2,
                             time_limit=time_limit, budget=args.budget, seed=args.seed or 0, progress=_progress,
-                            plan=plan, source=f"suite {args.suite}" if plan else "families", run_all=args.run_all,
+                            plan=plan, source=_source(args, plan), run_all=args.run_all,
                             isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit)
     failed = _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args) or _write_metrics(st, args)
     if failed:
@@ -394,6 +399,47 @@ def _suite_plan(args: argparse.Namespace) -> list | None:
     if not plan:
         raise ValueError(f"{args.suite} has no instance")
     return plan
+
+
+RULE_FLAGS = ("rules", "states", "size", "goal", "target", "stencil")
+"""The rule options that, with ``--strategies``, choose the one rule set the strategies run on."""
+
+
+def _rule_flags(args: argparse.Namespace) -> list[str]:
+    """The rule options given on the command line."""
+    given = [f"--{f}" for f in RULE_FLAGS if getattr(args, f) is not None]
+    return given + ["--wrap"] * args.wrap + ["--neighbourhood"] * (args.neighbourhood != "plus")
+
+
+def _rules_plan(args: argparse.Namespace) -> list | None:
+    """With rule options: ``--boards K`` random boards (``--seed``) of that one rule set, as the family
+    ``rules``; None without them.
+
+    Raises
+    ------
+    FlipgameError
+        Rule options with --families, --sizes or --suite (which choose their own rules), or bad rules.
+    """
+    given = _rule_flags(args)
+    if not given:
+        return None
+    clash = [f"--{f}" for f in ("families", "sizes", "suite") if getattr(args, f) is not None]
+    if clash:
+        raise RulesError(f"{', '.join(given)} give the one rule set the strategies run on; {', '.join(clash)} "
+                         f"choose generated ones: give one or the other")
+    game = common.game_from_args(args)
+    side = game.rows if game.shape and game.rows == game.cols else game.n
+    boards = BoardSet.sample(game, args.boards or 2, args.seed or 0)
+    return [(RULES_FAMILY, side, game, i, board) for i, board in enumerate(boards)]
+
+
+def _source(args: argparse.Namespace, plan: list | None) -> str:
+    """Where the instances come from, for the report: a suite, the given rules, or the families."""
+    if args.suite is not None:
+        return f"suite {args.suite}"
+    if plan:
+        return f"rules {args.rules}" if args.rules else f"rules {plan[0][2].rules}"
+    return "families"
 
 
 def _write_metrics(st, args: argparse.Namespace) -> ExitCode | None:

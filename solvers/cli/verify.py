@@ -6,10 +6,7 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
-from flipgame import BACKENDS, get_backend, prepare
-from flipgame.backends.strategies import STRATEGIES
+from flipgame.backends.registry import BACKENDS, STRATEGIES, get_backend
 from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
 from flipgame.cli.common import (
     ExitCode,
@@ -29,7 +26,10 @@ from flipgame.cli.progress import ProgressLog, restore_ctrl_c, second_ctrl_c_end
 from flipgame.core.errors import FlipgameError, RefusedError
 from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS, JOBS_MAX
 from flipgame.core.measured import quote
-from flipgame.verify.run.harness import SCHEDULER_TIMEOUT, open_executor, run_agreement, state_boards
+from flipgame.model.boards import BoardSet
+from flipgame.pipeline.executors import SCHEDULER_TIMEOUT, open_executor
+from flipgame.pipeline.gate import prepare
+from flipgame.verify.run.harness import run_agreement
 
 NOT_INDEPENDENT = {"auto": "it answers with gauss's own path where gauss applies, so agreement with gauss "
                               "proves nothing"}
@@ -105,15 +105,6 @@ def _exhaustive_hint(game) -> str:
     return f", or all of them with --exhaustive --backends {','.join(fast)}" if fast else ""
 
 
-def sample_boards(game, sample: int, seed: int) -> np.ndarray:
-    """``sample`` random boards of ``game`` (seeded): uint64 up to 64 cells, else an object array of Python ints.
-
-    Drawn with replacement, except that ``sample >= 2**n`` gives every board once (in order)."""
-    if game.n <= EXHAUSTIVE_MAX_CELLS and sample >= 1 << game.n:  # without replacement: every board once
-        return np.arange(1 << game.n, dtype=np.uint64)
-    return game.random_boards(np.random.default_rng(seed), sample)
-
-
 def run(args: argparse.Namespace) -> ExitCode:
     """``flipgame verify`` on any press system (a grid, ``--states``, ``--rules``)."""
     return _run_grid(args)
@@ -153,50 +144,12 @@ def _prepared_options(args: argparse.Namespace, game, names: list[str]) -> dict:
     return options
 
 
-def _boards_to_check(args: argparse.Namespace, game) -> tuple[np.ndarray, str]:
-    """The boards of the run and their description; FlipgameError for a bad --sample/--seed/--exhaustive."""
-    if args.sample is not None and args.exhaustive:
-        raise FlipgameError("give either --sample or --exhaustive, not both")
-    if args.seed is not None and args.sample is None:
-        raise FlipgameError("--seed chooses the boards of --sample N; give --sample too")
-    args.seed = 0 if args.seed is None else args.seed
-    if not game.binary:
-        return _state_boards_to_check(args, game)
-    if args.sample is not None and args.sample > 1 << EXHAUSTIVE_MAX_CELLS:
-        raise FlipgameError(f"--sample {args.sample}: at most 2**{EXHAUSTIVE_MAX_CELLS} boards a run (as "
-                            f"--exhaustive); run several seeds for more")
-    exhaustive = args.sample is None and (game.n <= EXHAUSTIVE_DEFAULT_MAX_CELLS or args.exhaustive)
-    if args.sample is None and not exhaustive:
-        raise FlipgameError(f"{game.size} has 2**{game.n} boards; check a random sample with "
-                            f"--sample N [--seed S]{_exhaustive_hint(game)}")
-    if exhaustive and game.n > EXHAUSTIVE_MAX_CELLS:
-        raise FlipgameError(f"--exhaustive allows at most {EXHAUSTIVE_MAX_CELLS} cells "
-                            f"(2**{EXHAUSTIVE_MAX_CELLS} boards); use --sample N")
-    if exhaustive:
-        boards = np.arange(1 << game.n, dtype=np.uint64)
-        return boards, f"all {len(boards)}"
-    boards = sample_boards(game, args.sample, args.seed)
-    what = f"a sample (seed {args.seed}) of {len(boards)}" if len(boards) == args.sample \
-        else f"--sample {args.sample}: every one of the {len(boards)}"
-    return boards, what
-
-
-def _state_boards_to_check(args: argparse.Namespace, game) -> tuple[np.ndarray, str]:
-    """:func:`_boards_to_check` beyond two states: every one of the ``k**n`` boards up to
-    2**EXHAUSTIVE_DEFAULT_MAX_CELLS (or with --exhaustive up to 2**EXHAUSTIVE_MAX_CELLS), else --sample N."""
-    if game.states is None:
-        raise FlipgameError("verify enumerates boards, and counters have no finite board set; flipgame solve "
-                            "answers them (auto, cpsat, ilp, bfs)")
-    total = game.states ** game.n
-    if args.sample is not None:
-        boards = game.random_boards(np.random.default_rng(args.seed), args.sample).astype(np.uint8)
-        return boards, f"a sample (seed {args.seed}) of {len(boards)}"
-    if total > 1 << EXHAUSTIVE_MAX_CELLS or (total > 1 << EXHAUSTIVE_DEFAULT_MAX_CELLS and not args.exhaustive):
-        fits = total <= 1 << EXHAUSTIVE_MAX_CELLS
-        more = f" or --exhaustive (up to 2**{EXHAUSTIVE_MAX_CELLS} boards)" if fits else ""
-        raise FlipgameError(f"{game.states}^{game.n} = {total:,} boards: give --sample N{more}")
-    boards = state_boards(game, None)
-    return boards, f"all {len(boards)}"
+def _boards_to_check(args: argparse.Namespace, game) -> BoardSet:
+    """The boards of the run (:meth:`BoardSet.chosen <flipgame.model.boards.BoardSet.chosen>`); FlipgameError
+    for a bad --sample/--seed/--exhaustive, naming the backends that take every board when there are too many."""
+    too_many = game.binary and game.n > EXHAUSTIVE_DEFAULT_MAX_CELLS and args.sample is None and not args.exhaustive
+    hint = _exhaustive_hint(game) if too_many else ""
+    return BoardSet.chosen(game, sample=args.sample, seed=args.seed, exhaustive=args.exhaustive, hint=hint)
 
 
 def _run_grid(args: argparse.Namespace) -> ExitCode:
@@ -210,6 +163,10 @@ def _run_grid(args: argparse.Namespace) -> ExitCode:
     if game.states is None:
         return fail(ExitCode.USAGE, "verify enumerates boards, and counters have no finite board set; flipgame "
                                     "solve answers them (auto, cpsat, ilp, bfs)")
+    if args.certify and not game.binary:
+        return fail(ExitCode.USAGE, f"--certify proves two-state minima; {game.size} is {game.kind} (every answer is "
+                                    f"still checked: each witness re-applied, each Impossible against its "
+                                    f"certificate)")
     names = args.backends or args.strategies or _default_names(game)
     try:
         options = _prepared_options(args, game, names)
@@ -218,10 +175,10 @@ def _run_grid(args: argparse.Namespace) -> ExitCode:
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     try:
-        boards, what = _boards_to_check(args, game)
+        boards = _boards_to_check(args, game)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    print(f"Checking {', '.join(names)} on {what} {game.rules} boards"
+    print(f"Checking {', '.join(names)} on {boards.description} {game.rules} boards"
           f"{', comparing canonical witnesses' if args.canonical else ''} ...", file=sys.stderr)
     previous = second_ctrl_c_ends_at_once()
     try:
@@ -285,10 +242,18 @@ def _print_certification(cert: dict) -> None:
               file=sys.stderr)
 
 
-def _print_summary(args, report) -> None:
-    """The totals line after the table, then the certification summary if any."""
-    done = len(report.summaries)
-    print(f"\n{report.boards} boards, {done} backend{'s' if done != 1 else ''}: {len(report.disagreements)} "
+def _print_summary(args, report, names: list[str]) -> None:
+    """The totals line after the table (an interrupted run says how far each backend got), then the
+    certification summary if any."""
+    finished = [s for s in report.summaries if s.boards == report.boards]
+    if report.completed or len(finished) == len(names):
+        done = len(report.summaries)
+        what = f"{report.boards} boards, {done} backend{'s' if done != 1 else ''}"
+    else:
+        partial = "".join(f"; {s.backend} stopped after {s.boards} of them" for s in report.summaries
+                          if s.boards < report.boards)
+        what = f"{report.boards} boards, {len(finished)} of {len(names)} backends finished{partial}"
+    print(f"\n{what}: {len(report.disagreements)} "
           f"disagreements, {len(report.witness_failures)} witness failures, "
           f"{sum(s.unknown for s in report.summaries)} unknown, "
           f"{sum(s.errors for s in report.summaries)} errors; {report.seconds:.1f} s. Report: {args.report}")
@@ -339,5 +304,5 @@ def _run_and_report(args, game, names, options, boards) -> ExitCode:
             print(f"flipgame: {s.backend} error: {msg}", file=sys.stderr)
     if write_json(args.report, report.to_json(), "report"):
         return ExitCode.USAGE
-    _print_summary(args, report)
+    _print_summary(args, report, names)
     return _exit_code(args, report, names)

@@ -2,8 +2,9 @@
 
 :func:`run_function` runs a Python function as :func:`~flipgame.core.processes.run_bounded` runs a
 program, in a fresh interpreter, for in-process work that must be killable (the certifier's proof
-child, a study's measured run).  Worker pools die with their parent through :func:`die_with_parent`
-and are stopped at once by :func:`kill_pool`.
+child, a study's measured run).  :func:`local_pool` is the one process pool (the pipeline's chunks, a
+certification run's proofs): its workers ignore Ctrl-C, which the parent handles, and die with their
+parent through :func:`die_with_parent`; :func:`kill_pool` stops one at once.
 
 Standard library only: the certificate checker imports this module and no solver.
 """
@@ -11,12 +12,15 @@ Standard library only: the certificate checker imports this module and no solver
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 
 from flipgame.core.processes import RunResult, run_bounded
 
@@ -140,3 +144,33 @@ def kill_pool(pool) -> None:
     with contextlib.suppress(OSError, AttributeError):
         pool._result_queue._writer.close()
     pool.shutdown(wait=False, cancel_futures=True)
+
+
+def pool_worker_init(parent_pid: int) -> None:
+    """Initializer of :func:`local_pool`'s workers: Ctrl-C is handled by the parent (which writes what
+    finished), and the worker dies with it.
+
+    Workers are started with SIGINT/SIGTERM blocked (:func:`flipgame.core.signals.signals_blocked` around
+    ``submit``), so a Ctrl-C during their start-up stays pending; it is ignored from here on (the pending one
+    is dropped) and stays blocked in every thread, so no solver's own handler, installed for a call in
+    some thread, ever takes it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent_pid)
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, before any blocked start of workers.
+
+    Its launch ends with ``pthread_sigmask(SIG_UNBLOCK, [SIGINT, SIGTERM])`` in the thread that
+    launches it (CPython 3.11's ``resource_tracker.ensure_running``), whatever that thread's mask
+    was; launched lazily inside a blocked start-up it would unblock Ctrl-C in that thread, and the
+    workers spawned next would take it while importing.  Started here, later calls find it running.
+    """
+    resource_tracker.ensure_running()
+
+
+def local_pool(jobs: int) -> ProcessPoolExecutor:
+    """The one local pool: ``jobs`` spawned worker processes that ignore Ctrl-C and die with this process."""
+    start_resource_tracker()
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=pool_worker_init, initargs=(os.getpid(),))

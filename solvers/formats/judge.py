@@ -36,11 +36,11 @@ import numpy as np
 
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.limits import BOARD_MAX_CELLS as MAX_CELLS
+from flipgame.core.limits import NUMBER_DIGITS
 from flipgame.formats.lines import LineSource
 from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830, read_state_boards
 from flipgame.formats.rows import read_cell_texts, read_cells
 from flipgame.model.grid import BoardFormatError, Game, format_cells
-from flipgame.model.rules import NUMBER_DIGITS
 from flipgame.model.system import PressSystem, is_number
 
 

@@ -22,9 +22,10 @@ import re
 from collections.abc import Iterable, Iterator
 
 from flipgame.core.errors import BoardFormatError, RulesError
-from flipgame.core.limits import COUNTER_MAX, SYSTEM_MAX_BUTTONS
-from flipgame.model.rules import NUMBER_DIGITS, from_edges
-from flipgame.model.system import SYMBOLS, PressSystem, is_number
+from flipgame.core.limits import NUMBER_DIGITS, SYSTEM_MAX_BUTTONS
+from flipgame.model.boards import parse_state_row
+from flipgame.model.rules import from_edges
+from flipgame.model.system import PressSystem, is_number
 
 POJ1830_IMPOSSIBLE = "Oh,it's impossible~!!"
 POJ1830_MAX_SWITCHES = 28
@@ -119,37 +120,6 @@ def read_aoc2025_10(lines: Iterable[str], part: int = 1) -> Iterator[tuple[int, 
         except RulesError as exc:
             raise BoardFormatError(str(exc), case=case, line=number) from None
         yield case, system, 0 if part == 1 else (0,) * n
-
-
-def parse_state_row(text: str, states: int | None) -> list[int]:
-    """One row of cell states: one character per cell (``0..9a..z`` for K <= 36, lower case; ``b``/``w`` for
-    two states), or decimal numbers separated by spaces or commas (counters, or any K).  O(len(text)).
-
-    Raises BoardFormatError naming the bad cell.
-
-    >>> parse_state_row("0 12 3", None), parse_state_row("bwb", 2), parse_state_row("20a", 11)
-    ([0, 12, 3], [1, 0, 1], [2, 0, 10])
-    """
-    text = text.strip()
-    if " " in text or "\t" in text or "," in text:
-        words = text.replace(",", " ").split()
-        bad = next((w for w in words if not is_number(w) or len(w) > NUMBER_DIGITS), None)
-        if bad is not None:
-            raise BoardFormatError(f"expected numbers separated by spaces, got {bad!r:.20} in {text!r:.40}")
-        values = [int(w) for w in words]
-    elif states == 2 and text and not text.strip("bw"):
-        return [1 if ch == "b" else 0 for ch in text]
-    else:
-        bad = next((ch for ch in text if ch not in SYMBOLS), None)
-        if bad is not None:
-            raise BoardFormatError(f"expected states 0..{(states or 10) - 1} (one character each, 0-9 then a-z), "
-                                   f"got {ascii(bad)} in {text!r:.40}")
-        values = [SYMBOLS.index(ch) for ch in text]
-    top = states if states else COUNTER_MAX + 1
-    bad = next((v for v in values if v >= top), None)
-    if bad is not None:
-        raise BoardFormatError(f"state {bad} is not below {top} (states 0..{top - 1}) in {text!r:.40}")
-    return values
 
 
 def read_state_boards(lines: Iterable[str], system: PressSystem) -> Iterator[tuple[int, object]]:

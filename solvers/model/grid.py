@@ -21,11 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
-
 from flipgame.core.errors import BoardFormatError, BoardTooLargeError, RulesError
 from flipgame.core.limits import BOARD_MAX_CELLS
-from flipgame.model.system import PressSystem, _check_states, _set
+from flipgame.model.system import PressSystem, check_states, plus_cells, set_fields
 
 GOALS = ("any", "white", "black", "board")
 """``any``: all white or all black (POJ 1753); ``white`` / ``black``: one fixed colour;
@@ -94,8 +92,8 @@ class Game(PressSystem):
         if rows * cols > BOARD_MAX_CELLS:  # before anything of the size (2**cells - 1, ...) is computed
             raise BoardTooLargeError(f"a grid has at most {BOARD_MAX_CELLS:,} cells; {rows}x{cols} has "
                                      f"{rows * cols:,}")
-        _set(self, rows=rows, cols=cols, wrap=bool(wrap), cells=rows * cols, shape=(rows, cols))
-        _set(self, states=_check_states(states))
+        set_fields(self, wrap=bool(wrap), cells=rows * cols, shape=(rows, cols))
+        set_fields(self, states=check_states(states))
         self._normalise_stencil(neighbourhood, stencil)
         if isinstance(target, str):
             target = target.split()
@@ -126,14 +124,14 @@ class Game(PressSystem):
                                  f"got {stencil!r:.60}") from None
             if not stencil:
                 raise RulesError("a stencil needs at least one offset")
-        _set(self, neighbourhood=neighbourhood, stencil=stencil)
+        set_fields(self, neighbourhood=neighbourhood, stencil=stencil)
 
     def _key(self) -> tuple:
         return (self.rows, self.cols, self.goal, self.wrap, self.neighbourhood, self.stencil, self.target,
                 self.states)
 
     def _fields(self) -> tuple[str, ...]:
-        return ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil", "target", "states", "cells", "shape")
+        return ("goal", "wrap", "neighbourhood", "stencil", "target", "states", "cells", "shape")
 
     def __repr__(self) -> str:
         extra = "" if self.binary else f", states={self.states}"
@@ -162,10 +160,22 @@ class Game(PressSystem):
         """Number of buttons (one per cell on a grid): the bits of a press set."""
         return self.rows * self.cols
 
-    @property
+    @cached_property
     def chaseable(self) -> bool:
-        """True if light chasing applies: two states, the plus neighbourhood, no wrap-around."""
-        return self.binary and self.neighbourhood == "plus" and not self.wrap
+        """True if light chasing applies: the press of every cell flips what a plus grid without wrap flips
+        (:attr:`PressSystem.chaseable`, read from the buttons).  Without wrap-around, O(|offsets|): the
+        presses agree exactly when the offsets that land on some cell are the plus offsets that do; with
+        it, the buttons one by one until one differs."""
+        if not self.binary:
+            return False
+        if not self.wrap:
+            plus = {(dr, dc) for dr, dc in NEIGHBOURHOODS["plus"] if abs(dr) < self.rows and abs(dc) < self.cols}
+            return {(dr, dc) for dr, dc in self.offsets if abs(dr) < self.rows and abs(dc) < self.cols} == plus
+        return all(self.flipped_by(j) == plus_cells(self.shape, j) for j in range(self.m))
+
+    def flipped_cells(self, j: int) -> tuple[int, ...]:
+        """The cells pressing cell ``j`` flips (:meth:`flipped_by`)."""
+        return self.flipped_by(j)
 
     @property
     def entries(self) -> int:
@@ -253,14 +263,6 @@ class Game(PressSystem):
                         cells[j + dr * cols + dc] ^= 1
         return int(cells[::-1].decode("ascii") or "0", 2)
 
-    def apply_many(self, boards: np.ndarray, presses: np.ndarray) -> np.ndarray:
-        """Vectorised :meth:`apply`: uint64 arrays of shape (k,) in and out.  O(k n), n <= 64."""
-        out = np.asarray(boards, dtype=np.uint64).copy()
-        presses = np.asarray(presses, dtype=np.uint64)
-        for j, mask in enumerate(self.press_masks):
-            hit = (presses >> np.uint64(j)) & np.uint64(1)
-            out ^= hit * np.uint64(mask)
-        return out
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,9 @@ import re
 from collections.abc import Iterable
 
 from flipgame.core.errors import RulesError
-from flipgame.core.limits import STATES_MAX, SYSTEM_MAX_CELLS
+from flipgame.core.limits import NUMBER_DIGITS, STATES_MAX, SYSTEM_MAX_CELLS
 from flipgame.model.system import PressSystem, is_number
 
-NUMBER_DIGITS = 12
-"""Longest decimal number read from rules text (10^12 is far past every limit)."""
 JSON_KEYS = ("grid", "cells", "states", "buttons", "amounts", "edges", "neighbourhood", "directed", "goal",
              "target", "comment")
 

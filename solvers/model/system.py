@@ -89,8 +89,8 @@ class PressSystem:
 
     def __init__(self, cells: int, buttons, states: int | None = 2, goal: str = "any", target=None,
                  shape: tuple[int, int] | None = None):
-        _set(self, cells=_cells(cells), states=_check_states(states), shape=_check_shape(shape, cells))
-        _set(self, buttons=_buttons(buttons, cells, states))
+        set_fields(self, cells=_cells(cells), states=check_states(states), shape=_check_shape(shape, cells))
+        set_fields(self, buttons=_buttons(buttons, cells, states))
         self._set_goal(goal, target)
 
     # --- identity -------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ class PressSystem:
         h = self.__dict__.get("_hash")
         if h is None:
             h = hash((type(self).__name__, self._key()))
-            _set(self, _hash=h)
+            set_fields(self, _hash=h)
         return h
 
     def __repr__(self) -> str:
@@ -128,7 +128,7 @@ class PressSystem:
         goal = _canonical_goal(goal, self.states)
         if (goal == "board") != (target is not None):
             raise RulesError("goal 'board' needs a target board, and only it takes one")
-        _set(self, goal=goal, target=None if target is None else self.board_of(target, "target"))
+        set_fields(self, goal=goal, target=None if target is None else self.board_of(target, "target"))
 
     @property
     def goal_state(self) -> int | None:
@@ -164,9 +164,28 @@ class PressSystem:
         return sum(len(b) for b in self.buttons)
 
     @property
+    def rows(self) -> int | None:
+        """Rows of the grid shape, or None for a system without one."""
+        return self.shape[0] if self.shape else None
+
+    @property
+    def cols(self) -> int | None:
+        """Columns of the grid shape, or None for a system without one."""
+        return self.shape[1] if self.shape else None
+
+    @cached_property
     def chaseable(self) -> bool:
-        """True when light chasing applies (a plus grid without wrap); only a grid can be."""
-        return False
+        """True when light chasing applies: two states, a grid shape, and button ``j`` flips exactly cell
+        ``j`` and its up, down, left and right neighbours inside the grid (the plus neighbourhood without
+        wrap-around), whatever file or class the rules came from.  Read from the buttons: O(entries), the
+        first button that differs ends the test; cached."""
+        if not self.binary or self.shape is None or self.m != self.cells:
+            return False
+        return all(self.flipped_cells(j) == plus_cells(self.shape, j) for j in range(self.m))
+
+    def flipped_cells(self, j: int) -> tuple[int, ...]:
+        """The cells button ``j`` changes (an odd amount on two states), sorted.  O(|button|)."""
+        return tuple(c for c, a in self.buttons[j] if a % 2 or not self.binary)
 
     @property
     def max_press(self) -> int | None:
@@ -291,6 +310,15 @@ class PressSystem:
                 out[cell] += count * amount
         return tuple(v % self.states for v in out) if self.states else tuple(out)
 
+    def apply_many(self, boards: np.ndarray, presses: np.ndarray) -> np.ndarray:
+        """Vectorised :meth:`apply` on two states up to 64 cells: uint64 arrays of shape (k,) in and out,
+        from the press masks.  O(k m)."""
+        out = np.asarray(boards, dtype=np.uint64).copy()
+        presses = np.asarray(presses, dtype=np.uint64)
+        for j, mask in enumerate(self.press_masks):
+            out ^= ((presses >> np.uint64(j)) & np.uint64(1)) * np.uint64(mask)
+        return out
+
     def cost(self, presses) -> int:
         """Total presses of a press set (bitmask) or vector (counts)."""
         return presses.bit_count() if self.binary else sum(presses)
@@ -322,8 +350,8 @@ class PressSystem:
         checked, and what is derived from them alone (press masks, flippers) are shared; only the goal is
         checked.  O(1) plus the target's size."""
         other = object.__new__(PressSystem)
-        _set(other, cells=self.cells, states=self.states, shape=self.shape, buttons=self.buttons)
-        _set(other, **{name: self.__dict__[name] for name in _BUTTONS_ONLY if name in self.__dict__})
+        set_fields(other, cells=self.cells, states=self.states, shape=self.shape, buttons=self.buttons)
+        set_fields(other, **{name: self.__dict__[name] for name in _BUTTONS_ONLY if name in self.__dict__})
         other._set_goal(goal, target)
         return other
 
@@ -367,11 +395,23 @@ class PressSystem:
         return " ".join(f"{j}x{t}" for j, t in enumerate(self.counts(presses)) if t) or "(no press)"
 
 
-_BUTTONS_ONLY = ("press_masks", "flippers")
+def plus_cells(shape: tuple[int, int], j: int) -> tuple[int, ...]:
+    """The cells a press of cell ``j`` flips on a ``rows x cols`` plus grid without wrap-around, sorted.  O(1).
+
+    >>> plus_cells((3, 3), 4), plus_cells((3, 3), 0)
+    ((1, 3, 4, 5, 7), (0, 1, 3))
+    """
+    rows, cols = shape
+    r, c = divmod(j, cols)
+    near = ((r - 1, c), (r, c - 1), (r, c), (r, c + 1), (r + 1, c))
+    return tuple(rr * cols + cc for rr, cc in near if 0 <= rr < rows and 0 <= cc < cols)
+
+
+_BUTTONS_ONLY = ("press_masks", "flippers", "chaseable")
 """Cached properties of a :class:`PressSystem` that depend on its buttons alone (shared by :meth:`with_goal`)."""
 
 
-def _set(obj, **values) -> None:
+def set_fields(obj, **values) -> None:
     for name, value in values.items():
         object.__setattr__(obj, name, value)
 
@@ -391,7 +431,7 @@ def _cells(cells) -> int:
     return int(cells)
 
 
-def _check_states(states) -> int | None:
+def check_states(states) -> int | None:
     if states is not None and (not _is_int(states) or not 2 <= states <= STATES_MAX):
         raise RulesError(f"states must be an integer 2..{STATES_MAX} (or counters), got {_short(states)}")
     return None if states is None else int(states)

@@ -2,8 +2,9 @@
 
 :func:`compare_strategies` runs each strategy on each board of the families
 (:mod:`flipgame.study.families`) or of an exported suite, each run measured by a process of its own
-under the same time and memory limits (:mod:`flipgame.study.runner`), cross-checks every answer
-(the model re-applies each witness; gauss, or the majority, is the reference) and keeps every run;
+under the same time and memory limits (:mod:`flipgame.study.runner`), every answer checked by the
+pipeline's referee in its run and judged by the one agreement policy (:mod:`flipgame.pipeline.decide`:
+gauss where it answers, else the plurality), and keeps every run;
 :mod:`flipgame.study.report` prints the table per strategy x family and
 :mod:`flipgame.study.metrics` the field's measures (PAR-2, SGM, VBS).
 """
@@ -16,17 +17,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from flipgame import solve
+from flipgame.backends.registry import STRATEGIES
 from flipgame.backends.result import Status
-from flipgame.backends.strategies import STRATEGIES
-from flipgame.core.errors import RefusedError
 from flipgame.model.system import PressSystem
+from flipgame.pipeline.decide import (
+    IMPOSSIBLE_KEY,
+    NO_ANSWER_KEY,
+    REFERENCE,
+    answer_key,
+    charged,
+    key_text,
+    reference_answer,
+)
 from flipgame.study import report
 from flipgame.study.environment import environment
 from flipgame.study.families import FAMILIES, nullity
 from flipgame.study.metrics import NOT_RUN
 from flipgame.study.runner import MEASURE_MARGIN_SECONDS, Outcome, run_measured
-from flipgame.verify.checks.witness import check_solution
 
 
 @dataclass
@@ -171,7 +178,8 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     else:
         families = list(dict.fromkeys(f for f, *_ in plan))
         per_family = {f: sorted({n for g, n, *_ in plan if g == f}) for f in families}
-        boards = seed = None
+        if not source.startswith("rules"):  # a suite's manifest lists its instances
+            boards = seed = None
     limits = {"time_limit": time_limit, "margin": MEASURE_MARGIN_SECONDS if isolate else 0.0,
               "memory_limit_gib": memory_limit, "budget": budget}
     out = StrategyStudy(strategies, families, per_family, boards, time_limit, budget, seed, source=source,
@@ -246,9 +254,8 @@ def _execute(run: Run, strategy, game: PressSystem, board, st: StrategyStudy) ->
     _record(run, got)
     if not run.answered:
         return False
-    problem = check_solution(game, board, got.solution)
-    if problem:
-        run.flag = f"witness rejected: {problem}"
+    if got.problem:
+        run.flag = got.problem
     return True
 
 
@@ -261,31 +268,35 @@ def _record(run: Run, got: Outcome) -> None:
     run.moves = got.solution.moves if got.solution is not None else None
 
 
-def _gauss_answer(game: PressSystem, board: int, runs: dict[str, Run]) -> str | None:
-    """gauss's answer: its run's unless flagged, computed here if gauss was not run; None if it refuses."""
-    if "gauss" in runs:
-        return None if runs["gauss"].flag else runs["gauss"].answer()
-    try:
-        return solve(board, "gauss", game=game).answer()
-    except RefusedError:
-        return None
+def _key(run: Run) -> int:
+    """The run's answer as a key of the agreement policy."""
+    if run.status == "OPTIMAL":
+        return run.moves
+    return IMPOSSIBLE_KEY if run.status == "INFEASIBLE" else NO_ANSWER_KEY
 
 
-def _cross_check(game: PressSystem, board: int, runs: dict[str, Run]) -> None:
-    """Flag the definite answers that differ from gauss's (computed here if gauss was not run), or, when
-    gauss does not answer (nullity over its limit), from the answer most strategies gave."""
-    reference, source = _gauss_answer(game, board, runs), "gauss"
-    if reference is None:
-        answers = [r.answer() for r in runs.values() if not r.flag]
-        if not answers:
-            return
-        values, counts = np.unique(answers, return_counts=True)
-        if (counts == counts.max()).sum() > 1:
-            for r in runs.values():
-                if not r.flag:
-                    r.flag = f"strategies disagree ({', '.join(sorted(set(answers)))}) and gauss does not answer"
-            return
-        reference, source = str(values[counts.argmax()]), "most strategies"
-    for r in runs.values():
-        if not r.flag and r.answer() != reference:
-            r.flag = f"disagrees with {source} ({reference})"
+def _cross_check(game: PressSystem, board, runs: dict[str, Run]) -> None:
+    """Flag the definite answers the agreement policy charges (:func:`flipgame.pipeline.decide.charged`): gauss's
+    answer is the reference (computed here when gauss was not run, where it takes the board), else the
+    plurality; answers the referee rejected take no part."""
+    keys = {name: _key(r) for name, r in runs.items() if not r.flag}
+    source = None
+    if REFERENCE not in runs:
+        ref = reference_answer(game, board)
+        if ref is not None:
+            keys[REFERENCE], source = answer_key(ref), REFERENCE
+    elif runs[REFERENCE].flag:
+        keys.pop(REFERENCE, None)
+    for name, why in charged(keys, REFERENCE, source).items():
+        if name in runs:
+            runs[name].flag = _flag_text(why, keys)
+
+
+def _flag_text(why: str, keys: dict) -> str:
+    """The flag of a charged answer, in the study's words."""
+    if why.startswith("answers disagree"):
+        answers = ", ".join(sorted({key_text(k) for k in keys.values()}))
+        return f"strategies disagree ({answers}) and gauss does not answer"
+    if why.startswith("disagrees with most answers"):
+        return why.replace("most answers", "most strategies")
+    return why

@@ -121,9 +121,15 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 """The instance families of ``flipgame study --strategies``, in the order they are run."""
 
 
+RULES_FAMILY = "rules"
+"""The family of ``study --strategies`` with rule options: random boards of the one rule set given."""
+
+
 def family(name: str) -> Family:
     """The family ``name``: one of :data:`FAMILIES`, or (an exported suite's own, e.g. ``judge``) a plain
     family of that name with no default sizes."""
+    if name == RULES_FAMILY:
+        return Family(name, "random boards of the rules given on the command line", ())
     return FAMILIES.get(name) or Family(name, f"{name} instances of an exported suite", ())
 
 

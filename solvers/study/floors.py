@@ -18,16 +18,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from flipgame import Board, Game, Session, solve, solve_batch
 from flipgame.backends.cpsat import SMALL_MODEL_PARAMETERS
 from flipgame.backends.ilp import new_solver
+from flipgame.backends.registry import STRATEGIES as REGISTERED
 from flipgame.backends.scip import DIRECT_SMALL_SETTINGS, scip_parameters
-from flipgame.backends.strategies import STRATEGIES as REGISTERED
 from flipgame.core.errors import RefusedError
 from flipgame.core.native import quiet_stdout
 from flipgame.core.workers import run_function
-from flipgame.gate.session import solve_strategy
+from flipgame.model.grid import Board, Game
 from flipgame.model.puzzles import B18, P14
+from flipgame.pipeline.gate import solve, solve_batch, solve_strategy
+from flipgame.pipeline.session import Session
 
 LIBRARIES = ("cpsat", "scip_ortools", "scip_pyscipopt", "highs", "cryptominisat", "pysat")
 """The libraries whose per-call floor is measured (:func:`library_floor`)."""

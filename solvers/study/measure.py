@@ -29,9 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from flipgame import format_cells, solve_batch
 from flipgame.core.measured import MEASURED_FILE, format_entry
 from flipgame.core.processes import RunResult, run_bounded
+from flipgame.model.grid import format_cells
+from flipgame.pipeline.gate import solve_batch
 
 MARKER = re.compile(r"<!-- measured: ([a-z0-9_.\-]+) -->(.*?)<!-- /measured -->")
 """A quoted figure in a doc: its key and the text the last run wrote."""

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from flipgame import Game, format_cells
+from flipgame.model.grid import Game, format_cells
 from flipgame.model.puzzles import B18
 from flipgame.study import floors, measure_programs, measure_proofs
 from flipgame.study.measure import Measurement, flipgame, flipgame_full, flipgame_run, stream_seconds

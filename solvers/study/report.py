@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from flipgame.backends.strategies import STRATEGIES
+from flipgame.backends.registry import STRATEGIES
 from flipgame.study import metrics as study_metrics
 from flipgame.study.environment import machine_line
 from flipgame.study.families import family, nullity
@@ -71,9 +71,12 @@ def to_json(st: StrategyStudy, runs: list[dict]) -> dict:
 
 def header(st: StrategyStudy) -> list[str]:
     """What was run, how it was measured and where: the lines above the tables."""
-    where = (f"suite {st.source.removeprefix('suite ')}: {sum(len(v) for v in _instances(st).values())} instances"
-             if st.source.startswith("suite") else
-             f"{st.boards_per_size} random board(s) per size (seed {st.seed})")
+    if st.source.startswith("suite"):
+        where = f"suite {st.source.removeprefix('suite ')}: {sum(len(v) for v in _instances(st).values())} instances"
+    elif st.source.startswith("rules"):
+        where = f"{st.source}: {st.boards_per_size} random board(s) (seed {st.seed})"
+    else:
+        where = f"{st.boards_per_size} random board(s) per size (seed {st.seed})"
     if st.isolate:
         how = (f"each run in a process of its own, killed at {st.time_limit + st.margin:g} s (limit + "
                f"{st.margin:g} s margin); start-up, imports and a warm-up not counted")

@@ -42,12 +42,12 @@ import time
 from dataclasses import dataclass
 
 from flipgame.backends.result import Solution, Status
-from flipgame.backends.strategies import STRATEGIES, Strategy, register
+from flipgame.backends.strategies import Strategy
 from flipgame.core.errors import RefusedError
 from flipgame.core.workers import run_function
-from flipgame.gate.session import solve_strategy
 from flipgame.model.grid import Game
 from flipgame.model.system import PressSystem
+from flipgame.pipeline.gate import solve_strategy, solve_strategy_checked
 
 MEASURE_MARGIN_SECONDS = 1.0
 """Seconds past the time limit before a run is killed: a backend that keeps its own clock answers
@@ -79,12 +79,14 @@ class Measure:
 @dataclass(frozen=True)
 class Outcome:
     """One run's result: ``status`` (a :class:`Status` name or ``refused``), the solution when the backend
-    answered, a note (why there is no answer), and the measure."""
+    answered, a note (why there is no answer), the measure, and the referee's finding on the answer (the
+    pipeline's check, run in the run's process with the solve), or None."""
 
     status: str
     solution: Solution | None
     note: str
     measure: Measure
+    problem: str | None = None
 
 
 def run_measured(strategy: Strategy, game: PressSystem, board, time_limit: float, memory_gib: float | None = None,
@@ -164,7 +166,7 @@ def _outcome(value: dict, where: str) -> Outcome:
         return Outcome("UNKNOWN", sol, f"no proof within {value['time_limit']:g} s", m)
     if sol.status is Status.ERROR:
         return Outcome("ERROR", sol, str(stats.get("error", "")), m)
-    return Outcome(sol.status.name, sol, "", m)
+    return Outcome(sol.status.name, sol, "", m, value.get("problem"))
 
 
 def _seconds(stats: dict, key: str) -> float | None:
@@ -208,11 +210,14 @@ def _measured_call(strategy: Strategy, game: PressSystem, board, time_limit: flo
     extra = _call_options(strategy, memory_gib)
     _reset_peak()
     cpu0, t0 = _cpu(), time.perf_counter()
-    out = {"kind": "solution", "solution": None, "note": "", "time_limit": time_limit}
+    out = {"kind": "solution", "solution": None, "note": "", "time_limit": time_limit, "problem": None}
     try:
-        s = solve_strategy(strategy, board, game, time_limit, **extra)
+        checked = solve_strategy_checked(strategy, board, game, time_limit, **extra)
+        s = checked.solution
         out["solution"] = (s.backend, int(s.status), s.moves, s.presses, s.target, s.seconds, dict(s.stats),
                            None if s.certificates is None else dict(s.certificates))
+        v = checked.verdict
+        out["problem"] = None if v.ok else f"{'witness' if v.check == 'witness' else 'answer'} rejected: {v.problem}"
     except RefusedError as exc:
         out.update(kind="refused", note=str(exc))
     except MemoryError:
@@ -255,13 +260,10 @@ def _warm_up_once(strategy: Strategy, game: PressSystem, time_limit: float) -> N
 
 def measured_child(spec: tuple, game: PressSystem, board, time_limit: float, memory_gib: float | None,
                    margin: float = MEASURE_MARGIN_SECONDS) -> dict:
-    """The run's process (:func:`run_measured`): the strategy ``spec`` (name, backend, options, summary)
-    registered here if it is not, a warm-up (not counted), the clock-start stamp on standard error, and the
-    measured solve under the watchdog."""
-    name, backend, options, summary = spec
-    strategy = STRATEGIES.get(name)
-    if strategy is None or strategy.backend != backend or dict(strategy.options) != options:
-        strategy = register(Strategy(name, backend, options, summary))
+    """The run's process (:func:`run_measured`): the strategy ``spec`` (name, backend, options, summary; no
+    registration needed), a warm-up (not counted), the clock-start stamp on standard error, and the measured
+    solve under the watchdog."""
+    strategy = Strategy(*spec)
     _warm_up(strategy, game, time_limit)
     with open(os.devnull, "w") as sink:
         print(f"{START_STAMP} {time.monotonic()!r} {_cpu()!r}", file=sys.stderr, flush=True)

@@ -34,14 +34,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from flipgame import BACKENDS, prepare, solve, solve_batch
 from flipgame.algebra import gf2 as algebra
 from flipgame.algebra import zk
 from flipgame.backends import bfs, bfs_zk
+from flipgame.backends.registry import BACKENDS
 from flipgame.backends.result import Status
 from flipgame.core.errors import RefusedError, RulesError
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.system import PressSystem
+from flipgame.pipeline.gate import prepare, solve, solve_batch
 
 JSON_EXACT_MAX = 2**53
 """Largest integer every JSON reader holds exactly (IEEE double); larger counts are written as text."""
@@ -181,7 +182,7 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
     Parameters
     ----------
     game : Game
-        Any size the algebra takes: dense elimination up to 2500 cells, light
+        Any size the algebra takes: dense elimination up to 2500 x 2500 cells x buttons, light
         chasing (plus, no wrap) up to 2048 on the short side.
     backends : list of str, optional
         Backends to time on a seeded random sample (default none: structure only).

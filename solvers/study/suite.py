@@ -31,7 +31,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flipgame import solve
 from flipgame.backends.result import Status
 from flipgame.core.errors import RefusedError, RulesError
 from flipgame.encode.export import BOUNDED, COUNTS_FORMATS, SUFFIXES, export
@@ -40,8 +39,8 @@ from flipgame.model.grid import Board, Game, format_cells
 from flipgame.model.puzzles import AOC2025_10, B18, MERLIN, MERLIN_RING
 from flipgame.model.rules import from_json
 from flipgame.model.system import PressSystem
+from flipgame.pipeline.gate import solve_checked
 from flipgame.study.families import FAMILIES
-from flipgame.verify.checks.witness import check_impossible, check_solution
 
 SUITE_FORMATS = ("cnf", "xcnf", "wcnf", "opb", "mps", "lp")
 """Formats written by default."""
@@ -69,11 +68,12 @@ def known_answer(game: PressSystem, board) -> tuple[str, str]:
     Impossible certificate re-checked by the model; ``unknown`` when neither takes it."""
     name = "gauss" if game.states is not None else "bfs"
     try:
-        s = solve(board, name, game=game)
+        checked = solve_checked(board, name, game=game)
     except RefusedError:
         return "unknown", "unknown"
-    if check_solution(game, board, s) is not None or check_impossible(game, board, s) is not None:
+    if not checked.verdict.ok:
         return "unknown", "unknown"  # pragma: no cover - gauss and bfs are checked elsewhere
+    s = checked.solution
     if s.status is Status.INFEASIBLE:
         return "Impossible", "parity certificate" if game.binary else "certificate mod k" if game.states \
             else "bfs: no counter box reaches it"

@@ -38,11 +38,11 @@ import enum
 import os
 from dataclasses import dataclass
 
-from flipgame.model.grid import Game
+from flipgame.core.limits import CERTIFY_SECONDS
 from flipgame.verify.proofs.drat import proof_from_text
 from flipgame.verify.proofs.lower_bound import build_formula
 from flipgame.verify.proofs.proof_check import Verdict, check_proof_files, check_refutation
-from flipgame.verify.proofs.provers import SOLVER, _reaches, _run_in_child, _run_job, prover_for
+from flipgame.verify.proofs.provers import SOLVER, prover_for, run_in_child, run_job
 
 __all__ = ["CertStatus", "Certification", "certify_minimum", "check_proof_files", "lower_bound_cnf"]
 
@@ -169,7 +169,7 @@ def _describe(game, target: int) -> str:
 
 
 def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
-                    time_limit: float | None = 10.0, proof_dir: str | os.PathLike | None = None,
+                    time_limit: float | None = CERTIFY_SECONDS, proof_dir: str | os.PathLike | None = None,
                     name: str = "case", jobs: int = 1) -> Certification:
     """Prove that ``board`` needs exactly ``moves`` presses, and check the proof.
 
@@ -190,9 +190,9 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
 
     Parameters
     ----------
-    game : Game
-        Only ``n``, ``full``, ``press_masks`` and ``targets`` are read (plus
-        ``rules`` / ``cols`` when present, for messages and file headers).
+    game : PressSystem
+        A two-state system: its press masks, goal boards and shape; the prover is chosen from its
+        structure (:func:`~flipgame.verify.proofs.provers.prover_for`).
     board : int
         Bitmask of black cells.
     moves : int
@@ -255,9 +255,9 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
         return _failed(moves, f"the board is not {_goals_text(game)}, so it needs at least 1 press")
     job = _certification_job(game, board, moves, witness, proof_dir, name) | {"check_jobs": max(1, jobs)}
     if time_limit is None:
-        out = _run_job(job)
+        out = run_job(job)
     else:
-        out = _run_in_child(job, time_limit)
+        out = run_in_child(job, time_limit)
         if out is None:
             return Certification(CertStatus.UNKNOWN, moves, 0, 0, 0.0, 0.0,
                                  f"certification not finished within {time_limit:g} s")
@@ -290,13 +290,13 @@ def _witness_problem(game, board: int, moves: int, w: int) -> str | None:
     cols = getattr(game, "cols", None)
     if w.bit_count() != moves:
         return f"the witness {_cells(w, cols)} has {w.bit_count()} presses, not {moves}"
-    if _reaches(tuple(game.press_masks), board, w) not in tuple(game.targets):
+    if game.apply(board, w) not in tuple(game.targets):
         return f"the witness {_cells(w, cols)} does not reach {_goals_text(game)}"
     return None
 
 
 def _certification_job(game, board: int, moves: int, witness: int | None, proof_dir, name: str) -> dict:
-    """The picklable job of :func:`_run_job`: the lower bound ``moves - 1`` per goal, and the witness."""
+    """The picklable job of :func:`run_job`: the lower bound ``moves - 1`` per goal, and the witness."""
     n = game.n
     return {
         "n": game.m, "cells": n, "masks": tuple(game.press_masks), "board": board, "bound": moves - 1,
@@ -304,7 +304,7 @@ def _certification_job(game, board: int, moves: int, witness: int | None, proof_
         "goals": [{"target": t, "label": _goal_label(game, t), "describe": _describe(game, t)}
                   for t in tuple(game.targets)],
         "proof_dir": None if proof_dir is None else os.fspath(proof_dir), "name": name,
-        "solver": SOLVER, "prover": prover_for(game), "game": game if isinstance(game, Game) else None,
+        "solver": SOLVER, "prover": prover_for(game), "game": game,
         "rules": str(getattr(game, "rules", f"{n} cells")),
     }
 

@@ -10,7 +10,9 @@ import time
 from flipgame.algebra.gf2 import certificates
 from flipgame.backends.result import Status
 from flipgame.core.errors import BoardTooLargeError
-from flipgame.verify.checks.witness import check_certificate
+from flipgame.core.limits import CERTIFY_SECONDS
+from flipgame.core.workers import local_pool
+from flipgame.verify.checks.certificates import check_certificate
 from flipgame.verify.proofs.certify import CertStatus, certify_minimum
 
 __all__ = ["certify_run"]
@@ -56,7 +58,7 @@ def _tasks(game, boards, results: dict, time_limit: float, check_jobs: int = 1):
             yield (game, board, "number", answer.moves, answer.presses, time_limit, check_jobs), answer.moves
 
 
-def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progress=None,
+def certify_run(game, boards, results: dict, *, time_limit: float = CERTIFY_SECONDS, progress=None,
                 jobs: int | None = None) -> dict:
     """Certify every board of an agreement run: each number by a checked DRAT proof of
     minimality (:func:`certify_minimum`), each Impossible by its parity certificate.
@@ -86,8 +88,6 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
     Running time: per solvable board one or two proofs (about 11 ms each on 4x4),
     spread over ``jobs`` processes.
     """
-    from concurrent.futures import ProcessPoolExecutor
-
     start = time.perf_counter()
     jobs = jobs or os.cpu_count() or 1
     pairs = list(_tasks(game, boards, results, time_limit))
@@ -95,7 +95,7 @@ def certify_run(game, boards, results: dict, *, time_limit: float = 10.0, progre
     if len(tasks) == 1:  # one board: its proof is checked by every process instead
         tasks = [(*tasks[0][:-1], jobs)]
     if jobs > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        with local_pool(min(jobs, len(tasks))) as pool:
             records = iter(pool.map(_certify_board, tasks, chunksize=max(1, min(64, len(tasks) // (8 * jobs)))))
             return _tally(game, pairs, records, progress, jobs, start)
     return _tally(game, pairs, map(_certify_board, tasks), progress, 1, start)

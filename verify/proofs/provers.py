@@ -22,7 +22,7 @@ from flipgame.core.errors import BoardTooLargeError
 from flipgame.core.workers import run_function
 from flipgame.encode import bnb, bnb_proofs
 from flipgame.encode import parity_proofs as proofs
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 from flipgame.verify.proofs.drat import Proof, write_proof
 from flipgame.verify.proofs.lower_bound import Formula, build_formula, write_cnf
 from flipgame.verify.proofs.proof_check import PieceCheck, Verdict, check_refutation
@@ -42,16 +42,12 @@ BNB_MIN_NULLITY = 12
 """From this many free presses the parity prover prunes its case split (:mod:`flipgame.encode.bnb_proofs`)."""
 
 
-def _reaches(masks, board: int, presses: int) -> int:
-    for j in range(presses.bit_length()):
-        if presses >> j & 1:
-            board ^= masks[j]
-    return board
-
-
-def prover_for(game) -> str:
-    """``parity`` (:mod:`flipgame.encode.parity_proofs`) or ``search`` (CaDiCaL): see :data:`PARITY_MIN_CELLS`."""
-    if not isinstance(game, Game) or game.n < PARITY_MIN_CELLS:
+def prover_for(game: PressSystem) -> str:
+    """``parity`` (:mod:`flipgame.encode.parity_proofs`) or ``search`` (CaDiCaL), from the system's structure
+    alone: parity from :data:`PARITY_MIN_CELLS` cells on a square system (a button per cell) that light
+    chasing takes (:attr:`~flipgame.model.system.PressSystem.chaseable`) or of at most
+    :data:`DENSE_PROOF_MAX_CELLS` cells; search otherwise."""
+    if game.n < PARITY_MIN_CELLS or game.m != game.n:
         return "search"
     if game.chaseable or game.n <= DENSE_PROOF_MAX_CELLS:
         return "parity"
@@ -71,7 +67,7 @@ def _search(formula: Formula, solver: str):
 def _plan(job: dict, diff: int) -> bnb.Plan | None:
     """The solutions' forms when the pruned split proves this goal (:data:`BNB_MIN_NULLITY`), else None."""
     game = job["game"]
-    if job["prover"] != "parity" or game is None:
+    if job["prover"] != "parity":
         return None
     try:
         plan = bnb.plan(game, diff, "chase" if game.chaseable else "dense")
@@ -97,7 +93,7 @@ def _parity(job: dict, formula: Formula, plan: bnb.Plan | None) -> tuple[Proof, 
 
 
 def _cnf_header(job: dict, goal: dict, formula: Formula) -> list[str]:
-    grid = job["game"] is not None
+    grid = job["game"].shape is not None and job["game"].m == job["game"].n
     bit, press = ("bit r*cols+c", "press cell j (= r*cols+c)") if grid else \
         ("bit i = cell i", "press button j (numbered from 0 in the rules' order)")
     return [
@@ -137,7 +133,7 @@ def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
         out["solve"] += time.perf_counter() - start
         if sat:
             out.update(kind="counterexample", goal=goal["label"], presses=presses,
-                       reaches=_reaches(job["masks"], job["board"], presses) == goal["target"])
+                       reaches=job["game"].apply(job["board"], presses) == goal["target"])
             return False
         verdict = check_refutation(formula, proof, jobs=job["check_jobs"])
     out["check"] += verdict.seconds
@@ -152,7 +148,7 @@ def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
     return True
 
 
-def _run_job(job: dict) -> dict:
+def run_job(job: dict) -> dict:
     """Prove and check every goal of ``job``; a plain dict so it pickles cheaply."""
     out = {"kind": "certified", "proof_lines": 0, "clauses": 0, "solve": 0.0, "check": 0.0, "proofs": 0,
            "witness": job["witness"], "prover": job["prover"], "engine": ""}
@@ -201,7 +197,7 @@ WITNESS_MAX_NULLITY = 24
 """Largest null space searched by :func:`_lightest` (2**24 press sets: about a second)."""
 
 
-def _lightest(game: Game, board: int) -> int | None:
+def _lightest(game: PressSystem, board: int) -> int | None:
     """The lightest press set taking ``board`` to a goal (:func:`flipgame.algebra.gf2.solution_cosets`
     and :func:`~flipgame.algebra.gf2.min_weight`); None when there is none or the algebra does not
     take the board."""
@@ -214,15 +210,15 @@ def _lightest(game: Game, board: int) -> int | None:
     return min((min_weight(x, quiet, game.n) for x, _ in parts), key=int.bit_count)
 
 
-def _run_in_child(job: dict, time_limit: float) -> dict | None:
-    """``_run_job(job)`` in a child Python killed after ``time_limit`` s; None on timeout.
+def run_in_child(job: dict, time_limit: float) -> dict | None:
+    """``run_job(job)`` in a child Python killed after ``time_limit`` s; None on timeout.
 
     :func:`flipgame.core.workers.run_function`: a fresh interpreter (no ``if __name__ ==
     "__main__"`` guard needed in the caller's script) that imports only this module, python-sat and
     dratify, in its own session, so a terminal's Ctrl-C reaches only the parent, which kills it and
     re-raises; it dies with the parent.
     """
-    got = run_function(f"{__name__}:_run_job", (job,), time_limit)
+    got = run_function(f"{__name__}:run_job", (job,), time_limit)
     if got.run.timed_out:
         return None
     return got.value if got.ok else {"kind": "error", "reason": got.error}

@@ -219,10 +219,11 @@ class Checkpoint:
             raise CheckpointError(f"checkpoint {self.path}: chunk {chunk} of {backend} is damaged ({exc}); "
                                   f"remove the file to start again") from None
 
-    def add(self, chunk: int, batch: BatchSolution) -> None:
-        """Record a finished chunk and flush it to the file."""
+    def add(self, chunk: int, batch: BatchSolution, backend: str | None = None) -> None:
+        """Record a finished chunk of ``backend`` (default: the batch's own name) and flush it to the file."""
         k = len(batch)
-        rec = {"run": self.run, "backend": batch.backend, "chunk": chunk, "k": k,
+        backend = backend or batch.backend
+        rec = {"run": self.run, "backend": backend, "chunk": chunk, "k": k,
                "boards_sha256": boards_digest(batch.boards)[:16]}
         if batch.boards.dtype == object:
             rec |= {"presses": [format(int(p), "x") for p in batch.presses],
@@ -237,7 +238,7 @@ class Checkpoint:
             rec |= {"cells": cells, "presses": _pack(batch.presses, cells), "target": _pack(batch.target, cells)}
         rec |= {"status": _pack(batch.status, "u1"), "moves": _pack(batch.moves, "<i4"),
                 "seconds": batch.seconds, "errors": list(batch.stats.get("errors", []))}
-        self.records[(batch.backend, chunk)] = rec
+        self.records[(backend, chunk)] = rec
         try:
             self._fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
             self._fh.flush()

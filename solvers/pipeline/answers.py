@@ -1,4 +1,4 @@
-"""One backend's answers on a run's boards, kept small enough for 2**25 boards.
+"""One backend's answers on a run's boards, with the referee's verdicts, kept small enough for 2**25 boards.
 
 A :class:`~flipgame.backends.result.BatchSolution` holds 29 bytes a board (the boards, status, moves,
 witnesses and goal boards); two backends on every 5x5 board held 3.4 GB.  :class:`Answers` keeps the
@@ -7,8 +7,9 @@ status and the minimum of every board in full (the comparison's keys; int16 in a
 finished chunk zlib-compressed
 (level 1: most boards are Impossible, their witnesses 0); a chunk is unpacked when a check or a
 record needs it.  For the checks it reads like a BatchSolution (``len``, ``[i]``, ``status``,
-``moves``, ``boards``, ``presses``).  Small runs (at most :data:`PACK_MIN_BOARDS` boards) keep their
-chunks as they are.
+``moves``, ``boards``, ``presses``); ``rejected`` marks the answers the referee rejected (as they came in),
+``unchecked`` counts the Impossible answers no certificate could be looked for, ``unchecked_why`` says why.
+Small runs (at most :data:`PACK_MIN_BOARDS` boards) keep their chunks as they are.
 
 Running time: one compression of each chunk's witnesses and goal boards (about a tenth of a second per
 2**20 boards), one decompression per chunk a check reads.
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from flipgame.backends.result import BatchSolution, Solution, Status
+from flipgame.verify.checks.referee import BatchVerdict
 
 PACK_MIN_BOARDS = 1 << 20
 """Runs of more boards (two states, at most 64 cells) keep their witnesses compressed."""
@@ -39,14 +41,21 @@ class Answers:
         self.chunks: list[BatchSolution | tuple[bytes, bytes] | None] = [None] * -(-len(boards) // size)
         self.errors: list[str] = []
         self.seconds = 0.0
+        self.rejected = np.zeros(len(boards), dtype=bool)
+        self.unchecked, self.unchecked_why = 0, None
+        self.done = 0  # boards answered so far
         self._last: tuple[int, BatchSolution] | None = None
 
     def __len__(self) -> int:
         return len(self.boards)
 
-    def add(self, i: int, batch: BatchSolution) -> None:
-        """Keep chunk ``i``'s answers (compressed in a long run)."""
+    def add(self, i: int, batch: BatchSolution, verdict: BatchVerdict) -> None:
+        """Keep chunk ``i``'s answers (compressed in a long run) and the referee's verdict on them."""
         lo = i * self.size
+        self.rejected[lo:lo + len(batch)] = verdict.bad
+        self.unchecked += verdict.unchecked
+        self.unchecked_why = self.unchecked_why or verdict.why
+        self.done += len(batch)
         if len(batch) and self.moves.dtype == np.int16 and not -1 <= int(batch.moves.min()) <= int(batch.moves.max()) \
                 <= np.iinfo(np.int16).max:
             self.moves = self.moves.astype(np.int32)  # a (faulty) minimum past int16: kept as it was, for the report
