@@ -26,7 +26,7 @@ from types import MappingProxyType
 import numpy as np
 
 from flipgame.backends.base import Backend
-from flipgame.backends.external import Program
+from flipgame.backends.program import Program
 from flipgame.backends.result import BatchSolution, Solution
 from flipgame.core.errors import RefusedError, RulesError
 from flipgame.gate.registry import ALIASES, get_backend

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from flipgame.backends.external import FORMATS, Program
+from flipgame.backends.program import FORMATS, Program
 from flipgame.backends.strategies import BUILTIN, SOLVER_CMD, STRATEGIES, Strategy, register
 from flipgame.core.errors import FlipgameError, OptionError
 
