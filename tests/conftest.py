@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from flipgame import Board, Game, solve, solve_batch
-from flipgame.backends.external import package_hint
+from flipgame.backends.program import package_hint
 from flipgame.backends.registry import STRATEGIES
 
 POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]

@@ -16,7 +16,7 @@ import pytest
 from conftest import flipgame, sigint_default, wait_until_busy
 
 from flipgame import solve
-from flipgame.algebra import coset_checkpoint, coset_run, minweight
+from flipgame.algebra import coset_checkpoint, coset_run, minweight, wht_blocked
 from flipgame.algebra import gf2 as algebra
 from flipgame.algebra.coset_run import InterruptedRun
 from flipgame.backends import auto
@@ -30,7 +30,7 @@ from flipgame.model.grid import Game, format_cells
 @pytest.fixture
 def small_blocks(monkeypatch):
     """6 inner bits and blocks of 64 groups: a 19x19 all-lit run (nullity 16) has 16 blocks."""
-    monkeypatch.setattr(minweight, "LOW_BITS", 2)
+    monkeypatch.setattr(wht_blocked, "LOW_BITS", 2)
     monkeypatch.setattr(coset_run, "BLOCK_GROUPS", 64)
 
 
@@ -42,7 +42,7 @@ def _lit(n: int):
 
 def _interrupt_after(monkeypatch, blocks: int) -> None:
     """Ctrl-C (a KeyboardInterrupt) as the kernel starts block number ``blocks``."""
-    real, calls = minweight.group_maxima, {"n": 0}
+    real, calls = wht_blocked.group_maxima, {"n": 0}
 
     def counting(laid, k, groups, full=False):
         if not full:
@@ -51,7 +51,7 @@ def _interrupt_after(monkeypatch, blocks: int) -> None:
                 raise KeyboardInterrupt
         return real(laid, k, groups, full)
 
-    monkeypatch.setattr(minweight, "group_maxima", counting)
+    monkeypatch.setattr(wht_blocked, "group_maxima", counting)
 
 
 def test_interrupt_gives_an_unproven_bound_and_the_checkpoint_resumes_to_the_same_minimum(
@@ -115,7 +115,7 @@ def test_progress_bar_on_stderr(small_blocks, capsys):
 
 
 def test_long_run_matches_the_transform_on_random_cosets(monkeypatch):
-    monkeypatch.setattr(minweight, "LOW_BITS", 3)
+    monkeypatch.setattr(wht_blocked, "LOW_BITS", 3)
     rng = random.Random(4)
     for _ in range(6):
         n, k = rng.randint(40, 120), rng.randint(8, 14)

@@ -15,7 +15,7 @@ from conftest import POJ_SAMPLE
 from conftest import need_program as need
 
 from flipgame import Board, Game, RefusedError, solve
-from flipgame.backends.external import read_cbc, read_competition, read_minisat
+from flipgame.backends.program_output import read_cbc, read_competition, read_minisat
 from flipgame.backends.registry import STRATEGIES
 from flipgame.backends.strategies import EXTERNAL
 from flipgame.encode.export import FORMATS, export

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from flipgame.algebra import minweight
+from flipgame.algebra import minweight, wht_blocked
 from flipgame.algebra.gf2 import eliminate
 from flipgame.algebra.minweight import min_weight, minima, weights
 from flipgame.model.grid import Game
@@ -91,7 +91,7 @@ def test_dense_matches_brute_force(x, basis, n):
 def test_blocked_kernel_matches_brute_force(monkeypatch, x, basis, n):
     """Force the numba path (k > DENSE_MAX_NULLITY) with a small low block."""
     monkeypatch.setattr(minweight, "DENSE_MAX_NULLITY", 0)
-    monkeypatch.setattr(minweight, "LOW_BITS", random.Random(n).randint(0, 4))
+    monkeypatch.setattr(wht_blocked, "LOW_BITS", random.Random(n).randint(0, 4))
     w = brute_weights(x, basis)
     tied = [a for a, v in enumerate(w) if v == min(w)]
     assert min_weight(x, basis, n) == (tied[0], element(x, basis, tied[0]))

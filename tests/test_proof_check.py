@@ -14,7 +14,9 @@ from flipgame import solve
 from flipgame.encode.parity_proofs import refutation
 from flipgame.model.grid import Game
 from flipgame.verify.proofs import proof_check
+from flipgame.verify.proofs.alive_sets import alive_exact, alive_guess
 from flipgame.verify.proofs.drat import Proof
+from flipgame.verify.proofs.engine import clause_list
 from flipgame.verify.proofs.lower_bound import build_formula
 from flipgame.verify.proofs.proof_check import PieceCheck, check_refutation
 
@@ -59,10 +61,10 @@ def b12():
 def test_the_hashed_alive_set_is_the_exact_one(b12):
     formula, proof, _ = b12
     ends = np.flatnonzero(proof.lits == 0)
-    base = proof_check._clause_list(formula.clauses)
+    base = clause_list(formula.clauses)
     for cut in (1, len(proof) // 3, len(proof) // 2 + 7, len(proof) - 1):
-        guess = proof_check._alive_guess(base, proof, ends, 0, cut)
-        exact = proof_check._alive_exact(base, proof, ends, 0, cut)
+        guess = alive_guess(base, proof, ends, 0, cut)
+        exact = alive_exact(base, proof, ends, 0, cut)
         assert sorted(map(tuple, guess)) == sorted(map(tuple, exact)), cut
         assert len(exact) > len(base) or cut == 1
 
@@ -108,11 +110,11 @@ def stream(formula, proof, cuts, alive, jobs=2):
 def exact_alive(formula, proof):
     """The writer's hint at step k: the exact lemmas alive (DIMACS, flat, 0-terminated)."""
     ends = np.flatnonzero(proof.lits == 0)
-    base = proof_check._clause_list(formula.clauses)
+    base = clause_list(formula.clauses)
 
     def alive(k: int) -> list[int]:
         out: list[int] = []
-        for c in proof_check._alive_exact(base, proof, ends, 0, k):
+        for c in alive_exact(base, proof, ends, 0, k):
             out += [(lit >> 1) + 1 if not lit & 1 else -((lit >> 1) + 1) for lit in c] + [0]
         return out
 

@@ -20,8 +20,8 @@ from flipgame.backends.strategies import Strategy
 from flipgame.cli.common import strategy_names
 from flipgame.pipeline.gate import solve_strategy
 from flipgame.study.compare import compare_strategies
+from flipgame.study.distribution import coset_distribution, distribution
 from flipgame.study.families import FAMILIES
-from flipgame.study.structure import coset_distribution, distribution
 from flipgame.verify.checks.witness import check_solution
 
 # --- the strategy registry -------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from conftest import need_program
 
-from flipgame.backends.external import read_cbc, read_competition
+from flipgame.backends.program_output import read_cbc, read_competition
 from flipgame.cli import main
 
 

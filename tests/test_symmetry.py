@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from flipgame import solve
-from flipgame.algebra import coset_run, minweight, symmetry
+from flipgame.algebra import coset_run, symmetry, wht_blocked
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends.result import Status
 from flipgame.model.grid import Game
@@ -91,7 +91,7 @@ def _both(game: Game, board: int) -> tuple[int, int, int]:
 ])
 def test_reduced_and_full_enumeration_agree_on_symmetric_boards(monkeypatch, n, names, seed):
     """Small inner blocks (4 low bits) so that a nullity of 8 to 20 has groups for the symmetries to act on."""
-    monkeypatch.setattr(minweight, "LOW_BITS", 2)
+    monkeypatch.setattr(wht_blocked, "LOW_BITS", 2)
     monkeypatch.setattr(coset_run, "BLOCK_GROUPS", 64)
     game = Game(n, n, "white")
     board = game.full if not names else symmetric_board(game, names, seed)
@@ -103,7 +103,7 @@ def test_reduced_and_full_enumeration_agree_on_symmetric_boards(monkeypatch, n, 
 
 def test_reduced_enumeration_on_the_any_colour_goal(monkeypatch):
     """Goal any: two cosets (white and black), each with its own symmetry group."""
-    monkeypatch.setattr(minweight, "LOW_BITS", 2)
+    monkeypatch.setattr(wht_blocked, "LOW_BITS", 2)
     game = Game(19, 19)
     board = symmetric_board(game.with_goal("white"), {"rotate 90"}, 8)
     reduced, full, _ = _both(game, board)
@@ -132,7 +132,7 @@ def test_reduced_path_matches_sat_xors_proven_optimum(monkeypatch, n, names, see
     600 s): the symmetry-reduced run (4 inner bits, so that it acts from nullity 5) against CryptoMiniSat's
     proven optimum."""
     pytest.importorskip("pycryptosat")
-    monkeypatch.setattr(minweight, "LOW_BITS", 0)
+    monkeypatch.setattr(wht_blocked, "LOW_BITS", 0)
     game = Game(n, n, "white")
     board = game.full if not names else symmetric_board(game, names, seed)
     parts, quiet, _ = algebra.solution_cosets(game, board)

@@ -1,7 +1,7 @@
 """The minimum over a large null space as a long run: symmetry, blocks, progress, Ctrl-C and resuming.
 
 Method.  Each coset ``x ^ span(N)`` of a board (one per reachable goal) is enumerated by
-the blocked Walsh-Hadamard transform of :mod:`flipgame.algebra.minweight`, over a basis
+the blocked Walsh-Hadamard transform of :mod:`flipgame.algebra.wht_blocked`, over a basis
 adapted to the board's symmetry group (:mod:`flipgame.algebra.symmetry`): only the
 groups that are the smallest of their orbit are transformed, which divides the work by
 up to the group's order (8 for a symmetric square board).  The groups run in *blocks*
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from flipgame.algebra import minweight, symmetry
+from flipgame.algebra import minweight, symmetry, wht_blocked
 from flipgame.algebra.coset_checkpoint import Best, Checkpoint
 from flipgame.core.measured import figure
 from flipgame.model.system import PressSystem
@@ -109,7 +109,7 @@ class Result:
 
 def _actions(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int],
              use_symmetry: bool) -> list[tuple[int, symmetry.CosetAction]]:
-    inner = minweight.low_bits(len(quiet)) + minweight.LANE_BITS
+    inner = wht_blocked.low_bits(len(quiet)) + wht_blocked.LANE_BITS
     out = []
     for x, t in parts:
         group = symmetry.stabiliser(game, board ^ t) if use_symmetry else []
@@ -128,7 +128,7 @@ def plan(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], quiet:
     out = []
     for t, action in _actions(game, board, parts, quiet, use_symmetry):
         codes, f, m, w0 = minweight.prepare(action.x, action.basis, game.m)
-        laid = minweight.layout(codes, f, minweight.low_bits(k), m)
+        laid = wht_blocked.layout(codes, f, wht_blocked.low_bits(k), m)
         out.append(Part(t, action, laid, m, w0, action.orbit_count()))
     return out
 
@@ -177,13 +177,13 @@ def _block(part: Part, k: int, block: int, best: Best | None) -> tuple[Best | No
     groups = part.action.representatives(start, min(start + BLOCK_GROUPS, 1 << part.action.outer))
     if not groups.size:
         return best, 0
-    tops = minweight.group_maxima(part.codes, k, groups)
+    tops = wht_blocked.group_maxima(part.codes, k, groups)
     top = int(tops.max())
     weight = part.w0 + (part.m - top) // 2
     if best is not None and weight >= best.weight:
         return best, groups.size
     first = groups[np.flatnonzero(tops == top)[:1]]
-    _, arg, _ = minweight.group_maxima(part.codes, k, first, full=True)
+    _, arg, _ = wht_blocked.group_maxima(part.codes, k, first, full=True)
     a = (int(first[0]) << part.action.inner) | int(arg[0])
     x = _element(part.action, a)
     if x.bit_count() != weight:  # pragma: no cover - a kernel fault

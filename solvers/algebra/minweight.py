@@ -14,19 +14,22 @@ transform of ``f`` (at most ``m`` nonzero entries) gives every weight, and the
 minimum weight is ``w0 + (m - max S) / 2``.
 
 * ``k <= DENSE_MAX_NULLITY``: one in-place numpy transform of length ``2**k``.
-* larger ``k``: ``a = (group, lane, low)`` with ``LOW_BITS`` low bits and 4 lane
-  bits.  For each group (numba, parallel over groups, one buffer per thread)
-  the entries of ``f`` are scattered with their signs ``(-1)**<r_hi, a_hi>``
-  into a ``2**low x 16`` buffer (one column per lane, the lane signs laid out
-  once by :func:`layout`), transformed over the low bits with 16-lane
-  butterflies (SIMD whatever the stride), and scanned for the maximum.  The
-  buffer fits in a core's L2 cache.  :func:`group_maxima` runs any list of
-  groups, so a caller can enumerate a subset (one group per symmetry orbit,
+* larger ``k``: the blocked kernel of :mod:`flipgame.algebra.wht_blocked`:
+  ``a = (group, lane, low)`` with ``LOW_BITS`` low bits and 4 lane bits.  For
+  each group (numba, parallel over groups, one buffer per thread) the entries
+  of ``f`` are scattered with their signs ``(-1)**<r_hi, a_hi>`` into a
+  ``2**low x 16`` buffer (one column per lane, the lane signs laid out once by
+  :func:`~flipgame.algebra.wht_blocked.layout`), transformed over the low bits
+  with 16-lane butterflies (SIMD whatever the stride), and scanned for the
+  maximum.  The buffer fits in a core's L2 cache.
+  :func:`~flipgame.algebra.wht_blocked.group_maxima` runs any list of groups,
+  so a caller can enumerate a subset (one group per symmetry orbit,
   :mod:`flipgame.algebra.coset_run`) in blocks of its choosing.
 
 Values never exceed ``m`` in absolute value (every partial transform is a
 signed sum of the ``f`` entries), so the transform runs in int16 when
-``m < 32768`` and int32 (int64) otherwise.
+``m < 32768`` and int32 (int64) otherwise
+(:func:`~flipgame.algebra.wht_blocked.dtype_for`).
 
 Ties: :func:`min_weight` returns the smallest assignment ``a`` (as an integer);
 :func:`minima` returns all of them, so a caller can apply another rule.
@@ -47,22 +50,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from flipgame.algebra.wht_blocked import LANE_BITS, blocked_maxima, dtype_for
+
 DENSE_MAX_NULLITY = 22
 """Above this nullity the blocked numba kernel is used (2**22 int32 = 16 MiB)."""
 WEIGHTS_MAX_NULLITY = 26
 """:func:`weights` materialises 2**k int32 weights: 256 MiB at 26."""
 MAX_NULLITY = 48
-LOW_BITS = 14
-"""Low bits transformed per group in the blocked kernel: a 2**14 x 16 int16 buffer is 512 KiB, within a
-core's L2 cache.  Each group first scatters every cell code into the buffer, which at 61x61 (3439
-codes) cost more than the transform at 12 bits; measured on the all-lit 61x61 coset cut to 32 basis
-vectors (``min_weight``, CPU seconds, loaded 2-core machine): 12 bits 1.4e9, 14 bits 2.1e9, 15 bits
-2.3e9, 16 bits 1.8e9 assignments per CPU second."""
-LANE_BITS = 4
 DEFAULT_CAP = 1 << 16
-
-prange = range
-"""Rebound to ``numba.prange`` by :func:`_kernel`, so numba stays unimported until needed."""
 
 
 def _bits(v: int, n: int) -> np.ndarray:
@@ -97,10 +92,6 @@ def _prepare(x: int, basis: Sequence[int], n: int):
     return codes[keep], f[keep], int(support.size), w0
 
 
-def _dtype(m: int):
-    return np.int16 if m < 1 << 15 else np.int32 if m < 1 << 31 else np.int64
-
-
 def _dense_transform(codes: np.ndarray, f: np.ndarray, k: int, dtype) -> np.ndarray:
     """S = WHT(f), shape (2**k,), by k vectorised butterfly passes."""
     s = np.zeros(1 << k, dtype=dtype)
@@ -120,135 +111,6 @@ def _assemble(x: int, basis: Sequence[int], a: int) -> int:
     return x
 
 
-# One numba loop nest on purpose (C901 waived): split into calls, LLVM no longer vectorises its inner loops.
-def _scan(rows, hi, sv, low, groups, nchunks, full, top, offsets, out, best, arg, cnt):  # noqa: C901  # pragma: no cover
-    """Blocked transform kernel (compiled by :func:`_kernel`); the codes come laid out by :func:`layout`.
-
-    For each ``g`` in ``groups`` the transform at ``a = g << (low + 4) | lane << low | i``
-    lands in ``buf[16 * i + lane]``.  Code ``e`` adds ``+-sv[e]`` (its ``f`` times the signs
-    of its lane bits, 16 lanes) to the row at ``rows[e]``, negated when ``<hi[e], g>`` is odd.
-    With ``out.size == 0`` it records per group the maximum ``best[j]`` and, if ``full``, the
-    smallest in-group offset ``arg[j]`` reaching it and their count ``cnt[j]`` (scalar scans that
-    cost about as much as the transform: ask for them on the groups that reach the top only);
-    otherwise it writes every ``a`` with ``S(a) == top`` from ``out[offsets[j]]`` on, in increasing
-    order.  (The hot loops run without branches, so that LLVM vectorises them.)
-    """
-    size = 16 << low
-    shift = low + 4
-    ng = groups.size
-    for ch in prange(nchunks):
-        buf = np.empty(size, dtype=sv.dtype)
-        for j in range(ch * ng // nchunks, (ch + 1) * ng // nchunks):
-            g = groups[j]
-            buf[:] = 0
-            for e in range(rows.size):  # scatter f with the signs of the group bits
-                p = hi[e] & g
-                p ^= p >> 32
-                p ^= p >> 16
-                p ^= p >> 8
-                p ^= p >> 4
-                p ^= p >> 2
-                p ^= p >> 1
-                sign = sv.dtype.type(1 - 2 * (p & 1))
-                r = rows[e]
-                for lane in range(16):
-                    buf[r + lane] += sign * sv[e, lane]
-            h = 16
-            while h < size:  # Walsh-Hadamard butterflies over the low bits, 16 lanes at a time
-                for i0 in range(0, size, 2 * h):
-                    u = buf[i0:i0 + h]
-                    w = buf[i0 + h:i0 + 2 * h]
-                    for i in range(h):
-                        su = u[i]
-                        sw = w[i]
-                        u[i] = su + sw
-                        w[i] = su - sw
-                h *= 2
-            if out.size:
-                pos = offsets[j]
-                for lane in range(16):
-                    for i in range(size >> 4):
-                        if buf[16 * i + lane] == top:
-                            out[pos] = (g << shift) | (lane << low) | i
-                            pos += 1
-            else:
-                mx = buf[0]
-                for q in range(size):
-                    mx = max(mx, buf[q])
-                best[j] = mx
-                if full:  # slower scalar scans: only for the few groups that reach the top
-                    count = 0
-                    first = size
-                    for q in range(size):
-                        if buf[q] == mx:
-                            count += 1
-                            first = min(first, ((q & 15) << low) | (q >> 4))
-                    arg[j] = first
-                    cnt[j] = count
-
-
-_compiled = None
-
-
-def _kernel():
-    """:func:`_scan` compiled by numba (parallel, cached on disk); numba is imported only here."""
-    global _compiled
-    if _compiled is None:
-        import numba
-
-        globals()["prange"] = numba.prange
-        _compiled = numba.njit(parallel=True, cache=True, nogil=True)(_scan)
-    return _compiled
-
-
-def low_bits(k: int) -> int:
-    """Low bits of the blocked transform at nullity ``k`` (the inner ``2**(low + 4)`` assignments)."""
-    return max(0, min(LOW_BITS, k - LANE_BITS))
-
-
-def layout(codes: np.ndarray, f: np.ndarray, low: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The codes as the blocked kernel reads them: ``(rows, hi, sv)``.
-
-    ``rows`` (int64, shape (e,)): buffer offset ``16 * (code & (2**low - 1))``; ``hi`` (int64):
-    ``code >> (low + 4)``, the group bits; ``sv`` (shape (e, 16), int16 when ``m < 32768``):
-    ``f`` times ``(-1)**<lane bits of the code, lane>`` per lane.  O(16 e).
-    """
-    codes = codes.astype(np.int64)
-    lanes = np.arange(16, dtype=np.int64)
-    pattern = (codes >> low) & 15
-    parity = np.zeros((codes.size, 16), dtype=np.int64)
-    for b in range(LANE_BITS):
-        parity ^= ((pattern[:, None] >> b) & (lanes[None, :] >> b)) & 1
-    sv = (f.astype(np.int64)[:, None] * (1 - 2 * parity)).astype(_dtype(m))
-    return 16 * (codes & ((1 << low) - 1)), codes >> (low + LANE_BITS), sv
-
-
-def group_maxima(laid: tuple, k: int, groups: np.ndarray, full: bool = False):
-    """Per group ``g`` (int64 array, shape (j,)) of the blocked transform at nullity ``k``: the largest
-    ``S`` over its ``2**(low + 4)`` assignments, and with ``full`` the smallest in-group offset
-    reaching it and how many do.
-
-    ``laid`` is :func:`layout`'s result for ``low = low_bits(k)``.  Returns ``best`` (an array of
-    ``laid``'s dtype, shape (j,)), or with ``full`` ``(best, arg, cnt)`` (arg and cnt int64); the
-    assignment is ``g << (low + 4) | arg``.  Parallel over groups (numba prange, compiled on first
-    use).  Running time O(j (e + (low + 4) 2**(low + 4))) additions, e = number of codes; ``full``
-    about twice that (its scans are scalar).
-    """
-    import numba
-
-    scan = _kernel()
-    rows, hi, sv = laid
-    groups = np.ascontiguousarray(groups, dtype=np.int64)
-    best = np.empty(groups.size, dtype=sv.dtype)
-    arg = np.zeros(groups.size if full else 0, dtype=np.int64)
-    cnt = np.zeros(groups.size if full else 0, dtype=np.int64)
-    none = np.empty(0, dtype=np.int64)
-    if groups.size:
-        scan(rows, hi, sv, low_bits(k), groups, min(groups.size, 8 * numba.get_num_threads()), full,
-             sv.dtype.type(0), none, none, best, arg, cnt)
-    return (best, arg, cnt) if full else best
-
-
 def prepare(x: int, basis: Sequence[int], n: int):
     """``(codes, f, m, w0)`` of the coset ``x ^ span(basis)``: distinct nonzero cell codes (uint64),
     their signed counts ``f`` (int64), the support size ``m`` and the weight ``w0`` outside it (module
@@ -256,35 +118,11 @@ def prepare(x: int, basis: Sequence[int], n: int):
     return _prepare(x, basis, n)
 
 
-def _blocked(codes: np.ndarray, f: np.ndarray, k: int, m: int, cap: int | None):
-    """Blocked transform for large k: ``(best S, smallest argmax a, all argmax a or None)``."""
-    import numba
-
-    low = low_bits(k)
-    laid = layout(codes, f, low, m)
-    best = group_maxima(laid, k, np.arange(1 << (k - low - LANE_BITS), dtype=np.int64))
-    top = best.max()
-    hit = np.flatnonzero(best == top)
-    _, arg, cnt = group_maxima(laid, k, hit, full=True)
-    first = (int(hit[0]) << (low + LANE_BITS)) | int(arg[0])
-    if cap is None:
-        return int(top), first, None
-    total = int(cnt.sum())
-    if total > cap:
-        raise ValueError(f"{total} minimum-weight elements > cap={cap}")
-    offsets = np.zeros(hit.size + 1, dtype=np.int64)
-    np.cumsum(cnt, out=offsets[1:])
-    out = np.empty(total, dtype=np.int64)
-    _kernel()(*laid, low, hit.astype(np.int64), min(hit.size, 8 * numba.get_num_threads()), False, top,
-              offsets, out, best, arg, cnt)
-    return int(top), first, out
-
-
 def _solve(x: int, basis: Sequence[int], n: int, cap: int | None):
     codes, f, m, w0 = _prepare(x, basis, n)
     k = len(basis)
     if k <= max(DENSE_MAX_NULLITY, LANE_BITS):
-        s = _dense_transform(codes, f, k, _dtype(m))
+        s = _dense_transform(codes, f, k, dtype_for(m))
         top = s.max()
         first = int(np.argmax(s))
         found = None
@@ -294,7 +132,7 @@ def _solve(x: int, basis: Sequence[int], n: int, cap: int | None):
                 raise ValueError(f"{count} minimum-weight elements > cap={cap}")
             found = np.flatnonzero(s == top)
         return w0 + (m - int(top)) // 2, first, found
-    top, first, found = _blocked(codes, f, k, m, cap)
+    top, first, found = blocked_maxima(codes, f, k, m, cap)
     return w0 + (m - top) // 2, first, found
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from flipgame.backends.external import FORMATS, Program
+from flipgame.backends.program import FORMATS, Program
 from flipgame.backends.registry import STRATEGIES, register_strategy
 from flipgame.backends.strategies import BUILTIN, SOLVER_CMD, Strategy
 from flipgame.core.errors import FlipgameError, OptionError

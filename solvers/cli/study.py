@@ -1,40 +1,40 @@
 """``flipgame study``: the structure of one rule set and, on request, backend timings; with
-``--strategies``, named strategies across instance families, every answer cross-checked."""
+``--strategies``, named strategies across instance families, every answer cross-checked.
+
+Here: the command's arguments, one function per group, and the runs of its modes; the ``--all-lit``
+mode is :mod:`flipgame.cli.study_all_lit`, the ``--strategies`` mode's limits, suite, progress and
+files :mod:`flipgame.cli.study_strategies`."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
-import time
 
-from flipgame.algebra.minweight import MAX_NULLITY
 from flipgame.backends.registry import STRATEGIES
-from flipgame.backends.strategies import PROGRAM_KEYS
 from flipgame.cli import common
 from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
-from flipgame.cli.common import ExitCode, fail, name_list, option_flags, strategy_names, writable_path
-from flipgame.core.errors import FlipgameError, OptionError, RefusedError, RulesError
+from flipgame.cli.common import ExitCode, fail, name_list, strategy_names, writable_path
+from flipgame.cli.study_all_lit import run_all_lit
+from flipgame.cli.study_strategies import (
+    STRATEGY_BUDGET,
+    STRATEGY_TIME_LIMIT,
+    plan_source,
+    print_progress,
+    rules_plan,
+    strategy_limits,
+    suite_plan_of,
+    write_metrics,
+)
+from flipgame.core.errors import FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import BOARDS_PER_SIZE_MAX, MEMORY_LIMIT_GIB, TIMED_BOARDS_MAX
-from flipgame.model.boards import BoardSet
-from flipgame.study import all_lit
-from flipgame.study import metrics as study_metrics
 from flipgame.study.compare import compare_strategies
-from flipgame.study.environment import machine_line
-from flipgame.study.families import FAMILIES, RULES_FAMILY
-from flipgame.study.family_table import table_format, write_table
-from flipgame.study.figures import TOP_DEFAULT, Context, figure_format, plot_cactus, plot_scatter, plot_strategies
-from flipgame.study.records import write_csv
+from flipgame.study.families import FAMILIES
+from flipgame.study.family_table import table_format
+from flipgame.study.figures import TOP_DEFAULT, figure_format, plot_strategies
 from flipgame.study.runner import MEASURE_MARGIN_SECONDS
 from flipgame.study.structure import plot, study
-from flipgame.study.suite import suite_plan
-
-STRATEGY_TIME_LIMIT = 5.0
-"""Seconds per board in ``--strategies`` mode unless ``--time-limit`` is given."""
-STRATEGY_BUDGET = 600.0
-"""Seconds for a whole ``--strategies`` run unless ``--budget`` is given."""
 
 
 def _figure_path(text: str) -> str:
@@ -92,6 +92,18 @@ def add_parser(sub) -> None:
         epilog="Strategies: " + "; ".join(f"{n} ({s.backend}: {s.summary})" for n, s in STRATEGIES.items())
                + ". Families: " + "; ".join(f"{n} ({f.summary}; sizes {','.join(map(str, f.sizes))})"
                                            for n, f in FAMILIES.items()) + ".")
+    _add_structure_arguments(sp)
+    group = sp.add_argument_group("strategies x families (--strategies)")
+    _add_strategy_run_arguments(group)
+    _add_strategy_output_arguments(group)
+    _add_all_lit_arguments(sp.add_argument_group("the all-lit board, OEIS A075464 (--all-lit)"))
+    common.add_rule_options(sp)
+    common.add_strategies_file(sp)
+    sp.set_defaults(run=run)
+
+
+def _add_structure_arguments(sp) -> None:
+    """The study of one rule set: the backends timed, the sample, the seed, the plot, JSON."""
     sp.add_argument("--backends", type=common.backend_list, metavar="LIST",
                     help="backends to time on a random sample (default: none, structure only)")
     sp.add_argument("--sample", type=count_up_to(TIMED_BOARDS_MAX), default=200, metavar="N",
@@ -101,7 +113,10 @@ def add_parser(sub) -> None:
                     help="draw the distribution and the timings; with --strategies, seconds against size per "
                          "strategy, one panel per family (.png, .pdf or .svg)")
     sp.add_argument("--json", action="store_true", help="print everything as JSON instead of text")
-    group = sp.add_argument_group("strategies x families (--strategies)")
+
+
+def _add_strategy_run_arguments(group) -> None:
+    """``--strategies``: what runs (strategies, instances, how) and within which budget."""
     group.add_argument("--strategies", type=strategy_names, nargs="?", const="all", metavar="all|LIST",
                        help="run these strategies (default all) across the families, or with rule options "
                             "(--rules, --size, --states, ...) on --boards random boards of that one rule set; "
@@ -128,6 +143,10 @@ def add_parser(sub) -> None:
     group.add_argument("--suite", metavar="DIR",
                        help="run on the instances of a suite written by `flipgame export-suite DIR` (its "
                             "manifest and board files) instead of --families/--sizes/--boards/--seed")
+
+
+def _add_strategy_output_arguments(group) -> None:
+    """``--strategies``: the files written after the table, and the strategies the figures draw."""
     group.add_argument("--csv", metavar="FILE",
                        help="per-instance CSV (one row per run): instance, status, solved, answer, wall and CPU "
                             "seconds, peak MiB, build/export/solve seconds, the solver and its version, the limits, "
@@ -143,7 +162,10 @@ def add_parser(sub) -> None:
                        help="per-family table (solved and PAR-2 per strategy, then the VBS): .tex, .md or .csv")
     group.add_argument("--top", type=_top, default=TOP_DEFAULT, metavar="N|all",
                        help=f"strategies drawn in the figures: the N best (default {TOP_DEFAULT}, one colour each)")
-    lit = sp.add_argument_group("the all-lit board, OEIS A075464 (--all-lit)")
+
+
+def _add_all_lit_arguments(lit) -> None:
+    """``--all-lit`` (:mod:`flipgame.cli.study_all_lit`): the sides, and the b-file, search, bound and witnesses."""
     lit.add_argument("--all-lit", type=_sides, metavar="N|A..B[,...]",
                      help="the fewest presses that turn the all-lit n x n board off (plus, no wrap, goal white) for "
                           "each n; stdout: the b-file lines 'n a(n)', stderr: nullity, symmetries and seconds per n; "
@@ -159,9 +181,6 @@ def add_parser(sub) -> None:
     lit.add_argument("--witness-dir", metavar="DIR",
                      help="with --all-lit: write each n's witness (its press set, x/.) to DIR/a075464-N.txt, and "
                           "with --lower-bound its weights to DIR/a075464-N-lower-bound.txt")
-    common.add_rule_options(sp)
-    common.add_strategies_file(sp)
-    sp.set_defaults(run=run)
 
 
 def _sides(text: str) -> list[int]:
@@ -173,77 +192,6 @@ def _sides(text: str) -> list[int]:
             raise argparse.ArgumentTypeError(f"expected sides like 61, 1..78 or 55..78,79 (1 to 2000), got {text!r}")
         out.extend(range(int(a), int(b or a) + 1))
     return out
-
-
-def run_all_lit(args: argparse.Namespace) -> ExitCode:
-    """``--all-lit``: one b-file line per n on stdout (and --bfile); exit 1 if a term differs from OEIS."""
-    try:
-        if args.bfile:
-            writable_path(args.bfile, "--bfile")
-        if args.witness_dir:
-            common.writable_folder(args.witness_dir, "--witness-dir")
-    except FlipgameError as exc:
-        return fail(ExitCode.USAGE, str(exc))
-    done, worst = [], ExitCode.OK
-    for n in args.all_lit:
-        try:
-            if args.lower_bound:
-                _lower_bound(args, n)
-            worst = max(worst, _all_lit_term(args, n, done))
-        except OSError as exc:
-            return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
-    if args.json:
-        print(json.dumps([t.to_json() for t in done], indent=1))
-    return worst
-
-
-def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
-    """a(n), or an upper bound above the enumerable nullity with --search-seconds: printed and written."""
-    start = time.perf_counter()
-    k = all_lit.nullity(n)
-    if k > MAX_NULLITY and args.search_seconds is None:
-        if args.lower_bound:
-            return ExitCode.OK
-        return fail(ExitCode.REFUSED, f"a({n}): nullity {k}, over the {MAX_NULLITY} that can be enumerated; "
-                                      f"--search-seconds S finds an upper bound, --lower-bound a lower one")
-    t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(n)) \
-        if k > MAX_NULLITY else all_lit.term(n)
-    t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
-    print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
-          flush=True)
-    note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
-    print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {t.symmetries} symmetries, "
-          f"{t.seconds:.2f} s{note}", file=sys.stderr, flush=True)
-    done.append(t)
-    _write_term(args, t, done)
-    return ExitCode.OK if t.agrees else ExitCode.DISAGREEMENT
-
-
-def _lower_bound(args: argparse.Namespace, n: int) -> None:
-    """The covering LP's bound on a(n), its weights checked exactly; printed, and written with --witness-dir."""
-    bound = all_lit.lower_bound(n)
-    print(f"# a({n}) >= {bound.presses} (covering LP, its dual weights checked in exact arithmetic)", flush=True)
-    print(f"a({n}) >= {bound.presses}: nullity {bound.nullity}, {bound.seconds:.2f} s", file=sys.stderr, flush=True)
-    if args.witness_dir:
-        with open(os.path.join(args.witness_dir, f"a075464-{n}-lower-bound.txt"), "w", encoding="utf-8") as fh:
-            fh.write(all_lit.lower_bound_text(bound))
-
-
-def _improved(n: int):
-    """The stderr line of each improvement of the a(n) search (so that a Ctrl-C loses nothing)."""
-    def show(found) -> None:
-        print(f"  a({n}) <= {found.weight} after {found.seconds:.1f} s ({found.how})", file=sys.stderr, flush=True)
-    return show
-
-
-def _write_term(args: argparse.Namespace, t, done: list) -> None:
-    """The witness file of ``t`` (--witness-dir) and the b-file of the terms so far (--bfile); OSError."""
-    if args.witness_dir:
-        with open(os.path.join(args.witness_dir, f"a075464-{t.n}.txt"), "w", encoding="utf-8") as fh:
-            fh.write(all_lit.witness_text(t))
-    if args.bfile:
-        with open(args.bfile, "w", encoding="utf-8") as fh:
-            fh.write("".join(all_lit.bfile_line(d) + "\n" for d in done if d.proven))
 
 
 NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "lower_bound": "all_lit"}
@@ -303,51 +251,10 @@ def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
     return None
 
 
-def _strategy_limits(args: argparse.Namespace) -> tuple[float, float | None]:
-    """``(--time-limit, --memory-limit)`` for ``--strategies`` (defaults :data:`STRATEGY_TIME_LIMIT` and the
-    backends' model budget, :data:`~flipgame.core.limits.MEMORY_LIMIT_GIB`).
-
-    Raises
-    ------
-    argparse.ArgumentTypeError
-        A flag that does not apply with ``--strategies`` (each family fixes its rules and each strategy its
-        backend options), or a limit that is not a positive number.
-    """
-    given = ["--backends"] if args.backends is not None else []
-    limits = {"time_limit": STRATEGY_TIME_LIMIT, "memory_limit": MEMORY_LIMIT_GIB}
-    for flag, owners in option_flags().items():
-        value = getattr(args, "opt_" + flag[2:].replace("-", "_"), None)
-        name = owners[0][1].name
-        if value is not None and name in PROGRAM_KEYS:
-            continue  # --solver-cmd and its --solver-* flags: the strategy 'external' (registered by main)
-        if value is not None and name in limits:
-            try:
-                option = owners[0][1]
-                limits[name] = positive_seconds(value) if name == "time_limit" else option.validate("study", value)
-            except (argparse.ArgumentTypeError, OptionError) as exc:
-                raise argparse.ArgumentTypeError(f"{flag}: {exc}") from None
-        elif value is not None:
-            given.append(flag)
-    if given:
-        raise argparse.ArgumentTypeError(
-            f"{', '.join(given)} do not apply with --strategies: each strategy fixes its backend options (use "
-            f"--time-limit, --memory-limit, --budget)")
-    return limits["time_limit"], limits["memory_limit"]
-
-
-def _progress(done: int, total: int, r) -> None:
-    """One line on stderr per strategy run of ``--strategies``."""
-    what = (f"{r.status} {r.answer() if r.answered else ''} in {r.seconds:.3f} s" if r.seconds is not None
-            else f"{r.status}{': ' + r.note if r.note else ''}")
-    flag = f"  FLAGGED: {r.flag}" if r.flag else ""
-    print(f"[{done}/{total}] {r.family} {r.n}x{r.n} board {r.board}: {r.strategy}: {what}{flag}"[:200],
-          file=sys.stderr, flush=True)
-
-
 def run_strategies(args: argparse.Namespace) -> ExitCode:
     """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
     try:
-        time_limit, memory_limit = _strategy_limits(args)
+        time_limit, memory_limit = strategy_limits(args)
         for flag in ("plot", "csv", "cactus", "scatter", "table"):
             if getattr(args, flag):
                 writable_path(getattr(args, flag), f"--{flag}")
@@ -356,11 +263,11 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
     except (argparse.ArgumentTypeError, RulesError) as exc:
         return fail(ExitCode.USAGE, str(exc))
     try:
-        plan = _rules_plan(args)
+        plan = rules_plan(args)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     try:
-        plan = plan or _suite_plan(args)
+        plan = plan or suite_plan_of(args)
     except FileNotFoundError as exc:
         return fail(ExitCode.USAGE, f"--suite {args.suite}: no {os.path.basename(exc.filename or 'manifest.json')} "
                                     f"(expected a folder written by `flipgame export-suite DIR`)")
@@ -368,10 +275,10 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, f"--suite: {getattr(exc, 'strerror', None) or exc}"
                                     + (f": {exc.filename}" if getattr(exc, "filename", None) else ""))
     st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards or 2,
-                            time_limit=time_limit, budget=args.budget, seed=args.seed or 0, progress=_progress,
-                            plan=plan, source=_source(args, plan), run_all=args.run_all,
+                            time_limit=time_limit, budget=args.budget, seed=args.seed or 0, progress=print_progress,
+                            plan=plan, source=plan_source(args, plan), run_all=args.run_all,
                             isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit)
-    failed = _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args) or _write_metrics(st, args)
+    failed = _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args) or write_metrics(st, args)
     if failed:
         return failed
     if st.disagreements:
@@ -379,91 +286,3 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
-def _suite_plan(args: argparse.Namespace) -> list | None:
-    """The plan of ``--suite DIR`` (None without it).
-
-    Raises
-    ------
-    ValueError
-        --suite with --families, --sizes, --boards or --seed, or a damaged suite.
-    OSError
-        An unreadable manifest or board file.
-    """
-    if args.suite is None:
-        return None
-    given = [f"--{f}" for f in ("families", "sizes", "boards", "seed") if getattr(args, f) is not None]
-    if given:
-        raise ValueError(f"{', '.join(given)} do{'es' if len(given) == 1 else ''} not apply: the suite's manifest "
-                         f"lists its instances")
-    plan, _ = suite_plan(args.suite)
-    if not plan:
-        raise ValueError(f"{args.suite} has no instance")
-    return plan
-
-
-RULE_FLAGS = ("rules", "states", "size", "goal", "target", "stencil")
-"""The rule options that, with ``--strategies``, choose the one rule set the strategies run on."""
-
-
-def _rule_flags(args: argparse.Namespace) -> list[str]:
-    """The rule options given on the command line."""
-    given = [f"--{f}" for f in RULE_FLAGS if getattr(args, f) is not None]
-    return given + ["--wrap"] * args.wrap + ["--neighbourhood"] * (args.neighbourhood != "plus")
-
-
-def _rules_plan(args: argparse.Namespace) -> list | None:
-    """With rule options: ``--boards K`` random boards (``--seed``) of that one rule set, as the family
-    ``rules``; None without them.
-
-    Raises
-    ------
-    FlipgameError
-        Rule options with --families, --sizes or --suite (which choose their own rules), or bad rules.
-    """
-    given = _rule_flags(args)
-    if not given:
-        return None
-    clash = [f"--{f}" for f in ("families", "sizes", "suite") if getattr(args, f) is not None]
-    if clash:
-        raise RulesError(f"{', '.join(given)} give the one rule set the strategies run on; {', '.join(clash)} "
-                         f"choose generated ones: give one or the other")
-    game = common.game_from_args(args)
-    side = game.rows if game.shape and game.rows == game.cols else game.n
-    boards = BoardSet.sample(game, args.boards or 2, args.seed or 0)
-    return [(RULES_FAMILY, side, game, i, board) for i, board in enumerate(boards)]
-
-
-def _source(args: argparse.Namespace, plan: list | None) -> str:
-    """Where the instances come from, for the report: a suite, the given rules, or the families."""
-    if args.suite is not None:
-        return f"suite {args.suite}"
-    if plan:
-        return f"rules {args.rules}" if args.rules else f"rules {plan[0][2].rules}"
-    return "families"
-
-
-def _write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
-    """The field's metrics (text unless --json), --csv, --cactus, --scatter and --table; an exit code on failure."""
-    env = st.environment
-    context = Context(machine_line(env["machine"]) if env else "", env.get("flipgame", ""), st.margin)
-    try:
-        if args.csv:
-            rows = write_csv(st.runs, args.csv, st.time_limit, env)
-            print(f"CSV: {args.csv} ({rows} runs)", file=sys.stderr)
-        if args.cactus:
-            plot_cactus(st.runs, st.time_limit, args.cactus, context=context, top=args.top)
-            print(f"Cactus plot: {args.cactus}", file=sys.stderr)
-        if args.scatter:
-            plot_scatter(st.runs, st.time_limit, args.scatter, context=context, top=args.top, pairs=args.pairs)
-            print(f"Scatter plot: {args.scatter}", file=sys.stderr)
-        if args.table:
-            write_table(st.runs, st.time_limit, args.table, context=context, run_all=st.run_all)
-            print(f"Table: {args.table}", file=sys.stderr)
-    except OSError as exc:
-        return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
-    except ValueError as exc:
-        return fail(ExitCode.USAGE, str(exc))
-    if not args.json:
-        print()
-        print(study_metrics.text(st.runs, st.time_limit, st.run_all))
-    return None

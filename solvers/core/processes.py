@@ -9,7 +9,9 @@ at the limit, past the cap, on Ctrl-C, and also when it exits normally, so no
 grandchild outlives it, nor a descendant seen at a sample that left the group
 (``setsid``); it dies with its parent (``PR_SET_PDEATHSIG`` through util-linux
 ``setpriv``, where installed).  :mod:`flipgame.core.workers` runs Python
-functions and worker pools on top of it.
+functions and worker pools on top of it.  The run's pipes are
+:mod:`flipgame.core.pipes`, its process tree (descendants, peak memory, the
+kill) :mod:`flipgame.core.process_tree`.
 
 Standard library only: the certificate checker imports this module and no solver.
 Source: runsolver (Roussel 2011, "Controlling a solver execution with the
@@ -22,7 +24,6 @@ import contextlib
 import errno
 import os
 import resource
-import selectors
 import shlex
 import shutil
 import signal
@@ -32,10 +33,10 @@ import time
 from dataclasses import dataclass
 
 from flipgame.core.limits import OUTPUT_MAX_BYTES
+from flipgame.core.pipes import Streams
+from flipgame.core.process_tree import ProcessFamily, resident_bytes
 from flipgame.core.text import printable
 
-TAIL_BYTES = 4096
-"""Bytes kept of the end of each output stream, for the message about a program that gave no answer."""
 KILL_GRACE_SECONDS = 1.0
 """Seconds to read what is left in the pipes after the group is killed (a grandchild that left the group
 may hold them open; it is not waited for longer)."""
@@ -43,9 +44,6 @@ POLL_SECONDS = 0.01
 """How often the leader's exit is polled where the kernel has no process file descriptors (before Linux 5.3)."""
 SAMPLE_SECONDS = 0.1
 """How often a running program's peak memory (``VmHWM``) is sampled besides each read of its output."""
-TREE_MAX_PROCESSES = 64
-"""Most processes of a run's tree sampled for its peak memory (a solver and its helpers are a few)."""
-_CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -75,7 +73,7 @@ class RunResult:
     stdout : bytes
         Standard output, at most the cap.
     stdout_tail, stderr_tail : bytes
-        The last :data:`TAIL_BYTES` of each stream.
+        The last :data:`~flipgame.core.pipes.TAIL_BYTES` of each stream.
     """
 
     argv: tuple[str, ...]
@@ -155,84 +153,6 @@ def _limit_memory(pid: int, memory_bytes: int | None) -> None:
             resource.prlimit(pid, resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
 
-class _Streams:
-    """The run's pipes, read (and standard input written) without blocking, standard output capped."""
-
-    def __init__(self, proc: subprocess.Popen, stdin: bytes | None, cap: int | None):
-        self.sel = selectors.DefaultSelector()
-        self.out, self.out_tail, self.err_tail = bytearray(), bytearray(), bytearray()
-        self.cap, self.over_cap = cap, False
-        self.pending = memoryview(stdin or b"")
-        self.pipes = 0
-        for f, ev, what in ((proc.stdout, selectors.EVENT_READ, "out"), (proc.stderr, selectors.EVENT_READ, "err"),
-                            (proc.stdin, selectors.EVENT_WRITE, "in")):
-            if f is not None:
-                os.set_blocking(f.fileno(), False)
-                self.sel.register(f, ev, what)
-                self.pipes += 1
-        self.pidfd = None  # readable once the leader exits (Linux 5.3+), so no polling is needed
-        with contextlib.suppress(AttributeError, OSError):
-            self.pidfd = os.pidfd_open(proc.pid)
-            self.sel.register(self.pidfd, selectors.EVENT_READ, "exit")
-        self.exited = False
-
-    @property
-    def open(self) -> bool:
-        """True while a pipe is open."""
-        return self.pipes > 0
-
-    def pump(self, timeout: float) -> None:
-        """Move what is ready within ``timeout`` seconds (or note the leader's exit)."""
-        for key, _ in self.sel.select(max(timeout, 0.0)):
-            f = key.fileobj
-            if key.data == "exit":
-                self.exited = True
-                self.sel.unregister(f)
-                continue
-            if key.data == "in":
-                self._write(f)
-                continue
-            try:
-                data = os.read(f.fileno(), _CHUNK)
-            except BlockingIOError:
-                continue
-            if not data:
-                self._drop(f)
-            elif key.data == "out":
-                self._keep(data)
-            else:
-                self.err_tail = (self.err_tail + data)[-TAIL_BYTES:]
-
-    def _drop(self, f) -> None:
-        self.sel.unregister(f)
-        self.pipes -= 1
-
-    def _write(self, f) -> None:
-        try:
-            n = os.write(f.fileno(), self.pending[:_CHUNK]) if self.pending else 0
-        except (BrokenPipeError, BlockingIOError) as exc:
-            n = 0 if isinstance(exc, BlockingIOError) else len(self.pending)
-        self.pending = self.pending[n:]
-        if not self.pending:
-            self._drop(f)
-            f.close()
-
-    def _keep(self, data: bytes) -> None:
-        self.out_tail = (self.out_tail + data)[-TAIL_BYTES:]
-        if self.cap is not None and len(self.out) + len(data) > self.cap:
-            self.out += data[:self.cap - len(self.out)]
-            self.over_cap = True
-        else:
-            self.out += data
-
-    def close(self) -> None:
-        for key in list(self.sel.get_map().values()):
-            self.sel.unregister(key.fileobj)
-        self.sel.close()
-        if self.pidfd is not None:
-            os.close(self.pidfd)
-
-
 def _exited(pid: int) -> bool:
     """True once process ``pid`` has ended (it stays a zombie, unreaped: ``WNOWAIT``)."""
     try:
@@ -241,82 +161,7 @@ def _exited(pid: int) -> bool:
         return True
 
 
-def _start_time(pid: int) -> int | None:
-    """Process ``pid``'s start time (clock ticks after boot, field 22 of ``/proc/PID/stat``), None if gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[19])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-class _Family:
-    """A run's processes: its group, and every descendant seen at a sample (``/proc/PID/task/*/children``),
-    so that one that left the group and its session (``setsid``) is killed with the group unless it left
-    the tree between two samples."""
-
-    def __init__(self, leader: int):
-        self.leader, self.seen = leader, {}  # pid -> start time (a pid used again is not ours)
-
-    def sample(self) -> int:
-        """Note the descendants now; the largest :func:`_hiwater` of the leader and of them (at most
-        :data:`TREE_MAX_PROCESSES` looked at): a wrapper script's solver, not only the shell."""
-        todo, peak, looked = [self.leader], 0, 0
-        while todo and looked < TREE_MAX_PROCESSES:
-            pid = todo.pop()
-            looked += 1
-            peak = max(peak, _hiwater(pid))
-            for child in _children(pid):
-                if child not in self.seen:
-                    start = _start_time(child)
-                    if start is None:
-                        continue
-                    self.seen[child] = start
-                todo.append(child)
-        return peak
-
-    def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.leader, signal.SIGKILL)
-        for pid, start in self.seen.items():
-            if _start_time(pid) == start:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-
-
-def _children(pid: int) -> list[int]:
-    """The child processes of ``pid`` (of each of its threads), [] once it is gone or where /proc has no
-    ``children`` files (kernels without ``CONFIG_PROC_CHILDREN``)."""
-    out = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/task/{task}/children", "rb") as f:
-                out += map(int, f.read().split())
-    return out
-
-
-def _hiwater(pid: int) -> int:
-    """Peak resident bytes of ``pid``'s memory since its ``exec`` (``VmHWM``), 0 once it has exited."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
-def _rss(pid: int | str = "self") -> int:
-    """Resident bytes of ``pid`` now (``/proc/PID/statm``), 0 where unknown."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _watch(family: _Family, streams: _Streams, deadline: float) -> tuple[bool, int]:
+def _watch(family: ProcessFamily, streams: Streams, deadline: float) -> tuple[bool, int]:
     """Read the run's output until the leader exits, the output passes the cap or the deadline passes;
     ``(timed out, the largest VmHWM sampled)``, sampled (with the family's descendants) at each wake-up,
     every 5 ms at first and every :data:`SAMPLE_SECONDS` from its first second on."""
@@ -373,13 +218,13 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
     >>> (r.stdout, r.exit_status, r.ended)
     (b'hi\\n', 3, 'exit status 3')
     """
-    own = _rss()
+    own = resident_bytes()
     start = time.monotonic()
     deadline = start + max(time_limit, 0.0)
     proc = subprocess.Popen(_launcher(argv), stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
     _limit_memory(proc.pid, memory_limit)
-    streams, family = _Streams(proc, stdin, output_cap), _Family(proc.pid)
+    streams, family = Streams(proc, stdin, output_cap), ProcessFamily(proc.pid)
     timed_out = reaped = False
     try:
         timed_out, sampled = _watch(family, streams, deadline)

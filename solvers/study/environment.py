@@ -12,7 +12,7 @@ import os
 import platform
 from importlib import metadata
 
-from flipgame.backends.external import version_of
+from flipgame.backends.program import version_of
 from flipgame.backends.sat import DEFAULT_SOLVER
 from flipgame.backends.strategies import Strategy
 
@@ -45,7 +45,7 @@ def _distribution(name: str) -> str:
 def solver_of(strategy: Strategy) -> tuple[str, str]:
     """``(solver, version)`` a strategy runs, e.g. ``("OR-Tools CP-SAT", "ortools 9.15.6755")``.  A program
     (backend ``external``) is named by its command's first word, its version by what the strategy's ``version``
-    command prints (:func:`~flipgame.backends.external.version_of`), ``unknown (no version command)`` without
+    command prints (:func:`~flipgame.backends.program.version_of`), ``unknown (no version command)`` without
     one.  O(1), or one program call (cached)."""
     if strategy.backend == "external":
         command = str(strategy.options.get("command", ""))

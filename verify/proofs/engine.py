@@ -47,13 +47,13 @@ def engine_name() -> str:
     return "native" if dratify.native_available() and CHECK_ENGINE != "python" else "python"
 
 
-def _internal(lits: np.ndarray) -> np.ndarray:
+def internal(lits: np.ndarray) -> np.ndarray:
     """DIMACS literals -> dratify's internal literals ``2 (v - 1) + sign`` (a 0 stays a 0 marker: -1)."""
     lits = lits.astype(np.int64)
     return np.where(lits != 0, 2 * (np.abs(lits) - 1) + (lits < 0), -1)
 
 
-def _clause_list(clauses) -> list[list[int]]:
+def clause_list(clauses) -> list[list[int]]:
     """DIMACS clauses -> internal-literal lists, duplicates merged and tautologies dropped (as
     dratify's ``CNF.add`` does; dropping a clause that is always true changes nothing)."""
     out = []
@@ -64,7 +64,7 @@ def _clause_list(clauses) -> list[list[int]]:
     return out
 
 
-class _Steps(collections.abc.Sequence):
+class Steps(collections.abc.Sequence):
     """Proof steps ``first .. last - 1``, then ``extra`` additions, as the native checker's
     ``(deletion, internal literals)`` pairs.
 
@@ -90,7 +90,7 @@ class _Steps(collections.abc.Sequence):
     def _chunk(self, a: int, b: int):
         ends = self.ends
         lo = int(ends[a - 1]) + 1 if a else 0
-        flat = _internal(self.proof.lits[lo:int(ends[b - 1]) + 1]).tolist()
+        flat = internal(self.proof.lits[lo:int(ends[b - 1]) + 1]).tolist()
         stops = ends[a:b] - lo
         starts = np.concatenate(([0], stops[:-1] + 1)).tolist()
         # C-level loops only: one slice object and one list per step
@@ -104,7 +104,7 @@ class _Steps(collections.abc.Sequence):
             yield False, c
 
 
-def _check_piece(nvars: int, clauses: list[list[int]], steps: _Steps, engine: str):
+def check_piece(nvars: int, clauses: list[list[int]], steps: Steps, engine: str):
     """dratify's verdict on one piece.  The native engine is called through dratify's registered
     handle directly: the literals are internal ones made here (never negative), so dratify's
     per-literal input validation, a Python loop as slow as the native check itself, is skipped;

@@ -6,17 +6,18 @@ its compiled checker when ``cdclkit[native]`` registered one, else its
 pure-Python checker (the engine is reported).  Nothing here imports a solver
 or a proof generator.
 
-Long proofs are checked in consecutive pieces.  A piece that does not end
-the proof ends with extra additions: the clauses alive at its end (worked out
-here from the steps, or named by the generator as a hint).  The checker must
-accept each of them, and they are the formula of the next piece.  Accepted
-additions preserve satisfiability and the next formula is a subset of the
-clauses present, so a refutation of it refutes the formula: a wrong guess or
-hint can only make a piece fail, and then the proof is checked again with the
-exact alive sets, worked out step by step.  As each piece's formula is known
-before it is checked, pieces run in parallel processes
-(:func:`check_refutation` with ``jobs``), even while the proof is still being
-written (:class:`PieceCheck`).
+Long proofs are checked in consecutive pieces.  A piece that does not end the
+proof ends with extra additions: the clauses alive at its end (worked out from
+the steps, :mod:`flipgame.verify.proofs.alive_sets`, or named by the generator
+as a hint).  The checker must accept each of them, and they are the formula of
+the next piece.  Accepted additions preserve satisfiability and the next
+formula is a subset of the clauses present, so a refutation of it refutes the
+formula: a wrong guess or hint can only make a piece fail, and then the proof
+is checked again with the exact alive sets, worked out step by step.  As each
+piece's formula is known before it is checked, pieces run in parallel
+processes (:func:`check_refutation` with ``jobs``; forked by
+:mod:`flipgame.verify.proofs.forked_checks`), even while the proof is still
+being written (:class:`PieceCheck`).
 
 Source: Wetzler, Heule and Hunt, "DRAT-trim: Efficient checking and trimming
 using expressive clausal proofs", SAT 2014 (forward checking of RUP and RAT).
@@ -24,18 +25,17 @@ using expressive clausal proofs", SAT 2014 (forward checking of RUP and RAT).
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
-import signal
 import time
 
 import numpy as np
 
 from flipgame.core.errors import ProofFormatError
-from flipgame.core.workers import die_with_parent
+from flipgame.verify.proofs.alive_sets import alive_exact, alive_guess
 from flipgame.verify.proofs.drat import Proof, read_proof, regular_file
-from flipgame.verify.proofs.engine import Verdict, _check_piece, _clause_list, _internal, _Steps, engine_name
+from flipgame.verify.proofs.engine import Steps, Verdict, check_piece, clause_list, engine_name
+from flipgame.verify.proofs.forked_checks import collect_check, fork_check, kill_checks
 from flipgame.verify.proofs.lower_bound import Formula
 
 CHECK_PIECE_STEPS = 8_000_000
@@ -98,9 +98,9 @@ def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proo
     gc.disable()  # millions of small lists, none cyclic: the collector's passes would dominate
     try:
         cuts = _cuts(len(ends), piece, jobs, heavy_from)
-        bases = [_clause_list(clauses)]
+        bases = [clause_list(clauses)]
         for first, last in cuts[:-1]:
-            bases.append(_alive_guess(bases[-1], proof, ends, first, last))
+            bases.append(alive_guess(bases[-1], proof, ends, first, last))
         tasks = [(_top(nvars, bases[k]), bases[k], first, last, bases[k + 1] if k + 1 < len(cuts) else [])
                  for k, (first, last) in enumerate(cuts)]
         results = _run_pieces(proof, ends, tasks, engine, jobs)
@@ -160,10 +160,10 @@ def _verdict(cuts, results, engine: str, exact: bool) -> Verdict | None:
 
 def _check_exact(clauses, nvars: int, proof: Proof, ends, cuts, engine: str) -> Verdict:
     """The pieces in order, each carrying the exact clauses alive (worked out step by step)."""
-    base = _clause_list(clauses)
+    base = clause_list(clauses)
     for k, (first, last) in enumerate(cuts):
-        carry = _alive_exact(base, proof, ends, first, last) if k + 1 < len(cuts) else []
-        r = _check_piece(_top(nvars, base), base, _Steps(proof, ends, first, last, carry), engine)
+        carry = alive_exact(base, proof, ends, first, last) if k + 1 < len(cuts) else []
+        r = check_piece(_top(nvars, base), base, Steps(proof, ends, first, last, carry), engine)
         v = _verdict([(first, last)], [r], engine, exact=True)
         if r.ok or r.failed_step or k + 1 == len(cuts):
             return v
@@ -176,73 +176,20 @@ def _run_pieces(proof: Proof, ends, tasks: list, engine: str, jobs: int) -> list
     ``jobs - 1`` forked children that die with it); results in the order of ``tasks``."""
     def run(k: int):
         top, base, first, last, carry = tasks[k]
-        return _check_piece(top, base, _Steps(proof, ends, first, last, carry), engine)
+        return check_piece(top, base, Steps(proof, ends, first, last, carry), engine)
 
     if jobs <= 1 or len(tasks) == 1:
         return [run(k) for k in range(len(tasks))]
-    children = [_fork(lambda w=w: [(k, run(k)) for k in range(w, len(tasks), jobs)])
+    children = [fork_check(lambda w=w: [(k, run(k)) for k in range(w, len(tasks), jobs)])
                 for w in range(1, min(jobs, len(tasks)))]
     results: dict[int, object] = {}
     try:
         results.update((k, run(k)) for k in range(0, len(tasks), jobs))
         for child in children:
-            results.update(_collect(*child))
+            results.update(collect_check(*child))
     finally:
-        _kill(children)
+        kill_checks(children)
     return [results[k] for k in range(len(tasks))]
-
-
-def _fork(work) -> tuple[int, int]:
-    """Fork a child that runs ``work()`` (a list of ``(piece, CheckResult)``) and writes it, pickled,
-    to a pipe; the child ignores Ctrl-C and dies with this process.  Returns (pid, read end)."""
-    import pickle
-
-    parent = os.getpid()
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 0
-        try:
-            os.close(read)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and kills us)
-            die_with_parent(parent)
-            data = pickle.dumps([(k, (r.ok, r.reason, r.steps, r.failed_step, r.reached_empty)) for k, r in work()])
-        except BaseException as e:  # noqa: BLE001  (reported to the parent, which raises it)
-            data, code = pickle.dumps(f"{type(e).__name__}: {e}"), 1
-        with os.fdopen(write, "wb") as fh:
-            fh.write(data)
-        os._exit(code)
-    os.close(write)
-    return pid, read
-
-
-def _collect(pid: int, fd: int) -> list:
-    """A forked child's results, as ``(piece, CheckResult)`` pairs (waits for it)."""
-    import pickle
-
-    from dratify import CheckResult
-
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read()
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
-    out = pickle.loads(data) if data else "the checking process died"
-    if isinstance(out, str):
-        raise RuntimeError(f"proof check worker failed: {out}")
-    results = []
-    for k, (ok, reason, steps, failed_step, reached_empty) in out:
-        r = CheckResult()
-        r.ok, r.reason, r.steps, r.failed_step, r.reached_empty = ok, reason, steps, failed_step, reached_empty
-        results.append((k, r))
-    return results
-
-
-def _kill(children) -> None:
-    """SIGKILL and reap forked checkers that may still run (after their results, or on an error)."""
-    for pid, _ in children:
-        with contextlib.suppress(ProcessLookupError, ChildProcessError):
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
 
 
 def _cost(dels: bytearray, first: int, last: int, heavy_from: int | None) -> int:
@@ -296,7 +243,7 @@ class PieceCheck:
         return self
 
     def __exit__(self, *exc) -> None:
-        _kill(self.running)
+        kill_checks(self.running)
         self.running = []
 
     def cut(self, log, alive) -> None:
@@ -310,16 +257,16 @@ class PieceCheck:
             return
         if self.started is None:
             self.started = time.perf_counter()
-            self.bases.append(_clause_list(self.formula.clauses))
-        carry = self.bases[0] + _clause_list(_split_steps(alive()))
+            self.bases.append(clause_list(self.formula.clauses))
+        carry = self.bases[0] + clause_list(_split_steps(alive()))
         first, lo = self.cuts[-1], self.offsets[-1]
         piece = Proof(np.frombuffer(lits[lo:], dtype=np.int32), np.frombuffer(bytes(dels[first:]), dtype=bool))
         base, k, top = self.bases[-1], len(self.cuts) - 1, _top(self.formula.nvars, self.bases[-1])
         while len(self.running) >= self.jobs:
-            self.results.update(_collect(*self.running.pop(0)))
+            self.results.update(collect_check(*self.running.pop(0)))
         ends = np.flatnonzero(piece.lits == 0)
-        self.running.append(_fork(lambda: [(k, _check_piece(top, base, _Steps(piece, ends, 0, len(ends), carry),
-                                                            self.engine))]))
+        self.running.append(fork_check(lambda: [(k, check_piece(top, base, Steps(piece, ends, 0, len(ends), carry),
+                                                                self.engine))]))
         self.bases.append(carry)
         self.cuts.append(steps)
         self.offsets.append(len(lits))
@@ -333,83 +280,16 @@ class PieceCheck:
         last = len(proof.deletions)
         ranges = list(zip(self.cuts, [*self.cuts[1:], last], strict=True))
         first = self.cuts[-1]
-        tail = _check_piece(_top(self.formula.nvars, self.bases[-1]), self.bases[-1],
-                            _Steps(proof, ends, first, last), self.engine)
+        tail = check_piece(_top(self.formula.nvars, self.bases[-1]), self.bases[-1],
+                           Steps(proof, ends, first, last), self.engine)
         self.results[len(ranges) - 1] = tail
         while self.running:
-            self.results.update(_collect(*self.running.pop(0)))
+            self.results.update(collect_check(*self.running.pop(0)))
         verdict = _verdict(ranges, [self.results[k] for k in range(len(ranges))], self.engine, exact=False)
         if verdict is None:  # a named lemma was not there, or a later piece failed: the exact sets decide
             verdict = check_refutation(self.formula, proof)
         verdict.seconds = time.perf_counter() - self.started
         return verdict
-
-
-def _alive_guess(base: list[list[int]], proof: Proof, ends: np.ndarray, first: int, last: int) -> list[list[int]]:
-    """The clauses alive after steps ``first .. last - 1`` (``base`` alive before them), matched by a
-    64-bit hash of each sorted clause: vectorised, and only a guess (the checker must accept each
-    clause of it)."""
-    import itertools
-
-    lo = int(ends[first - 1]) + 1 if first else 0
-    step_flat = _internal(proof.lits[lo:int(ends[last - 1]) + 1])
-    base_len = np.fromiter(map(len, base), dtype=np.int64, count=len(base))
-    base_flat = np.fromiter(itertools.chain.from_iterable(base), dtype=np.int64, count=int(base_len.sum()))
-    flat = np.concatenate((base_flat, step_flat))
-    step_starts = np.concatenate(([0], ends[first:last - 1] - lo + 1))
-    starts = np.concatenate((np.cumsum(base_len) - base_len, step_starts + len(base_flat)))
-    lengths = np.concatenate((base_len, ends[first:last] - lo - step_starts))
-    weights = np.concatenate((np.ones(len(base), np.int64), np.where(proof.deletions[first:last], -1, 1)))
-    hashes = np.empty(len(lengths), dtype=np.uint64)
-    group = np.empty(len(lengths), dtype=np.int64)
-    row = np.empty(len(lengths), dtype=np.int64)
-    mats = []
-    for g, length in enumerate(np.unique(lengths).tolist()):
-        idx = np.flatnonzero(lengths == length)
-        mat = np.sort(flat[starts[idx, None] + np.arange(length)], axis=1)
-        if length > 1:  # a clause with a repeated literal or a tautology is left out of the guess
-            odd = np.any((mat[:, 1:] == mat[:, :-1]) | ((mat[:, 1:] == mat[:, :-1] + 1) & (mat[:, :-1] % 2 == 0)), 1)
-            weights[idx[odd]] = 0
-        hashes[idx], group[idx], row[idx] = _row_hash(mat), g, np.arange(len(idx))
-        mats.append(mat)
-    uniq, inverse = np.unique(hashes, return_inverse=True)
-    net = np.bincount(inverse, weights=weights, minlength=len(uniq)).astype(np.int64)
-    witness = np.full(len(uniq), -1, dtype=np.int64)  # per hash, an addition of a clause with it
-    added = np.flatnonzero(weights > 0)
-    witness[inverse[added]] = added
-    alive = np.flatnonzero((net > 0) & (witness >= 0))
-    items, copies = witness[alive], net[alive]
-    out: list[list[int]] = []
-    for g, mat in enumerate(mats):
-        mine = group[items] == g
-        for clause, k in zip(mat[row[items[mine]]].tolist(), copies[mine].tolist(), strict=True):
-            out.extend([clause] * k)
-    return out
-
-
-def _row_hash(mat: np.ndarray) -> np.ndarray:
-    """A 64-bit hash per row of ``mat`` (FNV-1a over the literals, seeded with the length)."""
-    with np.errstate(over="ignore"):
-        h = np.full(len(mat), 14695981039346656037 ^ mat.shape[1], dtype=np.uint64)
-        for col in mat.T:
-            h = (h ^ col.astype(np.uint64)) * np.uint64(1099511628211)
-    return h
-
-
-def _alive_exact(base: list[list[int]], proof: Proof, ends: np.ndarray, first: int, last: int) -> list[list[int]]:
-    """The clauses alive after steps ``first .. last - 1``, step by step (additions counted,
-    deletions removing one present copy each)."""
-    counts: dict[tuple[int, ...], int] = {}
-    for c in base:
-        key = tuple(c)
-        counts[key] = counts.get(key, 0) + 1
-    for deletion, lits in _Steps(proof, ends, first, last):
-        key = tuple(sorted(set(lits)))
-        if not deletion:
-            counts[key] = counts.get(key, 0) + 1
-        elif counts.get(key):
-            counts[key] -= 1
-    return [list(c) for c, k in counts.items() for _ in range(k)]
 
 
 def check_proof_files(cnf_path: str | os.PathLike, proof_path: str | os.PathLike) -> bool:

@@ -1,0 +1,91 @@
+"""``flipgame study --all-lit``: the fewest presses that turn the all-lit n x n board off (OEIS A075464)
+for each n asked, one b-file line per n on standard output, the nullity, symmetries and seconds on
+standard error; with ``--search-seconds`` an upper bound above the enumerable nullity, with
+``--lower-bound`` the covering LP's bound, with ``--bfile`` and ``--witness-dir`` the files.
+The terms come from :mod:`flipgame.study.all_lit`."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+
+from flipgame.algebra.minweight import MAX_NULLITY
+from flipgame.cli import common
+from flipgame.cli.common import ExitCode, fail, writable_path
+from flipgame.core.errors import FlipgameError
+from flipgame.study import all_lit
+
+
+def run_all_lit(args: argparse.Namespace) -> ExitCode:
+    """``--all-lit``: one b-file line per n on stdout (and --bfile); exit 1 if a term differs from OEIS."""
+    try:
+        if args.bfile:
+            writable_path(args.bfile, "--bfile")
+        if args.witness_dir:
+            common.writable_folder(args.witness_dir, "--witness-dir")
+    except FlipgameError as exc:
+        return fail(ExitCode.USAGE, str(exc))
+    done, worst = [], ExitCode.OK
+    for n in args.all_lit:
+        try:
+            if args.lower_bound:
+                _lower_bound(args, n)
+            worst = max(worst, _all_lit_term(args, n, done))
+        except OSError as exc:
+            return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
+    if args.json:
+        print(json.dumps([t.to_json() for t in done], indent=1))
+    return worst
+
+
+def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
+    """a(n), or an upper bound above the enumerable nullity with --search-seconds: printed and written."""
+    start = time.perf_counter()
+    k = all_lit.nullity(n)
+    if k > MAX_NULLITY and args.search_seconds is None:
+        if args.lower_bound:
+            return ExitCode.OK
+        return fail(ExitCode.REFUSED, f"a({n}): nullity {k}, over the {MAX_NULLITY} that can be enumerated; "
+                                      f"--search-seconds S finds an upper bound, --lower-bound a lower one")
+    t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(n)) \
+        if k > MAX_NULLITY else all_lit.term(n)
+    t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
+    print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
+          flush=True)
+    note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
+    print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {t.symmetries} symmetries, "
+          f"{t.seconds:.2f} s{note}", file=sys.stderr, flush=True)
+    done.append(t)
+    _write_term(args, t, done)
+    return ExitCode.OK if t.agrees else ExitCode.DISAGREEMENT
+
+
+def _lower_bound(args: argparse.Namespace, n: int) -> None:
+    """The covering LP's bound on a(n), its weights checked exactly; printed, and written with --witness-dir."""
+    bound = all_lit.lower_bound(n)
+    print(f"# a({n}) >= {bound.presses} (covering LP, its dual weights checked in exact arithmetic)", flush=True)
+    print(f"a({n}) >= {bound.presses}: nullity {bound.nullity}, {bound.seconds:.2f} s", file=sys.stderr, flush=True)
+    if args.witness_dir:
+        with open(os.path.join(args.witness_dir, f"a075464-{n}-lower-bound.txt"), "w", encoding="utf-8") as fh:
+            fh.write(all_lit.lower_bound_text(bound))
+
+
+def _improved(n: int):
+    """The stderr line of each improvement of the a(n) search (so that a Ctrl-C loses nothing)."""
+    def show(found) -> None:
+        print(f"  a({n}) <= {found.weight} after {found.seconds:.1f} s ({found.how})", file=sys.stderr, flush=True)
+    return show
+
+
+def _write_term(args: argparse.Namespace, t, done: list) -> None:
+    """The witness file of ``t`` (--witness-dir) and the b-file of the terms so far (--bfile); OSError."""
+    if args.witness_dir:
+        with open(os.path.join(args.witness_dir, f"a075464-{t.n}.txt"), "w", encoding="utf-8") as fh:
+            fh.write(all_lit.witness_text(t))
+    if args.bfile:
+        with open(args.bfile, "w", encoding="utf-8") as fh:
+            fh.write("".join(all_lit.bfile_line(d) + "\n" for d in done if d.proven))

@@ -1,0 +1,95 @@
+"""A bounded run's process tree, read from ``/proc`` (Linux): its descendants, their start times and
+their peak memory, and the kill of its group and of every descendant seen.
+
+A descendant seen at a sample is killed with the group even when it left the group and its session
+(``setsid``), unless it left the tree between two samples; a pid is taken as the same process only
+while its start time is the one seen (a pid used again is not ours).  Where ``/proc`` is missing
+every read gives nothing (no descendants, no peak).
+
+Standard library only, as :mod:`flipgame.core.processes`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+
+TREE_MAX_PROCESSES = 64
+"""Most processes of a run's tree sampled for its peak memory (a solver and its helpers are a few)."""
+
+
+def _start_time(pid: int) -> int | None:
+    """Process ``pid``'s start time (clock ticks after boot, field 22 of ``/proc/PID/stat``), None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class ProcessFamily:
+    """A run's processes: its group, and every descendant seen at a sample (``/proc/PID/task/*/children``),
+    so that one that left the group and its session (``setsid``) is killed with the group unless it left
+    the tree between two samples."""
+
+    def __init__(self, leader: int):
+        self.leader, self.seen = leader, {}  # pid -> start time (a pid used again is not ours)
+
+    def sample(self) -> int:
+        """Note the descendants now; the largest :func:`_hiwater` of the leader and of them (at most
+        :data:`TREE_MAX_PROCESSES` looked at): a wrapper script's solver, not only the shell."""
+        todo, peak, looked = [self.leader], 0, 0
+        while todo and looked < TREE_MAX_PROCESSES:
+            pid = todo.pop()
+            looked += 1
+            peak = max(peak, _hiwater(pid))
+            for child in _children(pid):
+                if child not in self.seen:
+                    start = _start_time(child)
+                    if start is None:
+                        continue
+                    self.seen[child] = start
+                todo.append(child)
+        return peak
+
+    def kill(self) -> None:
+        """SIGKILL the group, and every descendant seen that is still the process seen (its start time)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.leader, signal.SIGKILL)
+        for pid, start in self.seen.items():
+            if _start_time(pid) == start:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (of each of its threads), [] once it is gone or where /proc has no
+    ``children`` files (kernels without ``CONFIG_PROC_CHILDREN``)."""
+    out = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                out += map(int, f.read().split())
+    return out
+
+
+def _hiwater(pid: int) -> int:
+    """Peak resident bytes of ``pid``'s memory since its ``exec`` (``VmHWM``), 0 once it has exited."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def resident_bytes(pid: int | str = "self") -> int:
+    """Resident bytes of ``pid`` now (``/proc/PID/statm``), 0 where unknown."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
