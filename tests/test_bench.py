@@ -70,7 +70,7 @@ def test_bench_reports_a_reference_that_fails_without_a_speed_ratio(tmp_path, ca
 
 
 def test_bench_stops_a_reference_that_hangs(tmp_path, capsys, monkeypatch):
-    from flipgame.study import measure
+    from flipgame.bench import measure
 
     monkeypatch.setattr(measure, "REFERENCE_TIMEOUT", 1.0)
     ref = _script(tmp_path, "hang", "time.sleep(600)")

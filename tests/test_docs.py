@@ -227,15 +227,15 @@ def _doc_files() -> list[Path]:
 
 
 def test_the_docs_quote_the_measured_figures_as_they_stand():
+    from flipgame.bench.measure import stale_markers
     from flipgame.core.measured import table
-    from flipgame.study.measure import stale_markers
 
     assert stale_markers(table(), _doc_files()) == [], "run make bench (flipgame bench --measure) to rewrite them"
 
 
 def test_measured_md_is_the_table():
+    from flipgame.bench.measure import markdown
     from flipgame.core.measured import table
-    from flipgame.study.measure import markdown
 
     assert (ROOT / "docs" / "measured.md").read_text(encoding="utf-8") == markdown(table())
 
@@ -256,8 +256,8 @@ def test_the_time_scanner_finds_a_typed_time_and_passes_a_setting(tmp_path):
 def test_a_figure_the_run_did_not_reach_is_recorded_as_its_text():
     """An unfinished certification has no proof lines: the measured run crashed on rounding None after 16
     minutes of measuring, and lost every figure of it."""
+    from flipgame.bench import measure, measurements
     from flipgame.core.measured import format_entry
-    from flipgame.study import measure, measurements
 
     run = measurements.Measurement("t", {"t.lines": ("", "its proof's lines"), "t.wall": ("s", "its wall time")},
                                    lambda context: {"t.lines": {"value": None, "text": "none (not finished)"},

@@ -4,18 +4,15 @@ The presses ``x`` that take board ``b`` to goal board ``t`` solve ``A x = b ^ t`
 over GF(2), where ``A`` is the press matrix (row ``i`` = the presses that flip
 cell ``i``).  This module owns everything that follows from ``A`` alone:
 
-* :func:`eliminate`: Gauss-Jordan elimination of ``[A | I]`` with the pivot
-  column of every row tracked (not assumed to be the diagonal), giving a
-  consistency check for every zero row (the reference C++ in POJ 1753's seed
-  skips one of these and answers a number for 4096 impossible 4x4 boards), a
-  particular-solution map and the null space (the quiet patterns);
+* :func:`eliminate`: the dense elimination of ``A`` (:func:`flipgame.algebra.elimination.gauss_jordan`,
+  pivots tracked, every zero row a consistency check), cached per system, within
+  :data:`~flipgame.core.limits.DENSE_MAX_WORK` cells x buttons (:func:`dense_refusal`);
+* :func:`method_for`: the dense elimination or light chasing (:mod:`flipgame.algebra.chase`, for the systems
+  whose buttons are a plus grid's without wrap), and through it :func:`structure`,
+  :func:`solution_cosets`, :func:`consistency_rows` and :func:`nullity` at any size either takes;
 * :func:`certificates`: proofs of ``Impossible`` (vectors ``c`` with
   ``c^T A = 0`` and odd overlap with ``b ^ t``);
-* light chasing (:func:`chase_solutions`): for the plus neighbourhood without
-  wrap, press the first row, chase the lights down, and solve the
-  ``cols x cols`` last-row system instead of the ``n x n`` matrix;
-* :func:`nullity` and :func:`min_weight`, the minimum-weight element of a
-  coset ``x ^ span(null space)``.
+* :func:`min_weight`, the minimum-weight element of a coset ``x ^ span(null space)``.
 
 Used by the gauss backend, the harness's certificate check, the study and the
 command line; it imports no solver.
@@ -39,132 +36,21 @@ Yu, "A survey of the game Lights Out!", 2013.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from flipgame.algebra import minweight
+from flipgame.algebra.chase import CHASE_MAX_SIDE, chase_solutions, last_row_system, upright
+from flipgame.algebra.elimination import Elimination, gauss_jordan
 from flipgame.core.errors import BoardTooLargeError, RulesError
 from flipgame.core.limits import DENSE_MAX_WORK
-from flipgame.model.grid import Game, from_rows, to_bits, to_rows
+from flipgame.model.grid import Game, to_bits
 from flipgame.model.system import PressSystem
 
-CHASE_MAX_SIDE = 2048
-"""Light chasing solves a min(rows, cols) square system; at most this side."""
 AUTO_DENSE_CELLS = 1024
 """Above this many cells light chasing is used where it applies (:func:`method_for`)."""
 GRAY_MAX_NULLITY = 10
 """Up to this nullity :func:`min_weight` walks the null space in Gray-code order in Python;
 above it, the Walsh-Hadamard transform of :mod:`flipgame.algebra.minweight` is faster."""
-
-
-@dataclass(frozen=True)
-class Elimination:
-    """The reduced press system of one game, shared by every board.
-
-    Attributes
-    ----------
-    n : int
-        Number of press variables (buttons; columns).
-    pivots : tuple of int, length rank
-        Pivot column (press variable) of each nonzero reduced row.
-    combos : tuple of int, length rank
-        For pivot row k, the bitmask of original equations (cells) summed
-        into it: ``x[pivots[k]] = parity(combos[k] & d)`` when free vars are 0.
-    checks : tuple of int, length equations - rank
-        Consistency conditions: ``parity(c & d)`` must be 0 for each ``c`` (bitmasks of cells).
-    null_basis : tuple of int, length nullity
-        Quiet patterns: press sets that change no cell; one per free variable.
-    free : tuple of int
-        Free variables (columns without a pivot), in increasing order.
-    equations : int
-        Number of equations (cells; rows); ``n`` when the system is square.
-    """
-
-    n: int
-    pivots: tuple[int, ...]
-    combos: tuple[int, ...]
-    checks: tuple[int, ...]
-    null_basis: tuple[int, ...]
-    free: tuple[int, ...]
-    equations: int | None = None
-
-    @property
-    def rank(self) -> int:
-        return len(self.pivots)
-
-    @property
-    def nullity(self) -> int:
-        return len(self.null_basis)
-
-    def consistent(self, d: int) -> bool:
-        """True if ``A x = d`` has a solution (every zero row's parity check holds)."""
-        return all((c & d).bit_count() % 2 == 0 for c in self.checks)
-
-    def certificate(self, d: int) -> int | None:
-        """A proof that ``A x = d`` has no solution, or ``None`` if it has one.
-
-        Returns a consistency row ``c`` (a vector with ``c^T A = 0``: every press
-        flips an even number of its cells; for the symmetric plus neighbourhood
-        it is a quiet pattern, ``A c = 0``) whose overlap with ``d`` is odd.
-        Since ``(A x) . c = x . (A^T c) = 0`` for every press set ``x``, no press
-        set can change exactly the cells of ``d``.
-        """
-        return next((c for c in self.checks if (c & d).bit_count() & 1), None)
-
-    def particular(self, d: int) -> int:
-        """A solution of ``A x = d`` with every free variable 0 (assumes :meth:`consistent`)."""
-        x = 0
-        for p, comb in zip(self.pivots, self.combos, strict=True):
-            if (comb & d).bit_count() & 1:
-                x |= 1 << p
-        return x
-
-    def particular_columns(self) -> tuple[int, ...]:
-        """``cols[i]`` = particular solution for ``d = 1 << i``, one per equation (the map is linear in d)."""
-        cols = [0] * (self.n if self.equations is None else self.equations)
-        for p, comb in zip(self.pivots, self.combos, strict=True):
-            for j in range(len(cols)):
-                if comb >> j & 1:
-                    cols[j] |= 1 << p
-        return tuple(cols)
-
-
-def gauss_jordan(rows: list[int], n: int) -> Elimination:
-    """Gauss-Jordan elimination over GF(2) of the system whose equation ``i`` is ``rows[i]``
-    (bit j = coefficient of variable j, ``n`` variables; any number of equations), tracking which
-    equations make up each row.
-
-    Rows are Python ints, so a row operation is one XOR.  Running time O(e n min(e, n) / w) for e
-    equations.
-    """
-    rows = list(rows)
-    e = len(rows)
-    comb = [1 << i for i in range(e)]
-    pivots, free = [], []
-    r = 0
-    for col in range(n):
-        p = next((i for i in range(r, e) if rows[i] >> col & 1), None)
-        if p is None:
-            free.append(col)
-            continue
-        rows[r], rows[p] = rows[p], rows[r]
-        comb[r], comb[p] = comb[p], comb[r]
-        for i in range(e):
-            if i != r and rows[i] >> col & 1:
-                rows[i] ^= rows[r]
-                comb[i] ^= comb[r]
-        pivots.append(col)
-        r += 1
-    assert all(row == 0 for row in rows[r:])
-    null_basis = []
-    for f in free:
-        v = 1 << f
-        for k, p in enumerate(pivots):
-            if rows[k] >> f & 1:
-                v |= 1 << p
-        null_basis.append(v)
-    return Elimination(n, tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null_basis), tuple(free),
-                       None if e == n else e)
 
 
 def dense_refusal(game: PressSystem) -> str | None:
@@ -273,80 +159,6 @@ def better(x: int, best: int | None, n: int, canonical: bool) -> bool:
     if best is None or x.bit_count() != best.bit_count():
         return best is None or x.bit_count() < best.bit_count()
     return canonical and lex_less(x, best, n)
-
-
-def transpose(cells: int, rows: int, cols: int) -> int:
-    """The bitmask of a rows x cols board as its cols x rows transpose.  O(n)."""
-    bits = to_bits(cells, rows * cols)
-    return int("".join(bits[c::cols] for c in range(cols))[::-1] or "0", 2)
-
-
-def chase(game: Game, first_row: int, need: list[int]) -> tuple[list[int], int]:
-    """Light chasing: press rows 1.. so that each row above ends right.
-
-    ``need[r]``: row bitmask of cells that must flip.  Returns the press rows
-    and the residual last row (cells still wrong; 0 iff the presses solve it).
-    The map (first_row, need) -> (presses, residual) is affine over GF(2).
-    """
-    mask = (1 << game.cols) - 1
-    presses = [first_row]
-    above = 0
-    for r in range(game.rows - 1):
-        row = presses[r]
-        flipped = row ^ (row << 1 & mask) ^ (row >> 1) ^ above
-        presses.append(need[r] ^ flipped)
-        above = row
-    row = presses[-1]
-    return presses, need[-1] ^ row ^ (row << 1 & mask) ^ (row >> 1) ^ above
-
-
-@lru_cache(maxsize=8)
-def last_row_system(game: Game) -> Elimination:
-    """Eliminate the cols x cols last-row system M v = residual of light chasing.
-
-    Column k of M is the residual of chasing first row e_k with nothing to
-    flip; the result is an :class:`Elimination` over the ``cols`` first-row
-    variables.
-    """
-    cols = game.cols
-    zero = [0] * game.rows
-    columns = [chase(game, 1 << k, zero)[1] for k in range(cols)]
-    return gauss_jordan([sum(1 << k for k in range(cols) if columns[k] >> i & 1) for i in range(cols)], cols)
-
-
-def upright(game: Game) -> Game:
-    """The game turned on its side if it is wider than tall, so chasing solves the short side."""
-    if game.cols <= game.rows:
-        return game
-    target = None if game.target is None else transpose(game.target, game.rows, game.cols)
-    return Game(game.cols, game.rows, game.goal, target=target)
-
-
-def chase_solutions(game: Game, board: int) -> tuple[list[tuple[int, int]], list[int], int]:
-    """By light chasing: a particular press set per reachable goal board, the quiet
-    patterns, and the nullity, all in ``game``'s own layout.
-
-    A wide board is chased on its side (a min(rows, cols) square last-row
-    system) and the results are turned back.  The solutions for a goal are
-    the chases of first rows ``v`` with ``M v = residual(0)``: a particular
-    ``v`` plus the null space of M, whose dimension is the nullity of the
-    press matrix.  Running time O(side * n) bit operations for M (once per
-    game), O(rows) row operations per chase.  Memory O(n) bits.
-    """
-    turned = upright(game)
-    if turned is not game:
-        parts, quiet, k = chase_solutions(turned, transpose(board, game.rows, game.cols))
-        back = lambda x: transpose(x, game.cols, game.rows)  # noqa: E731
-        return [(back(x), back(t)) for x, t in parts], [back(q) for q in quiet], k
-    system = last_row_system(game)
-    quiet = [from_rows(chase(game, z, [0] * game.rows)[0], game.cols) for z in system.null_basis]
-    parts = []
-    for t in game.targets:
-        need = to_rows(board ^ t, game.rows, game.cols)
-        _, residual = chase(game, 0, need)
-        if system.consistent(residual):
-            parts.append((from_rows(chase(game, system.particular(residual), need)[0], game.cols), t))
-    return parts, quiet, system.nullity
 
 
 def method_for(game: Game, method: str = "auto") -> str:

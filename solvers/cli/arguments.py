@@ -8,7 +8,7 @@ import re
 
 from flipgame.core.limits import ARGUMENT_MAX_DIGITS, BOARD_MAX_CELLS, NUMBER_DIGITS, TIME_LIMIT_MAX_SECONDS
 from flipgame.core.limits import STATES_MAX as MAX_STATES
-from flipgame.model.system import is_number
+from flipgame.model.parts import is_number
 
 MAX_CELLS = BOARD_MAX_CELLS
 """Largest board the command line accepts (gauss by light chasing; the other backends less)."""

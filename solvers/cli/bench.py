@@ -9,25 +9,7 @@ import sys
 from pathlib import Path
 
 from flipgame.backends.registry import BACKENDS, STRATEGIES
-from flipgame.cli.arguments import count_up_to, positive_seconds
-from flipgame.cli.common import (
-    ExitCode,
-    add_rule_options,
-    backend_list,
-    fail,
-    game_from_args,
-    strategy_names,
-    writable_path,
-    write_json,
-)
-from flipgame.core.errors import FlipgameError
-from flipgame.core.limits import JOBS_MAX, STARTUP_RUNS_MAX, TIMED_BOARDS_MAX
-from flipgame.core.measured import MEASURED_FILE
-from flipgame.core.tables import format_table
-from flipgame.model.grid import Board, Game
-from flipgame.model.puzzles import B18, P14
-from flipgame.pipeline.gate import solve_batch, solve_strategy
-from flipgame.study.measure import (
+from flipgame.bench.measure import (
     REFERENCE_TIMEOUT,
     markdown,
     measure,
@@ -35,7 +17,27 @@ from flipgame.study.measure import (
     update_docs,
     write,
 )
-from flipgame.study.measurements import LONG_MEASUREMENTS, MEASUREMENTS
+from flipgame.bench.measurements import LONG_MEASUREMENTS, MEASUREMENTS
+from flipgame.cli.arguments import count_up_to, positive_seconds
+from flipgame.cli.common import (
+    ExitCode,
+    add_rule_options,
+    backend_list,
+    fail,
+    strategy_names,
+    writable_path,
+    write_json,
+)
+from flipgame.cli.rules import game_from_args
+from flipgame.core.errors import FlipgameError
+from flipgame.core.limits import JOBS_MAX, STARTUP_MAX_SECONDS, STARTUP_RUNS_MAX, TIMED_BOARDS_MAX
+from flipgame.core.measured import MEASURED_FILE
+from flipgame.core.processes import run_bounded
+from flipgame.core.tables import format_table
+from flipgame.model.boards import random_boards
+from flipgame.model.grid import Board, Game
+from flipgame.model.puzzles import B18, P14
+from flipgame.pipeline.gate import solve_batch, solve_strategy
 from flipgame.verify.run.harness import run_agreement
 
 BENCH_MAX_CELLS = 24
@@ -95,7 +97,7 @@ def bench_strategies(names: list[str], sample: int, time_limit: float) -> list[d
     import numpy as np
 
 
-    boards = Game(4, 4).random_boards(np.random.default_rng(0), sample)
+    boards = random_boards(Game(4, 4), np.random.default_rng(0), sample)
     inputs = scaling_inputs()
     rows = []
     for name in names:
@@ -128,16 +130,15 @@ def bench_strategies(names: list[str], sample: int, time_limit: float) -> list[d
 def startup_seconds(backend: str, game: Game, runs: int) -> float:
     """Median wall time of `python -m flipgame solve --backend NAME` on one all-white board."""
     import statistics
-    import subprocess
-    import time
 
-    board = "\n".join(["w" * game.cols] * game.rows) + "\n"
+    board = ("\n".join(["w" * game.cols] * game.rows) + "\n").encode()
     cmd = [sys.executable, "-m", "flipgame", "solve", "--backend", backend, "--size", game.size]
     times = []
     for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, input=board, capture_output=True, text=True, check=True)
-        times.append(time.perf_counter() - t0)
+        run = run_bounded(cmd, STARTUP_MAX_SECONDS, stdin=board)
+        if run.exit_status != 0:
+            raise RuntimeError(f"`{run.command}` {run.ended}: {run.tail()}")
+        times.append(run.wall)
     return statistics.median(times)
 
 
@@ -254,7 +255,7 @@ def run(args: argparse.Namespace) -> ExitCode:
                            on_backend_done=lambda s: print(f"  {s.backend}: {s.seconds:.3f} s", file=sys.stderr))
     if not report.completed:  # Ctrl-C: the run kept what finished, but a benchmark of part of it is no benchmark
         return fail(ExitCode.INTERRUPTED, f"interrupted: the benchmark did not finish; {args.json} not written")
-    grid = isinstance(game, Game) and game.binary
+    grid = args.rules is None and game.binary  # a grid of --size, which `flipgame solve` is timed on
     rows = _backend_rows(args, game, report, startup=grid)
     head = ("backend", "boards", "seconds", "boards/s", "x fastest", "workers", "solve start-up s")
     table = [head] + [(r["backend"], r["boards"], f"{r['seconds']:.3f}", f"{r['boards_per_second']:,.0f}",

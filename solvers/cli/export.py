@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from flipgame.cli.common import ExitCode, add_rule_options, fail, game_from_args
+from flipgame.cli.common import ExitCode, add_rule_options, fail
+from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import BoardFormatError, FlipgameError
 from flipgame.encode.export import BOUNDED, FORMATS, export
 from flipgame.formats.judge import FORMATS as FORMATS_IN

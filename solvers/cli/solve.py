@@ -25,10 +25,10 @@ from flipgame.cli.common import (
     chosen_backend,
     chosen_options,
     fail,
-    game_from_args,
     writable_folder,
     writable_path,
 )
+from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import CERTIFY_SECONDS, TIME_LIMIT_MAX_SECONDS
 from flipgame.formats.judge import FORMATS, Case, Format, aoc_reader

@@ -16,6 +16,7 @@ from flipgame.backends.registry import STRATEGIES
 from flipgame.cli import common
 from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
 from flipgame.cli.common import ExitCode, fail, name_list, strategy_names, writable_path
+from flipgame.cli.rules import game_from_args
 from flipgame.cli.study_all_lit import run_all_lit
 from flipgame.cli.study_strategies import (
     STRATEGY_BUDGET,
@@ -221,7 +222,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.strategies is not None:
         return run_strategies(args)
     try:
-        game = common.game_from_args(args)
+        game = game_from_args(args)
         options = common.backend_options(args.backends or [], args)
         if args.plot:
             writable_path(args.plot, "--plot")

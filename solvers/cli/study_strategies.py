@@ -8,9 +8,9 @@ import argparse
 import sys
 
 from flipgame.backends.strategies import PROGRAM_KEYS
-from flipgame.cli import common
 from flipgame.cli.arguments import positive_seconds
 from flipgame.cli.common import ExitCode, fail, option_flags
+from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import OptionError, RulesError
 from flipgame.core.limits import MEMORY_LIMIT_GIB
 from flipgame.model.boards import BoardSet
@@ -144,7 +144,7 @@ def rules_plan(args: argparse.Namespace) -> list | None:
     if clash:
         raise RulesError(f"{', '.join(given)} give the one rule set the strategies run on; {', '.join(clash)} "
                          f"choose generated ones: give one or the other")
-    game = common.game_from_args(args)
+    game = game_from_args(args)
     side = game.rows if game.shape and game.rows == game.cols else game.n
     boards = BoardSet.sample(game, args.boards or 2, args.seed or 0)
     return [(RULES_FAMILY, side, game, i, board) for i, board in enumerate(boards)]

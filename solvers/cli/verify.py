@@ -16,13 +16,13 @@ from flipgame.cli.common import (
     backend_list,
     backend_options,
     fail,
-    game_from_args,
     strategy_names,
     strategy_options,
     writable_path,
     write_json,
 )
 from flipgame.cli.progress import ProgressLog, restore_ctrl_c, second_ctrl_c_ends_at_once
+from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import FlipgameError, RefusedError
 from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS, JOBS_MAX
 from flipgame.core.measured import quote

@@ -78,6 +78,9 @@ ARGUMENT_MAX_DIGITS = 100
 """Longest whole number an option takes (a count, a seed, --states): Python's int() refuses text of over
 4,300 digits, and a 5,000-digit --seed was echoed whole in that error; a count's own cap says more."""
 
+STARTUP_MAX_SECONDS = 120.0
+"""Longest ``flipgame solve`` start a benchmark waits for (about a second; the imports of a cold cache)."""
+
 STARTUP_RUNS_MAX = 100
 """Most process starts ``bench`` times per backend (``--startup-runs``; the median is reported)."""
 

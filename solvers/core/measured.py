@@ -1,6 +1,6 @@
 """The measured figures: the one table of times and rates that the docs and the help texts quote.
 
-``make bench`` measures every figure in one run on one machine (:mod:`flipgame.study.measure`) and writes
+``make bench`` measures every figure in one run on one machine (:mod:`flipgame.bench.measure`) and writes
 this package's ``measured.json``: the date, the machine (CPU model, cores, memory), its load during the
 run, and per figure its value, unit and what was measured.  The docs quote a figure between markers
 (``<!-- measured: key -->4.3 s<!-- /measured -->``, rewritten by the same run; a test fails when they

@@ -21,8 +21,9 @@ _CHUNK = 1 << 16
 class Streams:
     """The run's pipes, read (and standard input written) without blocking, standard output capped."""
 
-    def __init__(self, proc: subprocess.Popen, stdin: bytes | None, cap: int | None):
+    def __init__(self, proc: subprocess.Popen, stdin: bytes | None, cap: int | None, err_keep: int = TAIL_BYTES):
         self.sel = selectors.DefaultSelector()
+        self.err_keep = err_keep
         self.out, self.out_tail, self.err_tail = bytearray(), bytearray(), bytearray()
         self.cap, self.over_cap = cap, False
         self.pending = memoryview(stdin or b"")
@@ -64,7 +65,7 @@ class Streams:
             elif key.data == "out":
                 self._keep(data)
             else:
-                self.err_tail = (self.err_tail + data)[-TAIL_BYTES:]
+                self.err_tail = (self.err_tail + data)[-self.err_keep:]
 
     def _drop(self, f) -> None:
         self.sel.unregister(f)

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 
 from flipgame.core.limits import OUTPUT_MAX_BYTES
-from flipgame.core.pipes import Streams
+from flipgame.core.pipes import TAIL_BYTES, Streams
 from flipgame.core.process_tree import ProcessFamily, resident_bytes
 from flipgame.core.text import printable
 
@@ -180,8 +180,8 @@ def _watch(family: ProcessFamily, streams: Streams, deadline: float) -> tuple[bo
 
 
 def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None = None,
-                output_cap: int | None = OUTPUT_MAX_BYTES, stdin: bytes | None = None,
-                cwd: str | None = None) -> RunResult:
+                output_cap: int | None = OUTPUT_MAX_BYTES, stdin=None, cwd: str | None = None,
+                stderr_keep: int = TAIL_BYTES) -> RunResult:
     """Run ``argv`` bounded and measured; see the module docstring.
 
     Parameters
@@ -197,8 +197,11 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
         Bytes of standard output kept (default :data:`~flipgame.core.limits.OUTPUT_MAX_BYTES`); past it the
         group is killed.
         None keeps everything (for flipgame's own children).
-    stdin : bytes, optional
-        Written to its standard input (then closed); default: ``/dev/null``.
+    stdin : bytes or binary file, optional
+        Bytes written to its standard input (then closed), or an open file it reads as its standard input
+        (a measured stream is read as a judge reads a file); default: ``/dev/null``.
+    stderr_keep : int
+        Bytes kept of the end of its standard error (default :data:`~flipgame.core.pipes.TAIL_BYTES`).
 
     Returns
     -------
@@ -221,10 +224,13 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
     own = resident_bytes()
     start = time.monotonic()
     deadline = start + max(time_limit, 0.0)
-    proc = subprocess.Popen(_launcher(argv), stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
+    given = stdin if hasattr(stdin, "fileno") else None
+    feed = subprocess.DEVNULL if stdin is None else given if given is not None else subprocess.PIPE
+    proc = subprocess.Popen(_launcher(argv), stdin=feed, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, cwd=cwd)
     _limit_memory(proc.pid, memory_limit)
-    streams, family = Streams(proc, stdin, output_cap), ProcessFamily(proc.pid)
+    streams = Streams(proc, None if given is not None else stdin, output_cap, stderr_keep)
+    family = ProcessFamily(proc.pid)
     timed_out = reaped = False
     try:
         timed_out, sampled = _watch(family, streams, deadline)

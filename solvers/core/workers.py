@@ -174,3 +174,51 @@ def local_pool(jobs: int) -> ProcessPoolExecutor:
     start_resource_tracker()
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
                                initializer=pool_worker_init, initargs=(os.getpid(),))
+
+
+def fork_call(work) -> tuple[int, int]:
+    """Fork a child that runs ``work()`` and writes its value, pickled, to a pipe: the one forked worker (it
+    shares this process's arrays copy on write).  The child ignores Ctrl-C (the parent handles it, and kills
+    it) and dies with this process.  Returns ``(pid, read end)`` for :func:`collect_fork`."""
+    import pickle
+
+    parent = os.getpid()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 0
+        try:
+            os.close(read)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            die_with_parent(parent)
+            data = pickle.dumps(("ok", work()))
+        except BaseException as e:  # noqa: BLE001  (reported to the parent, which raises it)
+            data, code = pickle.dumps(("error", f"{type(e).__name__}: {e}")), 1
+        with os.fdopen(write, "wb") as fh:
+            fh.write(data)
+        os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def collect_fork(pid: int, fd: int, what: str = "forked worker"):
+    """The value of a :func:`fork_call` child (waits for it).  Raises RuntimeError naming ``what`` when the
+    child raised or died."""
+    import pickle
+
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read()
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    kind, value = pickle.loads(data) if data else ("error", "the process died")
+    if kind != "ok":
+        raise RuntimeError(f"{what} failed: {value}")
+    return value
+
+
+def kill_forks(pids) -> None:
+    """SIGKILL and reap :func:`fork_call` children that may still run (after their results, or on an error)."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)

@@ -50,7 +50,7 @@ from collections.abc import Sequence
 
 from flipgame.encode.congruence import CongruenceRows
 from flipgame.encode.parity import XOR_PIECE, xor_chain, xor_clauses
-from flipgame.model.grid import Board, Game, format_cells
+from flipgame.model.grid import Board, format_cells
 from flipgame.model.system import PressSystem
 
 FORMATS = ("cnf", "xcnf", "wcnf", "opb", "opb-xor", "mps", "lp", "cpsat")
@@ -123,7 +123,7 @@ class Instance:
     def header(self, bound: int | None = None) -> list[str]:
         """The comment lines (without the comment mark): board, rules, variables, bound, notes."""
         g = self.game
-        if isinstance(g, Game):
+        if g.buttons_on_cells:
             lines = [f"flipgame instance: {g.rules}",
                      "board (b = black = 1, row-major, cell (r, c) = press r*cols+c+1):"]
             lines += ["  " + row for row in format_cells(self.board, g.rows, g.cols).splitlines()]
@@ -175,6 +175,7 @@ def _bound_clauses(inst: Instance, bound: int | None, pool) -> list[list[int]]:
 def write_cnf(inst: Instance, bound: int | None = None) -> str:
     """DIMACS CNF: the parity as clauses and "at most ``bound`` presses" (none if None).
 
+    >>> from flipgame.model.grid import Game
     >>> text = write_cnf(Instance(Game(1, 1, "white"), 1))
     >>> text.splitlines()[-2:]
     ['p cnf 1 1', '1 0']
@@ -198,6 +199,7 @@ def _dimacs(header: list[str], clauses, xors, nvars: int) -> str:
 def write_xcnf(inst: Instance, bound: int | None = None) -> str:
     """CNF-XOR for CryptoMiniSat: ``x1 2 -3 0`` means ``x1 XOR x2 XOR NOT x3 = true``; plus the bound.
 
+    >>> from flipgame.model.grid import Game
     >>> write_xcnf(Instance(Game(1, 2, "white"), 1)).splitlines()[-2:]
     ['x1 2 0', 'x-1 2 0']
     """
@@ -236,6 +238,7 @@ def write_opb(inst: Instance, xor: bool = False) -> str:
     """OPB: ``min: sum x_j``; per cell ``sum(vars) - sum(2^(i+1) s_i) = rhs``, or with ``xor`` a LinPB
     ``xor`` line (``xor x1 x2 ... = rhs``); no bound.
 
+    >>> from flipgame.model.grid import Game
     >>> write_opb(Instance(Game(1, 1, "white"), 1)).splitlines()[-2:]
     ['min: +1 x1 ;', '+1 x1 = 1 ;']
     """
@@ -375,6 +378,7 @@ def export(fmt: str, game: PressSystem, board, bound: int | None = None, notes: 
 
     Running time: O(entries) lines plus the bound's O(m * bound) clauses.
 
+    >>> from flipgame.model.grid import Game
     >>> export("cnf", Game(1, 1, "black"), 0).splitlines()[-2:]
     ['p cnf 1 1', '1 0']
     """

@@ -41,7 +41,8 @@ from flipgame.formats.lines import LineSource
 from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830, read_state_boards
 from flipgame.formats.rows import read_cell_texts, read_cells
 from flipgame.model.grid import BoardFormatError, Game, format_cells
-from flipgame.model.system import PressSystem, is_number
+from flipgame.model.parts import is_number
+from flipgame.model.system import PressSystem
 
 
 class Case(NamedTuple):

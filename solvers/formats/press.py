@@ -24,8 +24,9 @@ from collections.abc import Iterable, Iterator
 from flipgame.core.errors import BoardFormatError, RulesError
 from flipgame.core.limits import NUMBER_DIGITS, SYSTEM_MAX_BUTTONS
 from flipgame.model.boards import parse_state_row
+from flipgame.model.parts import is_number
 from flipgame.model.rules import from_edges
-from flipgame.model.system import PressSystem, is_number
+from flipgame.model.system import PressSystem
 
 POJ1830_IMPOSSIBLE = "Oh,it's impossible~!!"
 POJ1830_MAX_SWITCHES = 28

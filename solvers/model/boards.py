@@ -34,7 +34,8 @@ import numpy as np
 from flipgame.core.errors import BoardFormatError, RulesError
 from flipgame.core.limits import COUNTER_MAX, EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS, NUMBER_DIGITS
 from flipgame.model.grid import Board, Game
-from flipgame.model.system import SYMBOLS, PressSystem, is_number
+from flipgame.model.parts import is_number
+from flipgame.model.system import SYMBOLS, PressSystem
 
 DTYPE_WORDS = {"f": "floats", "c": "complex numbers", "b": "booleans", "U": "text", "S": "bytes"}
 """How a batch error names an array's kind of values (numpy's ``dtype.kind``)."""
@@ -144,6 +145,24 @@ def _digit_row(text: str, states: int) -> list[int]:
         bad = next(ch for ch in row if ch not in "bw01")
         raise BoardFormatError(f"expected only 'b'/'w' or '0'/'1', got {ascii(bad)} in {text.strip()!r:.40}")
     return [1 if ch in "b1" else 0 for ch in row]
+
+
+def random_boards(system: PressSystem, rng: np.random.Generator, count: int) -> np.ndarray:
+    """``count`` uniformly random boards of ``system`` drawn from ``rng``: two states up to 64 cells uint64 shape
+    (count,) (an object array of ints above); k states int64 shape (count, n).  O(count n).
+
+    Raises RulesError for counters (no finite set of boards)."""
+    if not system.binary:
+        if system.states is None:
+            raise RulesError("counters have no finite set of boards to draw from")
+        return rng.integers(0, system.states, size=(count, system.cells), dtype=np.int64)
+    if system.cells < 64:
+        return rng.integers(0, 1 << system.cells, size=count, dtype=np.uint64, endpoint=False)
+    words = rng.integers(0, 2**64 - 1, size=(count, -(-system.cells // 64)), dtype=np.uint64, endpoint=True)
+    if system.cells == 64:
+        return words[:, 0]
+    return np.array([sum(int(w) << (64 * i) for i, w in enumerate(row)) & system.full for row in words],
+                    dtype=object)
 
 
 def integers(values, what: str) -> np.ndarray:
@@ -265,7 +284,7 @@ class BoardSet:
             what = f"a sample (seed {seed}) of {count}" if len(every) == count else \
                 f"--sample {count}: every one of the {len(every)}"
             return cls(system, every.boards, what)
-        boards = system.random_boards(np.random.default_rng(seed), count)
+        boards = random_boards(system, np.random.default_rng(seed), count)
         return cls(system, boards if system.binary else boards.astype(np.uint8),
                    f"a sample (seed {seed}) of {count}")
 

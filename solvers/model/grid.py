@@ -173,6 +173,12 @@ class Game(PressSystem):
             return {(dr, dc) for dr, dc in self.offsets if abs(dr) < self.rows and abs(dc) < self.cols} == plus
         return all(self.flipped_by(j) == plus_cells(self.shape, j) for j in range(self.m))
 
+    @property
+    def buttons_on_cells(self) -> bool:
+        """Always True: button ``j`` of a grid is the press of cell ``j`` (a stencil without its centre leaves
+        the cell itself unchanged, but the press is still that cell's)."""
+        return True
+
     def flipped_cells(self, j: int) -> tuple[int, ...]:
         """The cells pressing cell ``j`` flips (:meth:`flipped_by`)."""
         return self.flipped_by(j)

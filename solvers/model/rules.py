@@ -23,7 +23,8 @@ from collections.abc import Iterable
 
 from flipgame.core.errors import RulesError
 from flipgame.core.limits import NUMBER_DIGITS, STATES_MAX, SYSTEM_MAX_CELLS
-from flipgame.model.system import PressSystem, is_number
+from flipgame.model.parts import is_number
+from flipgame.model.system import PressSystem
 
 JSON_KEYS = ("grid", "cells", "states", "buttons", "amounts", "edges", "neighbourhood", "directed", "goal",
              "target", "comment")

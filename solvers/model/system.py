@@ -18,10 +18,9 @@ Boards and press vectors are written in one of two ways, chosen by the states:
 * **k >= 3 states or counters**: a board is a tuple of ``n`` ints, a press
   vector a tuple of ``m`` counts.
 
-The grid of :mod:`flipgame.model.grid` (:class:`~flipgame.model.grid.Game`) is
-a press system that keeps its shape, neighbourhood and wrap for the judge
-formats and for the fast paths (light chasing); graphs, edge lists and JSON
-rules (:mod:`flipgame.model.rules`) are the other generators.
+The grid (:class:`~flipgame.model.grid.Game`), graphs, edge lists and JSON rules
+(:mod:`flipgame.model.rules`) generate press systems; every fast path reads the
+structure from the buttons (:attr:`PressSystem.chaseable`), whichever generator.
 
 The goal is ``any`` (a uniform board: all cells equal), a state (``white`` =
 0, ``black`` = k - 1, or a number ``D``), or ``board`` (an explicit target).
@@ -45,17 +44,22 @@ from functools import cached_property
 import numpy as np
 
 from flipgame.core.errors import RulesError
-from flipgame.core.limits import COUNTER_MAX, STATES_MAX, SYSTEM_MAX_BUTTONS, SYSTEM_MAX_CELLS
+from flipgame.core.limits import COUNTER_MAX
+from flipgame.model.parts import (
+    canonical_goal,
+    check_buttons,
+    check_cells,
+    check_shape,
+    check_states,
+    is_int,
+    plus_cells,
+    short,
+)
 
 SYMBOLS = "0123456789abcdefghijklmnopqrstuvwxyz"
 """A state written as one character (K <= 36); larger states are written as numbers separated by spaces."""
 UNIFORM = ("any", "white", "black")
 """The goals of a two-state system a backend sees once the gate has normalised an explicit goal board."""
-
-
-def is_number(text: str) -> bool:
-    """True for a plain ASCII decimal number (no sign, no ``²`` or other Unicode digits)."""
-    return text.isascii() and text.isdecimal()
 
 
 class PressSystem:
@@ -89,8 +93,8 @@ class PressSystem:
 
     def __init__(self, cells: int, buttons, states: int | None = 2, goal: str = "any", target=None,
                  shape: tuple[int, int] | None = None):
-        set_fields(self, cells=_cells(cells), states=check_states(states), shape=_check_shape(shape, cells))
-        set_fields(self, buttons=_buttons(buttons, cells, states))
+        set_fields(self, cells=check_cells(cells), states=check_states(states), shape=check_shape(shape, cells))
+        set_fields(self, buttons=check_buttons(buttons, cells, states))
         self._set_goal(goal, target)
 
     # --- identity -------------------------------------------------------------------------------
@@ -125,7 +129,7 @@ class PressSystem:
     # --- the goal -------------------------------------------------------------------------------
     def _set_goal(self, goal: str, target) -> None:
         """Store ``goal`` in its canonical spelling and ``target`` in board form; RulesError if wrong."""
-        goal = _canonical_goal(goal, self.states)
+        goal = canonical_goal(goal, self.states)
         if (goal == "board") != (target is not None):
             raise RulesError("goal 'board' needs a target board, and only it takes one")
         set_fields(self, goal=goal, target=None if target is None else self.board_of(target, "target"))
@@ -182,6 +186,13 @@ class PressSystem:
         if not self.binary or self.shape is None or self.m != self.cells:
             return False
         return all(self.flipped_cells(j) == plus_cells(self.shape, j) for j in range(self.m))
+
+    @cached_property
+    def buttons_on_cells(self) -> bool:
+        """True when button ``j`` is the press of cell ``j`` of the grid shape (one button per cell, each changing
+        its own cell), so that a press set is drawn on the grid, as a board of presses.  O(entries); cached."""
+        return self.shape is not None and self.m == self.cells and all(
+            any(c == j for c, _ in button) for j, button in enumerate(self.buttons))
 
     def flipped_cells(self, j: int) -> tuple[int, ...]:
         """The cells button ``j`` changes (an odd amount on two states), sorted.  O(|button|)."""
@@ -277,17 +288,17 @@ class PressSystem:
                 return int(board)
             if isinstance(board, (list, tuple, np.ndarray)) and len(board) == self.cells and (
                     all(type(v) is int and 0 <= v <= 1 for v in board)
-                    or all(_is_int(v) and v in (0, 1) for v in board)):
+                    or all(is_int(v) and v in (0, 1) for v in board)):
                 return sum(1 << i for i, v in enumerate(board) if v)
             raise RulesError(f"{what} is not a board of {self.size}: expected a bitmask 0..2**{self.cells}-1 or "
-                             f"{self.cells} states 0/1, got {_short(board)}")
+                             f"{self.cells} states 0/1, got {short(board)}")
         if not isinstance(board, (list, tuple, np.ndarray)) or len(board) != self.cells:
             raise RulesError(f"{what} is not a board of {self.size}: expected {self.cells} states, got "
-                             f"{_short(board)}")
+                             f"{short(board)}")
         top = self.states if self.states else COUNTER_MAX + 1
-        bad = next((v for v in board if not _is_int(v) or not 0 <= v < top), None)
+        bad = next((v for v in board if not is_int(v) or not 0 <= v < top), None)
         if bad is not None:
-            raise RulesError(f"{what} cell {_short(bad)} is not a state 0..{top - 1}")
+            raise RulesError(f"{what} cell {short(bad)} is not a state 0..{top - 1}")
         return tuple(int(v) for v in board)
 
     def apply(self, board, presses):
@@ -328,21 +339,6 @@ class PressSystem:
         if self.binary:
             return tuple(presses >> j & 1 for j in range(self.m))
         return tuple(presses)
-
-    def random_boards(self, rng: np.random.Generator, count: int) -> np.ndarray:
-        """``count`` uniformly random boards drawn from ``rng``: two states up to 64 cells uint64 shape
-        (count,) (an object array of ints above); k states int64 shape (count, n).  O(count n)."""
-        if not self.binary:
-            if self.states is None:
-                raise RulesError("counters have no finite set of boards to draw from")
-            return rng.integers(0, self.states, size=(count, self.cells), dtype=np.int64)
-        if self.cells < 64:
-            return rng.integers(0, 1 << self.cells, size=count, dtype=np.uint64, endpoint=False)
-        words = rng.integers(0, 2**64 - 1, size=(count, -(-self.cells // 64)), dtype=np.uint64, endpoint=True)
-        if self.cells == 64:
-            return words[:, 0]
-        return np.array([sum(int(w) << (64 * i) for i, w in enumerate(row)) & self.full for row in words],
-                        dtype=object)
 
     # --- variants -------------------------------------------------------------------------------
     def with_goal(self, goal: str, target=None) -> PressSystem:
@@ -395,109 +391,10 @@ class PressSystem:
         return " ".join(f"{j}x{t}" for j, t in enumerate(self.counts(presses)) if t) or "(no press)"
 
 
-def plus_cells(shape: tuple[int, int], j: int) -> tuple[int, ...]:
-    """The cells a press of cell ``j`` flips on a ``rows x cols`` plus grid without wrap-around, sorted.  O(1).
-
-    >>> plus_cells((3, 3), 4), plus_cells((3, 3), 0)
-    ((1, 3, 4, 5, 7), (0, 1, 3))
-    """
-    rows, cols = shape
-    r, c = divmod(j, cols)
-    near = ((r - 1, c), (r, c - 1), (r, c), (r, c + 1), (r + 1, c))
-    return tuple(rr * cols + cc for rr, cc in near if 0 <= rr < rows and 0 <= cc < cols)
-
-
-_BUTTONS_ONLY = ("press_masks", "flippers", "chaseable")
+_BUTTONS_ONLY = ("press_masks", "flippers", "chaseable", "buttons_on_cells")
 """Cached properties of a :class:`PressSystem` that depend on its buttons alone (shared by :meth:`with_goal`)."""
 
 
 def set_fields(obj, **values) -> None:
     for name, value in values.items():
         object.__setattr__(obj, name, value)
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _cells(cells) -> int:
-    if not _is_int(cells) or not 1 <= cells <= SYSTEM_MAX_CELLS:
-        raise RulesError(f"a press system has 1..{SYSTEM_MAX_CELLS:,} cells, got {_short(cells)}")
-    return int(cells)
-
-
-def check_states(states) -> int | None:
-    if states is not None and (not _is_int(states) or not 2 <= states <= STATES_MAX):
-        raise RulesError(f"states must be an integer 2..{STATES_MAX} (or counters), got {_short(states)}")
-    return None if states is None else int(states)
-
-
-def _check_shape(shape, cells: int) -> tuple[int, int] | None:
-    if shape is None:
-        return None
-    rows, cols = shape
-    if rows * cols != cells:
-        raise RulesError(f"grid {rows}x{cols} has {rows * cols} cells, not {cells}")
-    return int(rows), int(cols)
-
-
-def _buttons(buttons, cells: int, states: int | None) -> tuple:
-    """Buttons as sorted ``((cell, amount), ...)`` tuples, a cell listed twice merged, amounts reduced mod
-    k; RulesError naming a bad button."""
-    if not isinstance(buttons, (list, tuple)) or not buttons:
-        raise RulesError("a press system needs at least one button")
-    if len(buttons) > SYSTEM_MAX_BUTTONS:
-        raise RulesError(f"a press system has at most {SYSTEM_MAX_BUTTONS:,} buttons, got {len(buttons):,}")
-    top = COUNTER_MAX if states is None else states - 1
-    low = 1 if states is None else 0
-    out = []
-    for j, button in enumerate(buttons):
-        acc: dict[int, int] = {}
-        for cell, amount in button:
-            if type(cell) is not int or type(amount) is not int or not 0 <= cell < cells or not \
-                    low <= amount <= COUNTER_MAX:  # the rare case first checked in full
-                cell, amount = _entry(j, cell, amount, cells, low)
-            acc[cell] = acc.get(cell, 0) + amount
-        if states is not None:
-            out.append(tuple(sorted((c, r) for c, a in acc.items() if (r := a % states))))
-            continue
-        if any(a > top for a in acc.values()):
-            raise RulesError(f"button {j} adds over {COUNTER_MAX} to one cell")
-        out.append(tuple(sorted(acc.items())))  # counters: every amount is at least 1
-    return tuple(out)
-
-
-def _entry(j: int, cell, amount, cells: int, low: int) -> tuple[int, int]:
-    """Button ``j``'s entry ``(cell, amount)`` as ints, or RulesError naming what is wrong."""
-    if not (_is_int(cell) and 0 <= cell < cells):
-        raise RulesError(f"button {j} names cell {_short(cell)}; cells are 0..{cells - 1}")
-    if not _is_int(amount) or not low <= amount <= COUNTER_MAX:
-        raise RulesError(f"button {j} adds {_short(amount)} to cell {cell}; amounts are {low}..{COUNTER_MAX}")
-    return int(cell), int(amount)
-
-
-def _canonical_goal(goal, states: int | None) -> str:
-    """``goal`` spelt canonically (see :class:`PressSystem`); RulesError naming what is taken."""
-    if not isinstance(goal, str):
-        raise RulesError(f"goal must be text: any, white, black, a state or board; got {_short(goal)}")
-    top = None if states is None else states - 1
-    if goal in ("any", "board"):
-        if goal == "any" and states is None:
-            raise RulesError("counters need a target board or a value D (--goal D), not 'any'")
-        return goal
-    if goal == "black" and top is None:
-        raise RulesError("goal black: counters have no top state; give a value D or a target board")
-    value = {"white": 0, "black": top}.get(goal)
-    if value is None and is_number(goal) and len(goal) <= 12:
-        value = int(goal)
-    if value is None or (top is not None and value > top) or value > COUNTER_MAX:
-        states_text = f"a state 0..{top}" if top is not None else f"a value 0..{COUNTER_MAX}"
-        raise RulesError(f"goal must be any, white, black, {states_text} or board; got {_short(goal)}")
-    if states == 2:
-        return "white" if value == 0 else "black"
-    return str(value)

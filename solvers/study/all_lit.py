@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from flipgame.algebra import coset_run, coset_search, minweight, symmetry
 from flipgame.algebra import gf2 as algebra
+from flipgame.algebra.chase import last_row_system
 from flipgame.model.grid import Game, format_cells
 from flipgame.study import cover_bound
 from flipgame.verify.proofs import cover_check
@@ -73,7 +74,7 @@ def rules(n: int) -> Game:
 
 def nullity(n: int) -> int:
     """Nullity of the n x n plus press matrix, by light chasing (cached per n)."""
-    return algebra.last_row_system(rules(n)).nullity
+    return last_row_system(rules(n)).nullity
 
 
 def _checked(game: Game, presses: int) -> int:

@@ -23,7 +23,7 @@ import numpy as np
 
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends import bfs
-from flipgame.model.grid import Game
+from flipgame.model.system import PressSystem
 
 TABLE_MAX_CELLS = 24
 """The study reads the bfs distance table up to this many cells (16 MiB, a few seconds) and at most
@@ -36,12 +36,13 @@ COSET_MAX_NULLITY = 22
 """Coset enumeration holds the 2**nullity null-space elements in memory."""
 
 
-def distribution(game: Game) -> tuple[list[int] | None, str]:
+def distribution(game: PressSystem) -> tuple[list[int] | None, str]:
     """Boards needing 0, 1, 2, ... presses over all solvable boards of ``game``, and how it was found.
 
     Returns ``(counts, note)``; ``counts`` is None (and ``note`` says why) when no method is feasible.
     An explicit goal board has the distribution of goal white (boards ``b ^ target``).
 
+    >>> from flipgame.model.grid import Game
     >>> distribution(Game(4, 4, "white"))
     ([1, 16, 120, 560, 1387, 1440, 540, 32], 'exhaustive, from the bfs distance table')
     >>> distribution(Game(6, 6, "white"))[1]
@@ -58,15 +59,15 @@ def distribution(game: Game) -> tuple[list[int] | None, str]:
     if k == 0 and game.goal != "any" and game.m <= BINOMIAL_MAX_CELLS:
         return [math.comb(game.m, w) for w in range(game.m + 1)], \
             f"nullity 0: each solvable board has exactly one press set, so C({game.m}, w) boards need w presses"
-    if isinstance(game, Game) and game.n <= COSET_MAX_CELLS and k is not None and k <= COSET_MAX_NULLITY:
-        counts = coset_distribution(game)
-        return counts, f"exhaustive, by enumerating the 2**{game.n - k} press-set cosets (nullity {k})"
+    if game.m <= COSET_MAX_CELLS and k is not None and k <= COSET_MAX_NULLITY:
+        counts = coset_distribution(one)
+        return counts, f"exhaustive, by enumerating the 2**{game.m - k} press-set cosets (nullity {k})"
     return None, (f"{game.n} cells, nullity {k}: 2**{game.n} boards are too many to enumerate (bfs table up to "
                   f"{min(bfs.MAX_CELLS, TABLE_MAX_CELLS)} cells, coset enumeration up to {COSET_MAX_CELLS}, "
                   f"binomial at nullity 0 up to {BINOMIAL_MAX_CELLS})")
 
 
-def coset_distribution(game: Game, chunk_elements: int = 1 << 22) -> list[int]:
+def coset_distribution(game: PressSystem, chunk_elements: int = 1 << 22) -> list[int]:
     """The distribution of minimum presses by enumerating press-set cosets.
 
     Every board solvable towards white is ``A x`` for exactly one press set
@@ -78,8 +79,9 @@ def coset_distribution(game: Game, chunk_elements: int = 1 << 22) -> list[int]:
 
     Parameters
     ----------
-    game : Game
-        At most :data:`COSET_MAX_CELLS` cells and nullity at most :data:`COSET_MAX_NULLITY`.
+    game : PressSystem
+        Two states, goal ``any``, ``white`` or ``black``, at most :data:`COSET_MAX_CELLS` buttons and nullity at
+        most :data:`COSET_MAX_NULLITY`.
     chunk_elements : int
         Elements (uint32) of the temporary (press sets x null space) array.
 
@@ -91,11 +93,13 @@ def coset_distribution(game: Game, chunk_elements: int = 1 << 22) -> list[int]:
     Running time O(2**n) popcounts (times 2 for goal any), in numpy: 5x5 Lights Out
     (2**23 boards x 4 quiet combinations) in about a second.
 
+    >>> from flipgame.model.grid import Game
     >>> coset_distribution(Game(2, 2, "white"))
     [1, 4, 6, 4, 1]
     """
-    if game.n > 32:
-        raise ValueError(f"coset enumeration holds boards of at most 32 cells in uint32; {game.size} has {game.n}")
+    if game.m > 32:
+        raise ValueError(f"coset enumeration holds press sets of at most 32 buttons in uint32; {game.size} has "
+                         f"{game.m}")
     white = game.with_goal("white")
     e = algebra.eliminate(white)
     shifts = [0]
@@ -110,7 +114,7 @@ def coset_distribution(game: Game, chunk_elements: int = 1 << 22) -> list[int]:
     for p in pivots[:low]:
         part = np.concatenate([part, part ^ np.uint32(1 << p)])
     block = part[:, None] ^ span[None, :]
-    counts = np.zeros(game.n + 1, dtype=np.int64)
+    counts = np.zeros(game.m + 1, dtype=np.int64)
     high = pivots[low:]
     for h in range(1 << len(high)):
         hx = sum(1 << p for j, p in enumerate(high) if h >> j & 1)
@@ -118,7 +122,7 @@ def coset_distribution(game: Game, chunk_elements: int = 1 << 22) -> list[int]:
         for shift in shifts:
             w = np.bitwise_count(block ^ np.uint32(hx ^ shift)).min(axis=1)
             best = w if best is None else np.minimum(best, w)
-        counts += np.bincount(best, minlength=game.n + 1)
+        counts += np.bincount(best, minlength=game.m + 1)
     if game.goal == "any" and len(shifts) == 1:
         counts *= 2
     return np.trim_zeros(counts, "b").tolist()

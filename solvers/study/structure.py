@@ -31,6 +31,7 @@ from flipgame.backends import bfs_zk
 from flipgame.backends.registry import BACKENDS
 from flipgame.backends.result import Status
 from flipgame.core.errors import RefusedError, RulesError
+from flipgame.model.boards import random_boards
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.system import PressSystem
 from flipgame.pipeline.gate import prepare, solve, solve_batch
@@ -133,9 +134,9 @@ class Study:
         what = "a basis" if g.binary else "generators"
         lines = [f"Quiet patterns ({what} of {len(self.quiet_patterns)}; each changes nothing):"]
         grids = [_pattern(g, q).split("\n") for q in self.quiet_patterns[:8]]
-        if not isinstance(g, Game):
+        if not g.buttons_on_cells:
             lines.extend("  " + grid[0] for grid in grids)
-        for r in range(g.rows if isinstance(g, Game) and g.cols <= 20 else 0):
+        for r in range(g.rows if g.buttons_on_cells and g.cols <= 20 else 0):
             lines.append("  " + "   ".join(grid[r] for grid in grids))
         if len(self.quiet_patterns) > 8:
             lines.append(f"  ... and {len(self.quiet_patterns) - 8} more (see --json)")
@@ -294,7 +295,7 @@ def _time_backend(game: Game, name: str, opts: dict, sample: int, rng: np.random
     step = max(1, sample // 10)
     for done in range(0, sample, step):
         part = min(step, sample - done)
-        boards = game.random_boards(rng, part)
+        boards = random_boards(game, rng, part)
         if game.n <= 64:
             out = solve_batch(boards, game, name, **opts)
             unknown += int(np.sum((out.status != Status.OPTIMAL) & (out.status != Status.INFEASIBLE)))
@@ -347,7 +348,7 @@ def _pattern(game: PressSystem, presses) -> str:
     """A press set as ``--presses`` draws it: on a grid x/. rows (two states) or the counts as rows, else the
     buttons pressed (with their counts beyond two states)."""
     if not game.binary:
-        return game.format_board(presses) if isinstance(game, Game) else "buttons " + game.format_presses(presses)
-    if isinstance(game, Game):
+        return game.format_board(presses) if game.buttons_on_cells else "buttons " + game.format_presses(presses)
+    if game.buttons_on_cells:
         return format_cells(presses, game.rows, game.cols, "x", ".")
     return "buttons " + (" ".join(str(j) for j in range(game.m) if presses >> j & 1) or "(none)")

@@ -123,17 +123,19 @@ def write_instance(root: str, name: str, family: str, n: int, game: PressSystem,
     """Write one instance's files (the formats that take it) and its board under ``root``; its manifest entry.
     A grid's entry keeps its rules (``game``); any other press system's its JSON and board (``system``)."""
     known = known_answer(game, board)
-    grid = isinstance(game, Game) and game.binary
+    rules = game.to_json()
+    generated = "neighbourhood" in rules  # a grid generator's rules (docs/general-game.md), not buttons
+    grid = generated and game.binary
     text = format_cells(board, game.rows, game.cols) if grid else game.format_board(board)
     taken = [f for f in formats if game.binary or f in COUNTS_FORMATS]
     bound, expected, files = _write_files(root, name, text, taken, known,
                                           lambda fmt, b, notes: export(fmt, game, board, bound=b, notes=notes))
     if grid:
-        rules = {k: getattr(game, k) for k in ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil")}
-        return Entry(name, family, n, game.rules, *known, bound, expected, files, game=rules)
-    if isinstance(game, Game):  # a grid beyond two states: its rules and its board
+        kept = {k: rules[k] for k in ("rows", "cols", "goal", "wrap", "neighbourhood", "stencil")}
+        return Entry(name, family, n, game.rules, *known, bound, expected, files, game=kept)
+    if generated:  # a grid beyond two states: its rules and its board
         return Entry(name, family, n, game.rules, *known, bound, expected, files,
-                     game={**game.to_json(), "board": game.cells_of(board)})
+                     game={**rules, "board": game.cells_of(board)})
     described = {**game.to_json(), "board": game.cells_of(board)}
     return Entry(name, family, n, game.rules, *known, bound, expected, files, system=described)
 

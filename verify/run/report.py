@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from flipgame.backends.result import BatchSolution, Status
 from flipgame.core.tables import format_table
-from flipgame.model.grid import Game, format_cells
+from flipgame.model.grid import format_cells
 from flipgame.model.system import PressSystem
 
 
@@ -117,7 +117,7 @@ def answer_record(game: PressSystem, batch: BatchSolution, i: int) -> dict:
     s = batch[i]
     rec = {"status": s.status.name, "answer": s.answer()}
     if s.status is Status.OPTIMAL:
-        grid = isinstance(game, Game) and game.binary
+        grid = game.buttons_on_cells and game.binary
         rec |= {
             "moves": s.moves,
             "presses": format_cells(s.presses, game.rows, game.cols, "x", ".").split("\n") if grid
@@ -129,6 +129,6 @@ def answer_record(game: PressSystem, batch: BatchSolution, i: int) -> dict:
 
 def board_record(game: PressSystem, board) -> dict:
     """A board as JSON: its bitmask (or states) and its text, to replay it."""
-    if isinstance(game, Game) and game.binary:
+    if game.shape is not None and game.binary:
         return {"board": board, "text": format_cells(board, game.rows, game.cols).split("\n")}
     return {"board": game.cells_of(board), "text": game.format_board(board).split("\n")}

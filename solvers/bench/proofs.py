@@ -1,7 +1,7 @@
 """The measured figures of docs/proofs.md and docs/high-nullity.md: ``solve --certify`` per board and per
 nullity, as a user runs it (wall, CPU and peak memory of the whole command), and the a(79) bounds.
 
-Each function is the ``run`` of a :class:`flipgame.study.measure.Measurement`; every answer is compared
+Each function is the ``run`` of a :class:`flipgame.bench.measure.Measurement`; every answer is compared
 with the known one first, and a wrong answer raises RuntimeError (a wrong answer is never a time).
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 import re
 
+from flipgame.bench.measure import flipgame_run
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.puzzles import B18, P14
-from flipgame.study.measure import flipgame_run
 
 CERTIFY_LIMIT = 600.0
 """``--certify-time-limit`` of the measured certifications (seconds): past it the figure is Unknown."""

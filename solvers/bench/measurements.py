@@ -1,22 +1,21 @@
-"""Every measurement of ``make bench`` (:mod:`flipgame.study.measure` runs them): the judge stream, the
+"""Every measurement of ``make bench`` (:mod:`flipgame.bench.measure` runs them): the judge stream, the
 main job, the 39x39 all-lit board, the exhaustive runs, the start-up, the solver libraries' floors
-(:mod:`flipgame.study.floors`), the certifications (:mod:`flipgame.study.measure_proofs`) and the programs'
-tables (:mod:`flipgame.study.measure_programs`)."""
+(:mod:`flipgame.bench.floors`), the certifications (:mod:`flipgame.bench.proofs`) and the programs'
+tables (:mod:`flipgame.bench.programs`)."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
-import time
 
 import numpy as np
 
+from flipgame.bench import floors, programs, proofs
+from flipgame.bench.measure import Measurement, flipgame, flipgame_full, flipgame_run, stream_seconds
+from flipgame.core.processes import run_bounded
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.puzzles import B18
-from flipgame.study import floors, measure_programs, measure_proofs
-from flipgame.study.measure import Measurement, flipgame, flipgame_full, flipgame_run, stream_seconds
 
 
 def _verify_4x4(context: dict) -> dict[str, float]:
@@ -86,10 +85,8 @@ def _startup(context: dict) -> dict[str, float]:
     board = "bwwb\nbbwb\nbwwb\nbwww\n"
     flipgame("solve", stdin=board)  # bytecode compiled, files cached
     walls = sorted(flipgame("solve", stdin=board)[0] for _ in range(5))
-    t0 = time.perf_counter()
-    for _ in range(5):
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-    return {"startup.one_board": walls[2], "startup.python": (time.perf_counter() - t0) / 5}
+    python = sorted(run_bounded([sys.executable, "-c", "pass"], 60).wall for _ in range(5))
+    return {"startup.one_board": walls[2], "startup.python": python[2]}
 
 
 def _stream(context: dict) -> dict[str, float]:
@@ -141,11 +138,11 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     Measurement("strategy_costs", {f"cost.{st}.{col}": (unit, f"{st}: {what}, 30 s limit")
                                    for st in floors.STRATEGIES for col, (unit, what) in floors.COLUMN_WHAT.items()},
                 floors.strategy_figures),
-    Measurement("certify", measure_proofs.CERTIFY_FIGURES, measure_proofs.measure_certify),
-    Measurement("b18_files", measure_programs.B18_FIGURES, measure_programs.b18_files),
-    Measurement("cpsat_judge", measure_programs.JUDGE_FIGURES, measure_programs.cpsat_judge),
-    Measurement("verify_strategies", measure_programs.STRATEGY_FIGURES, measure_programs.verify_strategies),
-    Measurement("a79", measure_proofs.A79_FIGURES, measure_proofs.measure_a79),
+    Measurement("certify", proofs.CERTIFY_FIGURES, proofs.measure_certify),
+    Measurement("b18_files", programs.B18_FIGURES, programs.b18_files),
+    Measurement("cpsat_judge", programs.JUDGE_FIGURES, programs.cpsat_judge),
+    Measurement("verify_strategies", programs.STRATEGY_FIGURES, programs.verify_strategies),
+    Measurement("a79", proofs.A79_FIGURES, proofs.measure_a79),
     Measurement("startup", {
         "startup.one_board": ("s", "flipgame solve on one 4x4 board, wall time (median of 5, bytecode cached)"),
         "startup.python": ("s", "python -c pass, wall time (the interpreter's own start)"),
@@ -153,8 +150,8 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
 )}
 """Every measurement of ``make bench``, in the order it runs."""
 LONG_MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
-    Measurement("certify_long", measure_proofs.CERTIFY_LONG_FIGURES, measure_proofs.measure_certify_long),
-    Measurement("b18_cadical_unsat", measure_programs.B18_LONG_FIGURES, measure_programs.b18_cadical_unsat),
+    Measurement("certify_long", proofs.CERTIFY_LONG_FIGURES, proofs.measure_certify_long),
+    Measurement("b18_cadical_unsat", programs.B18_LONG_FIGURES, programs.b18_cadical_unsat),
     Measurement("a075464_55_78", {
         "a075464_55_78.wall": ("s", "flipgame study --all-lit 55..78 (OEIS A075464's terms 55 to 78), wall time"),
         **{f"a075464.{n}.{col}": (unit, f"a({n}): {what}") for n in range(55, 79)

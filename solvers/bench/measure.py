@@ -18,10 +18,8 @@ import os
 import platform
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -55,6 +53,8 @@ class Measurement:
 
 RUN_MAX_SECONDS = 3600.0
 """Longest command a measurement waits for (the A075464 terms 55..78 are the longest)."""
+RUN_STDERR_MAX_BYTES = 1 << 20
+"""Bytes of a measured command's standard error kept whole (its per-term lines are the figures)."""
 
 
 def flipgame(*args: str, stdin: str | bytes | None = None, check: bool = True) -> tuple[float, str, str]:
@@ -65,12 +65,11 @@ def flipgame(*args: str, stdin: str | bytes | None = None, check: bool = True) -
 
 def flipgame_full(*args: str) -> tuple[float, str, str]:
     """``python -m flipgame args`` with its whole standard error kept: (wall seconds, stdout, stderr)."""
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "flipgame", *args], capture_output=True, text=True,
-                         timeout=RUN_MAX_SECONDS, check=False)
-    if out.returncode != 0:
-        raise RuntimeError(f"flipgame {' '.join(args)} exited {out.returncode}: {out.stderr[-500:]}")
-    return time.perf_counter() - t0, out.stdout, out.stderr
+    run = run_bounded([sys.executable, "-m", "flipgame", *args], RUN_MAX_SECONDS, output_cap=None,
+                      stderr_keep=RUN_STDERR_MAX_BYTES)
+    if run.exit_status != 0:
+        raise RuntimeError(f"flipgame {' '.join(args)} {run.ended}: {run.stderr_tail.decode()[-500:]}")
+    return run.wall, run.stdout.decode(), run.stderr_tail.decode()
 
 
 def flipgame_run(*args: str, stdin: str | bytes | None = None, check: bool = True) -> RunResult:
@@ -119,19 +118,19 @@ def stream_seconds(game, reference: str | None) -> dict:
     want = solve_batch(boards, game, "gauss")
     expected = [want[i].answer() for i in range(len(boards))]
 
-    def run(cmd: list[str], timeout: float | None) -> tuple[float, int, int]:
-        """(seconds, exit status, answers differing from ``expected``) of ``cmd`` on the stream."""
+    def run(cmd: list[str], timeout: float | None) -> tuple[float, int, int, bool]:
+        """(seconds, exit status or minus the signal, answers differing from ``expected``, timed out) of ``cmd``
+        on the stream (a file, as a judge gives it)."""
         stream.seek(0)
-        t0 = time.perf_counter()
-        out = subprocess.run(cmd, stdin=stream, capture_output=True, check=False, timeout=timeout)
-        seconds = round(time.perf_counter() - t0, 3)
+        out = run_bounded(cmd, RUN_MAX_SECONDS if timeout is None else timeout, output_cap=None, stdin=stream)
         answers = out.stdout.decode(errors="replace").split()
         differ = sum(a != b for a, b in zip(answers, expected, strict=False)) + abs(len(answers) - len(expected))
-        return seconds, out.returncode, differ
+        code = out.exit_status if out.exit_status is not None else -(out.signal or 0)
+        return round(out.wall, 3), code, differ, out.timed_out
 
     def mine() -> float:
-        seconds, code, differ = run([sys.executable, "-m", "flipgame", "solve", "--backend", "gauss",
-                                     "--size", game.size], None)
+        seconds, code, differ, _ = run([sys.executable, "-m", "flipgame", "solve", "--backend", "gauss",
+                                        "--size", game.size], None)
         if code or differ:
             raise RuntimeError(f"flipgame solve answered {differ} of {len(expected)} boards differently "
                                f"from gauss in this process (exit {code})")
@@ -145,9 +144,8 @@ def stream_seconds(game, reference: str | None) -> dict:
             ours.append(mine())
             if reference is None:
                 continue
-            try:
-                seconds, code, differ = run([reference], REFERENCE_TIMEOUT)
-            except subprocess.TimeoutExpired:
+            seconds, code, differ, timed_out = run([reference], REFERENCE_TIMEOUT)
+            if timed_out:
                 return {"boards": len(boards), "flipgame_seconds": statistics.median(ours),
                         "reference_seconds": None, "reference_differs": None,
                         "reference_exit": f"did not finish within {REFERENCE_TIMEOUT:g} s"}
@@ -176,7 +174,7 @@ def machine() -> dict:
 
 
 def measure(runs: Iterable[Measurement], reference: str | None = None, progress=None) -> dict:
-    """Run the measurements ``runs`` (:data:`flipgame.study.measurements.MEASUREMENTS` holds them by name),
+    """Run the measurements ``runs`` (:data:`flipgame.bench.measurements.MEASUREMENTS` holds them by name),
     with the reference program ``reference`` (a compiled POJ 1753 solver) beside the stream, and return the
     table (not written).
 

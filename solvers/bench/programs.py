@@ -2,7 +2,7 @@
 files answered by the programs, CP-SAT's formulations at judge sizes, and every strategy of `verify
 --strategies all` on a 4x4 sample.
 
-Each function is the ``run`` of a :class:`flipgame.study.measure.Measurement`; every answer is compared
+Each function is the ``run`` of a :class:`flipgame.bench.measure.Measurement`; every answer is compared
 with gauss's first, and a wrong one raises RuntimeError.  A figure whose program is not installed is
 left out (the table keeps its last measured value).
 """
@@ -14,10 +14,10 @@ import re
 import shutil
 from pathlib import Path
 
+from flipgame.bench.measure import flipgame_run
+from flipgame.bench.proofs import random_solvable
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.puzzles import B18, P14
-from flipgame.study.measure import flipgame_run
-from flipgame.study.measure_proofs import random_solvable
 
 JUDGE_LIMIT = 10.0
 """``--time-limit`` of the CP-SAT table (seconds a board)."""

@@ -2,7 +2,7 @@
 board on the 4x4 sweep, and the per-board cost of the strategies on small and judge-size boards.
 
 The figures of docs/bench.md's sections "The per-call floor" and "Per-board cost against ``ilp``",
-measured by :mod:`flipgame.study.measure` (``make bench``), each in a fresh Python
+measured by :mod:`flipgame.bench.measure` (``make bench``), each in a fresh Python
 (:func:`flipgame.core.workers.run_function`), so that one library's threads or memory never slow the
 next.  Every answer of a sweep is compared with gauss's: a wrong answer is never a time (RuntimeError).
 
@@ -213,12 +213,12 @@ def strategy_costs(strategy: str) -> dict[str, float | tuple[float, str]]:
     return out
 
 
-# --- the Measurements of flipgame.study.measure: each figure measured in a fresh process ------------------
+# --- the Measurements of flipgame.bench.measure: each figure measured in a fresh process ------------------
 
 
 def _in_child(target: str, *args) -> object:
-    """``flipgame.study.floors:target(*args)`` in a fresh Python (:func:`run_function`); RuntimeError if it fails."""
-    got = run_function(f"flipgame.study.floors:{target}", args, CHILD_MAX_SECONDS)
+    """``flipgame.bench.floors:target(*args)`` in a fresh Python (:func:`run_function`); RuntimeError if it fails."""
+    got = run_function(f"flipgame.bench.floors:{target}", args, CHILD_MAX_SECONDS)
     if not got.ok:
         raise RuntimeError(f"{target}{args}: {got.error}")
     return got.value
