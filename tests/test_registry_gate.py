@@ -174,3 +174,16 @@ def test_verify_takes_minima_above_32767(tmp_path):
     assert main(["verify", "--size", "1x100000", "--goal", "white", "--sample", "2", "--backends", "gauss",
                  "--report", str(report)]) == ExitCode.OK
     assert json.loads(report.read_text())["backends"][0]["solvable"] == 2
+
+
+def test_the_template_backend_agrees_with_gauss_on_every_3x3_board(monkeypatch):
+    """backends/TEMPLATE.py is a working backend: registered, it runs through the pipeline and agrees."""
+    from flipgame.backends import registry
+    from flipgame.backends.TEMPLATE import Template
+    from flipgame.verify.run.harness import run_agreement
+
+    monkeypatch.setitem(registry.BACKENDS, "template", Template())
+    report = run_agreement(Game(3, 3), ["gauss", "template"])
+    assert report.ok and [(s.solvable, s.impossible) for s in report.summaries] == [(512, 0)] * 2
+    with pytest.raises(RefusedError, match="takes at most 20 buttons; 5x5 has 25"):
+        solve([0] * 25, "template", game=Game(5, 5))

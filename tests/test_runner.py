@@ -12,9 +12,10 @@ from flipgame import Game
 from flipgame.backends.registry import STRATEGIES
 from flipgame.backends.strategies import Strategy
 from flipgame.cli import main
+from flipgame.core.limits import MEASURE_MARGIN_SECONDS
 from flipgame.core.workers import run_function
 from flipgame.study.environment import environment, machine, solver_of
-from flipgame.study.runner import MEASURE_MARGIN_SECONDS, run_measured
+from flipgame.study.runner import run_measured
 
 
 def test_a_run_in_a_process_of_its_own_is_measured():

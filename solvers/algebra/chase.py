@@ -26,9 +26,6 @@ from flipgame.algebra.elimination import Elimination, gauss_jordan
 from flipgame.model.grid import Game, from_rows, to_bits, to_rows
 from flipgame.model.system import PressSystem
 
-CHASE_MAX_SIDE = 2048
-"""Light chasing solves a min(rows, cols) square system; at most this side."""
-
 
 def transpose(cells: int, rows: int, cols: int) -> int:
     """The bitmask of a rows x cols board as its cols x rows transpose.  O(n)."""

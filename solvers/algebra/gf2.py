@@ -39,10 +39,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from flipgame.algebra import minweight
-from flipgame.algebra.chase import CHASE_MAX_SIDE, chase_solutions, last_row_system, upright
+from flipgame.algebra.chase import chase_solutions, last_row_system, upright
 from flipgame.algebra.elimination import Elimination, gauss_jordan
 from flipgame.core.errors import BoardTooLargeError, RulesError
-from flipgame.core.limits import DENSE_MAX_WORK
+from flipgame.core.limits import CHASE_MAX_SIDE, DENSE_MAX_WORK
 from flipgame.model.grid import Game, to_bits
 from flipgame.model.system import PressSystem
 

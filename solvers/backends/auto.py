@@ -49,10 +49,11 @@ import numpy as np
 from flipgame.algebra import coset_run, minweight, zk
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
-from flipgame.backends.gauss import DEFAULT_MAX_NULLITY, NULLITY_32_SECONDS
+from flipgame.backends.gauss import NULLITY_32_SECONDS
 from flipgame.backends.result import BatchSolution, Solution
 from flipgame.backends.strategies import BUILTIN
 from flipgame.core.errors import BoardTooLargeError, RefusedError
+from flipgame.core.limits import DEFAULT_MAX_NULLITY
 from flipgame.model.system import PressSystem
 
 SEARCH_ORDER = ("sat-xor", "ilp-scip")

@@ -21,7 +21,7 @@ beyond the press masks; that independence is why it is in the cross-check.
 Running time: O(2**n * n) for the table (one vectorised sweep per press;
 measured on a shared 2-core machine: 3-4 s for 25 cells, where the level BFS
 took 5 s for 24; 138 s and 1.07 GiB peak for 30), O(d * n) per witness.  Memory: 2**n bytes, so it refuses boards
-with more than :data:`MAX_CELLS` cells (1 GiB table).
+with more than :data:`BFS_MAX_CELLS` cells (1 GiB table).
 
 Source: Cormen, Leiserson, Rivest & Stein, "Introduction to Algorithms", 3rd
 ed., section 22.2 (breadth-first search), run from several sources at once.
@@ -42,7 +42,6 @@ from flipgame.core.limits import BFS_MAX_CELLS
 from flipgame.model.grid import to_bits
 from flipgame.model.system import PressSystem
 
-MAX_CELLS = BFS_MAX_CELLS
 """2**30 states, one byte each: a 1 GiB table."""
 UNREACHABLE = 255
 BLOCK_BITS = 22
@@ -50,9 +49,9 @@ BLOCK_BITS = 22
 
 
 def _check_size(game: PressSystem) -> None:
-    if game.n > MAX_CELLS:
+    if game.n > BFS_MAX_CELLS:
         raise BoardTooLargeError(
-            f"bfs keeps a table of all 2**n states (one byte each) and allows at most {MAX_CELLS} cells "
+            f"bfs keeps a table of all 2**n states (one byte each) and allows at most {BFS_MAX_CELLS} cells "
             f"(1 GiB); "
             f"{game.size} has {game.n} (use gauss, or sat / ilp)"
         )
@@ -71,7 +70,7 @@ def distance_table(game: PressSystem) -> np.ndarray:
     Raises
     ------
     BoardTooLargeError
-        If ``game.n > MAX_CELLS``.
+        If ``game.n > BFS_MAX_CELLS``.
 
     Running time O(n 2**n) byte operations (25 cells: about 3 s); memory 2**n
     bytes plus three blocks of ``2**BLOCK_BITS``.
@@ -193,7 +192,7 @@ class Bfs(Backend):
 
     name = "bfs"
     summary = "breadth-first distance table over all 2^n states"
-    max_cells = MAX_CELLS
+    max_cells = BFS_MAX_CELLS
     takes = frozenset({"two", "mod k", "counters"})
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:

@@ -51,11 +51,15 @@ from flipgame.algebra import gf2 as algebra
 from flipgame.backends.base import Backend, Option, interruptible, kind_of
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError, NullityTooLargeError, RefusedError
-from flipgame.core.limits import BOARD_MAX_CELLS, DENSE_MAX_WORK, MEMORY_LIMIT_GIB, TIME_LIMIT_DEFAULT_SECONDS
+from flipgame.core.limits import (
+    BOARD_MAX_CELLS,
+    DEFAULT_MAX_NULLITY,
+    DENSE_MAX_WORK,
+    MEMORY_LIMIT_GIB,
+    TIME_LIMIT_DEFAULT_SECONDS,
+)
 from flipgame.model.system import PressSystem
 
-DEFAULT_MAX_NULLITY = 32
-"""2**32 null-space combinations: :data:`NULLITY_32_SECONDS` on this 2-core machine."""
 NULLITY_32_SECONDS = 2.0 ** 32 / coset_run.RATE
 """Seconds to enumerate 2**32 null-space combinations of a board without symmetry, at the one measured rate
 :data:`flipgame.algebra.coset_run.RATE` (a symmetric board takes up to 8 times less)."""

@@ -36,7 +36,7 @@ from flipgame.backends.models import CountsModel, Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.backends.scip import ScipModel, scip_parameters
 from flipgame.core.errors import RefusedError
-from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
+from flipgame.core.limits import COUNTER_TARGET_MAX, MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.encode.congruence import CongruenceRows
 from flipgame.model.system import PressSystem
 
@@ -55,12 +55,6 @@ peaks were 65/107/227 MB, and the break-it run's 200x200 with 15 reached 2.29 GB
 refused at ``--memory-limit 1`` before building).  The search grows with the time given."""
 BASE_BYTES = 64 << 20
 """Fixed part of the estimate: SCIP's plugins and buffers."""
-COUNTER_TARGET_MAX = 100_000
-"""Largest counter target ilp takes.  SCIP accepts a row whose activity is within 1e-6 of its right-hand
-side, relative to it: below 10^5 that is under 0.1 of a press, so a row it accepts holds exactly.  Measured
-on random counter systems (1-3 cells, 1-4 buttons, amounts up to 13, or up to 2**20 + 1): targets near
-10^9 and 2**31 gave witnesses that miss the target by 1 to 106 (caught by the model, exit 3) and Unknown
-after SCIP's numerical errors; none of 150 systems did at 10^6, 10^7 or 10^8.  cpsat takes the rest."""
 
 def scip_settings_text(cells: int) -> str:
     """:func:`scip_parameters` in SCIP's settings-file syntax (what OR-Tools passes on)."""

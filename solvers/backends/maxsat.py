@@ -7,7 +7,7 @@ The optimum cost is the minimum number of presses; an UNSAT hard part is
 Impossible.  RC2 is built afresh per board (its hard clauses hold the board).
 
 Running time: NP-hard in general; measured per board in ``docs/bench.md``.  RC2
-cannot be interrupted, so the backend takes at most :data:`MAX_CELLS` cells.
+cannot be interrupted, so the backend takes at most :data:`MAXSAT_MAX_CELLS` cells.
 Source: Ignatiev, Morgado & Marques-Silva, "RC2: an Efficient MaxSAT Solver",
 JSAT 11 (2019); winner of the MaxSAT Evaluations 2018 and 2019.
 """
@@ -24,8 +24,6 @@ from flipgame.model.system import PressSystem
 
 SOLVERS = ("g3", "g4", "cd19", "mgh", "m22")
 """SAT oracles of RC2 offered (pysat names): Glucose 3/4, CaDiCaL 1.9.5, MapleLCMDistChronoBT (mgh), MiniSat."""
-MAX_CELLS = MAXSAT_MAX_CELLS
-"""Largest board RC2 is given (:data:`flipgame.core.limits.MAXSAT_MAX_CELLS`)."""
 
 
 def rc2_minimise(game: PressSystem, board: int, solver: str = "g3") -> tuple[Status, int | None, dict]:
@@ -63,7 +61,7 @@ class MaxSat(Backend):
     name = "maxsat"
     summary = "MaxSAT: hard parity clauses, a soft clause per press, pysat's RC2"
     parallel = True
-    max_cells = MAX_CELLS
+    max_cells = MAXSAT_MAX_CELLS
     by_default = False
     options = (Option("solver", str, "g3", "RC2's SAT oracle", choices=SOLVERS, flag="--rc2-solver"),)
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from flipgame.backends.program_output import ProgramOutputError, read_cbc, read_competition, read_minisat
 from flipgame.core.errors import OptionError
-from flipgame.core.limits import OUTPUT_MAX_BYTES
+from flipgame.core.limits import OUTPUT_MAX_BYTES, VERSION_SECONDS
 from flipgame.encode.export import SUFFIXES, export
 from flipgame.model.system import PressSystem
 
@@ -46,8 +46,6 @@ ANSWERS = ("auto", "competition", "minisat", "cbc")
 PACKAGES = {"cadical": "cadical", "cryptominisat5": "cryptominisat", "minisat": "minisat", "picosat": "picosat",
             "cbc": "coinor-cbc", "kissat": "kissat", "glucose": "glucose", "lingeling": "lingeling"}
 """Program -> the Debian package that installs it (for the refusal message)."""
-VERSION_SECONDS = 5.0
-"""Seconds a version command may take (they print one line at once; a hung one is not waited for)."""
 FLAGS = {"command": "--solver-cmd", "format": "--solver-format", "answer": "--solver-answer"}
 """The command-line flags of the program's options, as messages name them."""
 

@@ -32,9 +32,8 @@ from flipgame.backends.program import FORMATS, Program
 from flipgame.backends.registry import STRATEGIES, register_strategy
 from flipgame.backends.strategies import BUILTIN, SOLVER_CMD, Strategy
 from flipgame.core.errors import FlipgameError, OptionError
+from flipgame.core.limits import STRATEGIES_FILE_MAX_BYTES
 
-FILE_MAX_BYTES = 1 << 20
-"""Largest strategies file read (1 MiB: thousands of tables; a larger one is a wrong file)."""
 KEYS = {"command": "a command with {file}", "format": f"one of {', '.join(FORMATS)}",
         "answer": "competition, minisat or cbc", "version": "a version command", "summary": "one line of text"}
 """The keys of a table, and what each holds (all strings)."""
@@ -54,11 +53,11 @@ def _read(path: str) -> dict:
         import tomli as tomllib
     try:
         with open(path, "rb") as f:
-            data = f.read(FILE_MAX_BYTES + 1)
+            data = f.read(STRATEGIES_FILE_MAX_BYTES + 1)
     except OSError as exc:
         raise StrategiesFileError(f"--strategies-file {path}: {exc.strerror or exc}") from None
-    if len(data) > FILE_MAX_BYTES:
-        raise StrategiesFileError(f"--strategies-file {path}: larger than {FILE_MAX_BYTES >> 20} MiB")
+    if len(data) > STRATEGIES_FILE_MAX_BYTES:
+        raise StrategiesFileError(f"--strategies-file {path}: larger than {STRATEGIES_FILE_MAX_BYTES >> 20} MiB")
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -6,12 +6,8 @@ from __future__ import annotations
 import argparse
 import re
 
-from flipgame.core.limits import ARGUMENT_MAX_DIGITS, BOARD_MAX_CELLS, NUMBER_DIGITS, TIME_LIMIT_MAX_SECONDS
-from flipgame.core.limits import STATES_MAX as MAX_STATES
+from flipgame.core.limits import ARGUMENT_MAX_DIGITS, BOARD_MAX_CELLS, NUMBER_DIGITS, STATES_MAX, TIME_LIMIT_MAX_SECONDS
 from flipgame.model.parts import is_number
-
-MAX_CELLS = BOARD_MAX_CELLS
-"""Largest board the command line accepts (gauss by light chasing; the other backends less)."""
 
 
 def board_size(text: str) -> tuple[int, int]:
@@ -20,8 +16,9 @@ def board_size(text: str) -> tuple[int, int]:
     if not m or int(m[1]) < 1 or int(m[2]) < 1:
         raise argparse.ArgumentTypeError(f"expected RxC with positive integers, e.g. 4x4; got {text!r}")
     rows, cols = int(m[1]), int(m[2])
-    if rows * cols > MAX_CELLS:
-        raise argparse.ArgumentTypeError(f"{rows}x{cols} has {rows * cols} cells; flipgame takes at most {MAX_CELLS}")
+    if rows * cols > BOARD_MAX_CELLS:
+        raise argparse.ArgumentTypeError(f"{rows}x{cols} has {rows * cols} cells; flipgame takes at most "
+                                         f"{BOARD_MAX_CELLS}")
     return rows, cols
 
 
@@ -73,8 +70,8 @@ def states_arg(text: str) -> int:
     """``--states``: an integer 2..255, or ``counters`` (returned as 0)."""
     if text == "counters":
         return 0
-    if _decimal(text) is None or not 2 <= int(text) <= MAX_STATES:
-        raise argparse.ArgumentTypeError(f"expected a number of states 2..{MAX_STATES} or 'counters', got {text!r:.40}")
+    if _decimal(text) is None or not 2 <= int(text) <= STATES_MAX:
+        raise argparse.ArgumentTypeError(f"expected a number of states 2..{STATES_MAX} or 'counters', got {text!r:.40}")
     return int(text)
 
 

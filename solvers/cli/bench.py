@@ -30,7 +30,7 @@ from flipgame.cli.common import (
 )
 from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import FlipgameError
-from flipgame.core.limits import JOBS_MAX, STARTUP_MAX_SECONDS, STARTUP_RUNS_MAX, TIMED_BOARDS_MAX
+from flipgame.core.limits import BENCH_MAX_CELLS, JOBS_MAX, STARTUP_MAX_SECONDS, STARTUP_RUNS_MAX, TIMED_BOARDS_MAX
 from flipgame.core.measured import MEASURED_FILE
 from flipgame.core.processes import run_bounded
 from flipgame.core.tables import format_table
@@ -39,9 +39,6 @@ from flipgame.model.grid import Board, Game
 from flipgame.model.puzzles import B18, P14
 from flipgame.pipeline.gate import solve_batch, solve_strategy
 from flipgame.verify.run.harness import run_agreement
-
-BENCH_MAX_CELLS = 24
-"""bench solves every board of its rules: 2**24 (16.7 M) at most (24 cells of two states)."""
 
 
 def add_parser(sub) -> None:

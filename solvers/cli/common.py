@@ -16,8 +16,9 @@ from flipgame.backends import strategies, strategies_file
 from flipgame.backends.base import Backend
 from flipgame.backends.registry import BACKENDS, STRATEGIES, get_backend
 from flipgame.backends.strategies import StrategyBackend
-from flipgame.cli.arguments import MAX_CELLS, board_size, goal_arg, states_arg
+from flipgame.cli.arguments import board_size, goal_arg, states_arg
 from flipgame.core.errors import RulesError
+from flipgame.core.limits import BOARD_MAX_CELLS
 from flipgame.core.text import one_line
 from flipgame.model.grid import NEIGHBOURHOODS
 
@@ -146,7 +147,7 @@ def option_flags() -> dict[str, list[tuple[str, object]]]:
 def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool = True) -> None:
     """The rule options every command takes, and (optionally) every backend's option flags."""
     parser.add_argument("--size", type=board_size, metavar="RxC",
-                        help=f"board shape, rows x cols (default 4x4; at most {MAX_CELLS:,} cells)")
+                        help=f"board shape, rows x cols (default 4x4; at most {BOARD_MAX_CELLS:,} cells)")
     parser.add_argument("--goal", type=goal_arg, metavar="{any,white,black,D}",
                         help="any: all white or all black (POJ 1753, default), or any uniform board with --states; "
                              "white/black: that colour; D: every cell in state D (the general game)")

@@ -9,14 +9,12 @@ import itertools
 import sys
 
 from flipgame.core.errors import BoardFormatError, RulesError
+from flipgame.core.limits import RULES_MAX_BYTES
 from flipgame.formats.judge import FORMATS
 from flipgame.formats.lines import LineSource
 from flipgame.model.grid import Game
 from flipgame.model.rules import from_json, read_edge_list
 from flipgame.model.system import PressSystem
-
-RULES_MAX_BYTES = 64 << 20
-"""Largest ``--rules`` file read (a JSON press system of the largest size flipgame takes is under 2 MB)."""
 
 
 def game_from_args(args) -> PressSystem:

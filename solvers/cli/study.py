@@ -19,8 +19,6 @@ from flipgame.cli.common import ExitCode, fail, name_list, strategy_names, writa
 from flipgame.cli.rules import game_from_args
 from flipgame.cli.study_all_lit import run_all_lit
 from flipgame.cli.study_strategies import (
-    STRATEGY_BUDGET,
-    STRATEGY_TIME_LIMIT,
     plan_source,
     print_progress,
     rules_plan,
@@ -29,12 +27,18 @@ from flipgame.cli.study_strategies import (
     write_metrics,
 )
 from flipgame.core.errors import FlipgameError, RefusedError, RulesError
-from flipgame.core.limits import BOARDS_PER_SIZE_MAX, MEMORY_LIMIT_GIB, TIMED_BOARDS_MAX
+from flipgame.core.limits import (
+    BOARDS_PER_SIZE_MAX,
+    MEASURE_MARGIN_SECONDS,
+    MEMORY_LIMIT_GIB,
+    STRATEGY_BUDGET,
+    STRATEGY_TIME_LIMIT,
+    TIMED_BOARDS_MAX,
+)
 from flipgame.study.compare import compare_strategies
 from flipgame.study.families import FAMILIES
 from flipgame.study.family_table import table_format
 from flipgame.study.figures import TOP_DEFAULT, figure_format, plot_strategies
-from flipgame.study.runner import MEASURE_MARGIN_SECONDS
 from flipgame.study.structure import plot, study
 
 

@@ -12,7 +12,7 @@ from flipgame.cli.arguments import positive_seconds
 from flipgame.cli.common import ExitCode, fail, option_flags
 from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import OptionError, RulesError
-from flipgame.core.limits import MEMORY_LIMIT_GIB
+from flipgame.core.limits import MEMORY_LIMIT_GIB, STRATEGY_TIME_LIMIT
 from flipgame.model.boards import BoardSet
 from flipgame.study import metrics as study_metrics
 from flipgame.study.environment import machine_line
@@ -21,11 +21,6 @@ from flipgame.study.family_table import write_table
 from flipgame.study.figures import Context, plot_cactus, plot_scatter
 from flipgame.study.records import write_csv
 from flipgame.study.suite import suite_plan
-
-STRATEGY_TIME_LIMIT = 5.0
-"""Seconds per board in ``--strategies`` mode unless ``--time-limit`` is given."""
-STRATEGY_BUDGET = 600.0
-"""Seconds for a whole ``--strategies`` run unless ``--budget`` is given."""
 
 
 def strategy_limits(args: argparse.Namespace) -> tuple[float, float | None]:

@@ -1,8 +1,10 @@
-"""Every size limit of flipgame, one constant each, in one place.
+"""Every cap and every default limit of flipgame, one constant each, in one place.
 
-The backends, the gate, the harness and the command line read these; a
-message that names a limit reads it from here, so text and check agree.
-Units are cells (``rows * cols``) unless the name says otherwise.
+Sizes a backend or a command takes, numbers of boards, bytes read, and the seconds a run, a child or a
+wait gets when none is given: the backends, the pipeline, the harness, the study and the command line read
+them here, and a message that names a limit reads it from here, so text and check agree.  (The crossovers
+of an algorithm, where one method starts to beat another, stay beside the algorithm they tune.)  Units are
+cells (``rows * cols``) unless the name says otherwise.
 """
 
 import os
@@ -108,3 +110,98 @@ OUTPUT_MAX_BYTES = 64 << 20
 honest answer is a ``v`` line over every variable of the largest exported model (200x200 with a
 cardinality bound: about 2 million variables, 16 MB), and 64 MiB kept plus its decoded copy stays
 well under flipgame's 300 MB budget when a program prints gigabytes."""
+
+SCHEDULER_TIMEOUT = 60.0
+"""Seconds a run waits with no live worker (or no scheduler) before it stops with what finished."""
+
+DASK_CLOSE_TIMEOUT = 5
+"""Seconds given to closing a Dask client or LocalCluster (a lost scheduler never answers)."""
+
+BENCH_MAX_CELLS = 24
+"""bench solves every board of its rules: 2**24 (16.7 M) at most (24 cells of two states)."""
+
+RULES_MAX_BYTES = 64 << 20
+"""Largest ``--rules`` file read (a JSON press system of the largest size flipgame takes is under 2 MB)."""
+
+STRATEGY_TIME_LIMIT = 5.0
+"""Seconds per board in ``--strategies`` mode unless ``--time-limit`` is given."""
+
+STRATEGY_BUDGET = 600.0
+"""Seconds for a whole ``--strategies`` run unless ``--budget`` is given."""
+
+COUNTER_TARGET_MAX = 100_000
+"""Largest counter target ilp takes.  SCIP accepts a row whose activity is within 1e-6 of its right-hand
+side, relative to it: below 10^5 that is under 0.1 of a press, so a row it accepts holds exactly.  Measured
+on random counter systems (1-3 cells, 1-4 buttons, amounts up to 13, or up to 2**20 + 1): targets near
+10^9 and 2**31 gave witnesses that miss the target by 1 to 106 (caught by the model, exit 3) and Unknown
+after SCIP's numerical errors; none of 150 systems did at 10^6, 10^7 or 10^8.  cpsat takes the rest."""
+
+DEFAULT_MAX_NULLITY = 32
+"""gauss's default ``max_nullity``: 2**32 null-space combinations, :data:`flipgame.backends.gauss.NULLITY_32_SECONDS`
+on the reference machine."""
+
+CHASE_MAX_SIDE = 2048
+"""Light chasing solves a min(rows, cols) square system; at most this side."""
+
+STRATEGIES_FILE_MAX_BYTES = 1 << 20
+"""Largest strategies file read (1 MiB: thousands of tables; a larger one is a wrong file)."""
+
+VERSION_SECONDS = 5.0
+"""Seconds a version command may take (they print one line at once; a hung one is not waited for)."""
+
+MANIFEST_MAX_BYTES = 64 << 20
+"""Largest manifest.json read (one of a suite of every family at its largest sizes is under 1 MB)."""
+
+MEASURE_MARGIN_SECONDS = 1.0
+"""Seconds past the time limit before a run is killed: a backend that keeps its own clock answers
+Unknown within them (CP-SAT, the SAT descents and the MIPs stop within a few hundredths of a second of
+their limit), so no recorded wall time exceeds the limit plus this margin."""
+
+START_ALLOWANCE_SECONDS = 120.0
+"""Seconds a run's process may take to start, import its solver and warm up before its clock starts
+(about 1-3 s: OR-Tools' import alone is 0.4-1 s); past them it is killed as a run that never started."""
+
+SVG_STEPS_MAX = 64
+"""Most boards a step-by-step view shows (the start, then one per press); past it the rest is elided."""
+
+SVG_GRAPH_MAX_CELLS = 400
+"""Most cells drawn as a graph (beyond, the picture would be a blot); a larger system is refused."""
+
+SVG_GRID_MAX_CELLS = 10_000
+"""Most cells of a grid picture (100x100: 2,600 px a side, about 1 MB of SVG a panel)."""
+
+SPLIT_MAX_NULLITY = 20
+"""Most free presses split on (2**(d+1) - 1 RUP lines, each a full propagation)."""
+
+SYSTEM_MAX_BOARDS = 1 << 26
+"""Over Z_k (k >= 3) the distribution of minimum presses is read from the bfs table up to this many boards."""
+
+TABLE_MAX_CELLS = 24
+"""The study reads the bfs distance table up to this many cells (16 MiB, a few seconds) and at most
+:data:`BFS_MAX_CELLS`; larger tables cost more than coset enumeration."""
+
+BINOMIAL_MAX_CELLS = 100
+"""Nullity 0: the distribution is binomial; listed up to this many cells (101 lines of text)."""
+
+COSET_MAX_CELLS = 28
+"""Coset enumeration visits 2**n (press set, quiet pattern) pairs: 2**28 in a few seconds."""
+
+COSET_MAX_NULLITY = 22
+"""Coset enumeration holds the 2**nullity null-space elements in memory."""
+
+TREE_MAX_PROCESSES = 64
+"""Most processes of a run's tree sampled for its peak memory (a solver and its helpers are a few)."""
+
+TAIL_BYTES = 4096
+"""Bytes kept of the end of each output stream, for the message about a program that gave no answer."""
+
+KILL_GRACE_SECONDS = 1.0
+"""Seconds to read what is left in the pipes after the group is killed (a grandchild that left the group
+may hold them open; it is not waited for longer)."""
+
+IMPORT_WAIT_SECONDS = 1.0
+"""Longest a Ctrl-C waits for the import it came in (OR-Tools' takes about 1 s on the loaded machine, up
+to 2.2 s measured): past it the interrupt is raised where it is, so that a run still ends within 2 s."""
+
+WITNESS_MAX_NULLITY = 24
+"""Largest null space the parity prover searches for a witness (2**24 press sets: about a second)."""

@@ -13,8 +13,8 @@ import os
 import selectors
 import subprocess
 
-TAIL_BYTES = 4096
-"""Bytes kept of the end of each output stream, for the message about a program that gave no answer."""
+from flipgame.core.limits import TAIL_BYTES
+
 _CHUNK = 1 << 16
 
 

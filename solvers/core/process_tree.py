@@ -15,8 +15,7 @@ import contextlib
 import os
 import signal
 
-TREE_MAX_PROCESSES = 64
-"""Most processes of a run's tree sampled for its peak memory (a solver and its helpers are a few)."""
+from flipgame.core.limits import TREE_MAX_PROCESSES
 
 
 def _start_time(pid: int) -> int | None:

@@ -32,14 +32,11 @@ import sys
 import time
 from dataclasses import dataclass
 
-from flipgame.core.limits import OUTPUT_MAX_BYTES
-from flipgame.core.pipes import TAIL_BYTES, Streams
+from flipgame.core.limits import KILL_GRACE_SECONDS, OUTPUT_MAX_BYTES, TAIL_BYTES
+from flipgame.core.pipes import Streams
 from flipgame.core.process_tree import ProcessFamily, resident_bytes
 from flipgame.core.text import printable
 
-KILL_GRACE_SECONDS = 1.0
-"""Seconds to read what is left in the pipes after the group is killed (a grandchild that left the group
-may hold them open; it is not waited for longer)."""
 POLL_SECONDS = 0.01
 """How often the leader's exit is polled where the kernel has no process file descriptors (before Linux 5.3)."""
 SAMPLE_SECONDS = 0.1

@@ -28,14 +28,13 @@ import threading
 import time
 from collections.abc import Iterator
 
+from flipgame.core.limits import IMPORT_WAIT_SECONDS
+
 GUARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 """The signals flipgame handles (Ctrl-C, and the polite kill)."""
 REDELIVER_SECONDS = 0.01
 """Delay before a Ctrl-C that Python could only print, or that came during an import, is delivered again
 (and how often the end of that import is looked for)."""
-IMPORT_WAIT_SECONDS = 1.0
-"""Longest a Ctrl-C waits for the import it came in (OR-Tools' takes about 1 s on the loaded machine, up
-to 2.2 s measured): past it the interrupt is raised where it is, so that a run still ends within 2 s."""
 
 
 @contextlib.contextmanager

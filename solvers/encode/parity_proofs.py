@@ -48,13 +48,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flipgame.core.limits import SPLIT_MAX_NULLITY
 from flipgame.encode.parity_rows import Log, Row, add_rows, drop, row_clauses, sum_all
 from flipgame.model.grid import Game
 
 __all__ = ["Log", "Row", "chase_rows", "close", "eliminate", "refutation"]
-
-SPLIT_MAX_NULLITY = 20
-"""Most free presses split on (2**(d+1) - 1 RUP lines, each a full propagation)."""
 
 
 # ---------------------------------------------------------------------------

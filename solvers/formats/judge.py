@@ -35,8 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from flipgame.backends.result import BatchSolution, Solution, Status
-from flipgame.core.limits import BOARD_MAX_CELLS as MAX_CELLS
-from flipgame.core.limits import NUMBER_DIGITS
+from flipgame.core.limits import BOARD_MAX_CELLS, NUMBER_DIGITS
 from flipgame.formats.lines import LineSource
 from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830, read_state_boards
 from flipgame.formats.rows import read_cell_texts, read_cells
@@ -292,7 +291,7 @@ class Format:
         72
         """
         if self.size_from_input:
-            return 2 * MAX_CELLS + 64
+            return 2 * BOARD_MAX_CELLS + 64
         cols = rules.shape[1] if rules.shape else rules.n
         wide = rules.states is None or rules.states > 36
         return (NUMBER_DIGITS + 1 if wide else 2) * cols + 64

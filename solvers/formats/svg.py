@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from flipgame.core.limits import SVG_GRAPH_MAX_CELLS, SVG_GRID_MAX_CELLS, SVG_STEPS_MAX
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.system import PressSystem
 
@@ -37,17 +38,11 @@ PRESS_COLOUR = "#E69F00"
 """Okabe-Ito orange: a press."""
 PANELS_PER_ROW = 6
 """Panels on one row of a step-by-step picture."""
-STEPS_MAX = 64
-"""Most boards a step-by-step view shows (the start, then one per press); past it the rest is elided."""
 SPRING_STEPS = 60
 """Iterations of the spring layout (Fruchterman-Reingold) from the circle; the layout is deterministic."""
-GRAPH_MAX_CELLS = 400
-"""Most cells drawn as a graph (beyond, the picture would be a blot); a larger system is refused."""
 CELL_LABEL_MAX = 64
 """Most cells of a graph panel whose numbers are written beside them (the steps name buttons by number; with
 more, the numbers would cover the drawing)."""
-GRID_MAX_CELLS = 10_000
-"""Most cells of a grid picture (100x100: 2,600 px a side, about 1 MB of SVG a panel)."""
 
 
 def state_fill(value: int, states: int | None) -> str:
@@ -64,13 +59,13 @@ def _text_colour(value: int, states: int | None) -> str:
 
 def steps(game: PressSystem, board, presses) -> list[tuple[str, object, int | None]]:
     """``[(label, board, button pressed or None)]``: the start, then the board after each press (button order,
-    a button pressed t times listed t times), at most :data:`STEPS_MAX` entries."""
+    a button pressed t times listed t times), at most :data:`SVG_STEPS_MAX` entries."""
     counts = game.counts(presses)
     out: list[tuple[str, object, int | None]] = [("start", board, None)]
     current = board
     for j, t in enumerate(counts):
         for _ in range(t):
-            if len(out) >= STEPS_MAX:
+            if len(out) >= SVG_STEPS_MAX:
                 return out
             one = (1 << j) if game.binary else tuple(int(i == j) for i in range(game.m))
             current = game.apply(current, one)
@@ -100,7 +95,7 @@ def steps_text(game: PressSystem, board, presses, colours: tuple[str, str] = ("w
         lines += [f"step {i}: {label}", board_text(game, b, colours)]
     total = sum(game.counts(presses))
     if total + 1 > len(shown):
-        lines.append(f"(the other {total + 1 - len(shown)} presses are not shown: at most {STEPS_MAX} boards)")
+        lines.append(f"(the other {total + 1 - len(shown)} presses are not shown: at most {SVG_STEPS_MAX} boards)")
     return "\n".join(lines)
 
 
@@ -234,11 +229,11 @@ def picture(game: PressSystem, board, presses=None, target=None, *, show_steps: 
     Raises
     ------
     ValueError
-        A grid of more than :data:`GRID_MAX_CELLS` cells, another press system of more than
-        :data:`GRAPH_MAX_CELLS`.
+        A grid of more than :data:`SVG_GRID_MAX_CELLS` cells, another press system of more than
+        :data:`SVG_GRAPH_MAX_CELLS`.
     """
     grid = drawn_as_grid(game)
-    cap = GRID_MAX_CELLS if grid else GRAPH_MAX_CELLS
+    cap = SVG_GRID_MAX_CELLS if grid else SVG_GRAPH_MAX_CELLS
     if game.n > cap:
         raise ValueError(f"a picture takes at most {cap:,} cells ({'a grid' if grid else 'a press system'}); "
                          f"this one has {game.n:,}")

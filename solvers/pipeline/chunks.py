@@ -20,11 +20,11 @@ from concurrent.futures import Executor
 
 from flipgame.backends.base import Backend
 from flipgame.backends.result import BatchSolution, Solution, Status
-from flipgame.core.limits import JOBS_MAX
+from flipgame.core.limits import JOBS_MAX, SCHEDULER_TIMEOUT
 from flipgame.core.workers import kill_pool, local_pool
 from flipgame.model.boards import BoardSet
 from flipgame.pipeline.answers import Answers
-from flipgame.pipeline.executors import SCHEDULER_TIMEOUT, run_on
+from flipgame.pipeline.executors import run_on
 from flipgame.pipeline.gate import solve_one
 from flipgame.pipeline.session import Session
 from flipgame.verify.checks.referee import CheckedBatch, referee_batch

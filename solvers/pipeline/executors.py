@@ -24,19 +24,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor
 
 from flipgame.core.errors import FlipgameError
+from flipgame.core.limits import DASK_CLOSE_TIMEOUT, SCHEDULER_TIMEOUT
 from flipgame.core.signals import interrupts_held, signals_blocked
 from flipgame.core.workers import die_with_parent, start_resource_tracker
 
-SCHEDULER_TIMEOUT = 60.0
-"""Seconds a run waits with no live worker (or no scheduler) before it stops with what finished."""
-
-
 EXECUTOR_POLL = 1.0
 """Seconds between checks of the executor's workers while no chunk finishes."""
-
-
-DASK_CLOSE_TIMEOUT = 5
-"""Seconds given to closing a Dask client or LocalCluster (a lost scheduler never answers)."""
 
 
 DASK_SCHEMES = ("tcp",)

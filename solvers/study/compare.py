@@ -19,6 +19,7 @@ import numpy as np
 
 from flipgame.backends.registry import STRATEGIES
 from flipgame.backends.result import Status
+from flipgame.core.limits import MEASURE_MARGIN_SECONDS
 from flipgame.model.system import PressSystem
 from flipgame.pipeline.decide import (
     IMPOSSIBLE_KEY,
@@ -33,7 +34,7 @@ from flipgame.study import report
 from flipgame.study.environment import environment
 from flipgame.study.families import FAMILIES, nullity
 from flipgame.study.metrics import NOT_RUN
-from flipgame.study.runner import MEASURE_MARGIN_SECONDS, Outcome, run_measured
+from flipgame.study.runner import Outcome, run_measured
 
 
 @dataclass

@@ -2,7 +2,7 @@
 largest minimum, by one of three methods (the note returned says which):
 
 * the bfs distance table, up to :data:`TABLE_MAX_CELLS` cells (and
-  :data:`flipgame.backends.bfs.MAX_CELLS`);
+  :data:`flipgame.core.limits.BFS_MAX_CELLS`);
 * the binomial coefficients when the nullity is 0 (each board has exactly one
   press set, so ``C(n, w)`` boards need ``w`` presses), up to
   :data:`BINOMIAL_MAX_CELLS` cells;
@@ -23,17 +23,8 @@ import numpy as np
 
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends import bfs
+from flipgame.core.limits import BFS_MAX_CELLS, BINOMIAL_MAX_CELLS, COSET_MAX_CELLS, COSET_MAX_NULLITY, TABLE_MAX_CELLS
 from flipgame.model.system import PressSystem
-
-TABLE_MAX_CELLS = 24
-"""The study reads the bfs distance table up to this many cells (16 MiB, a few seconds) and at most
-:data:`flipgame.backends.bfs.MAX_CELLS`; larger tables cost more than coset enumeration."""
-BINOMIAL_MAX_CELLS = 100
-"""Nullity 0: the distribution is binomial; listed up to this many cells (101 lines of text)."""
-COSET_MAX_CELLS = 28
-"""Coset enumeration visits 2**n (press set, quiet pattern) pairs: 2**28 in a few seconds."""
-COSET_MAX_NULLITY = 22
-"""Coset enumeration holds the 2**nullity null-space elements in memory."""
 
 
 def distribution(game: PressSystem) -> tuple[list[int] | None, str]:
@@ -50,7 +41,7 @@ def distribution(game: PressSystem) -> tuple[list[int] | None, str]:
     """
     white = game.with_goal("white")
     one = game if game.goal in ("any", "black") else white
-    if game.n <= min(bfs.MAX_CELLS, TABLE_MAX_CELLS):
+    if game.n <= min(BFS_MAX_CELLS, TABLE_MAX_CELLS):
         table = bfs.distance_table(one)
         return np.bincount(table[table != bfs.UNREACHABLE]).tolist(), "exhaustive, from the bfs distance table"
     k = algebra.nullity(game)
@@ -63,7 +54,7 @@ def distribution(game: PressSystem) -> tuple[list[int] | None, str]:
         counts = coset_distribution(one)
         return counts, f"exhaustive, by enumerating the 2**{game.m - k} press-set cosets (nullity {k})"
     return None, (f"{game.n} cells, nullity {k}: 2**{game.n} boards are too many to enumerate (bfs table up to "
-                  f"{min(bfs.MAX_CELLS, TABLE_MAX_CELLS)} cells, coset enumeration up to {COSET_MAX_CELLS}, "
+                  f"{min(BFS_MAX_CELLS, TABLE_MAX_CELLS)} cells, coset enumeration up to {COSET_MAX_CELLS}, "
                   f"binomial at nullity 0 up to {BINOMIAL_MAX_CELLS})")
 
 

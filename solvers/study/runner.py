@@ -44,18 +44,12 @@ from dataclasses import dataclass
 from flipgame.backends.result import Solution, Status
 from flipgame.backends.strategies import Strategy
 from flipgame.core.errors import RefusedError
+from flipgame.core.limits import MEASURE_MARGIN_SECONDS, START_ALLOWANCE_SECONDS
 from flipgame.core.workers import run_function
 from flipgame.model.grid import Game
 from flipgame.model.system import PressSystem
 from flipgame.pipeline.gate import solve_strategy, solve_strategy_checked
 
-MEASURE_MARGIN_SECONDS = 1.0
-"""Seconds past the time limit before a run is killed: a backend that keeps its own clock answers
-Unknown within them (CP-SAT, the SAT descents and the MIPs stop within a few hundredths of a second of
-their limit), so no recorded wall time exceeds the limit plus this margin."""
-START_ALLOWANCE_SECONDS = 120.0
-"""Seconds a run's process may take to start, import its solver and warm up before its clock starts
-(about 1-3 s: OR-Tools' import alone is 0.4-1 s); past them it is killed as a run that never started."""
 START_STAMP = "flipgame-measure-start"
 """The line a run's process writes on standard error when its clock starts: ``STAMP monotonic cpu``."""
 KILL_SLACK_SECONDS = 0.2

@@ -31,6 +31,7 @@ from flipgame.backends import bfs_zk
 from flipgame.backends.registry import BACKENDS
 from flipgame.backends.result import Status
 from flipgame.core.errors import RefusedError, RulesError
+from flipgame.core.limits import SYSTEM_MAX_BOARDS
 from flipgame.model.boards import random_boards
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.system import PressSystem
@@ -226,10 +227,6 @@ def study(game: Game, backends: list[str] | None = None, sample: int = 200, seed
         if unknown:
             st.backend_notes[name] = f"{unknown} of {sample} boards without a proven answer (time limit)"
     return st
-
-
-SYSTEM_MAX_BOARDS = 1 << 26
-"""Over Z_k (k >= 3) the distribution of minimum presses is read from the bfs table up to this many boards."""
 
 
 def _zk_study(system: PressSystem) -> Study:

@@ -33,6 +33,7 @@ import numpy as np
 
 from flipgame.backends.result import Status
 from flipgame.core.errors import RefusedError, RulesError
+from flipgame.core.limits import MANIFEST_MAX_BYTES
 from flipgame.encode.export import BOUNDED, COUNTS_FORMATS, SUFFIXES, export
 from flipgame.formats.press import read_aoc2025_10
 from flipgame.model.grid import Board, Game, format_cells
@@ -227,8 +228,6 @@ def suite_plan(root: str) -> tuple[list[tuple], list[str]]:
 
 JSON_TYPES = {str: "string", list: "array", int: "number", float: "number", bool: "boolean", type(None): "null"}
 """How a message names the JSON type of a value read by :func:`json.loads`."""
-MANIFEST_MAX_BYTES = 64 << 20
-"""Largest manifest.json read (one of a suite of every family at its largest sizes is under 1 MB)."""
 
 
 def _manifest(path: str) -> dict:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from flipgame.algebra.gf2 import min_weight, solution_cosets
 from flipgame.core.errors import BoardTooLargeError
+from flipgame.core.limits import WITNESS_MAX_NULLITY
 from flipgame.core.workers import run_function
 from flipgame.encode import bnb, bnb_proofs
 from flipgame.encode import parity_proofs as proofs
@@ -191,10 +192,6 @@ def _find_witness(job: dict, out: dict) -> None:
         if sat:
             out["witness"] = presses
             return
-
-
-WITNESS_MAX_NULLITY = 24
-"""Largest null space searched by :func:`_lightest` (2**24 press sets: about a second)."""
 
 
 def _lightest(game: PressSystem, board: int) -> int | None:

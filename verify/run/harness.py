@@ -22,13 +22,14 @@ from concurrent.futures import Executor
 import numpy as np
 
 from flipgame.backends.registry import BACKENDS, get_backend
+from flipgame.core.limits import SCHEDULER_TIMEOUT
 from flipgame.model.boards import BoardSet
 from flipgame.model.system import PressSystem
 from flipgame.pipeline import batching
 from flipgame.pipeline.answers import Answers
 from flipgame.pipeline.checkpoint import Checkpoint, run_header
 from flipgame.pipeline.chunks import BackendRun, Pool
-from flipgame.pipeline.executors import SCHEDULER_TIMEOUT, ExecutorLost
+from flipgame.pipeline.executors import ExecutorLost
 from flipgame.verify.run.agreement import checks, summarise
 from flipgame.verify.run.report import AgreementReport, BackendSummary
 
