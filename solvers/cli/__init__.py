@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from flipgame.cli.common import COMMAND_HELP, ExitCode, OneLineParser, fail, register_programs
+from flipgame.cli.common import COMMAND_HELP, ExitCode, OneLineParser, fail, register_programs, strategy_name_problem
 from flipgame.core.errors import FlipgameError
 from flipgame.core.signals import caused_by_interrupt, command_started, terminated
 
@@ -106,12 +106,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _command(argv: list[str]) -> int:
     """Parse ``argv`` and run its command (KeyboardInterrupt, on Ctrl-C or SIGTERM, is the caller's)."""
     command_started()
-    if argv and argv[0] in PROGRAM_COMMANDS:
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
+    args = parser.parse_args(argv)
+    if args.command in PROGRAM_COMMANDS:
         try:
-            register_programs(argv[1:])
+            register_programs(args)
         except FlipgameError as exc:
             return int(fail(ExitCode.USAGE, str(exc)))
-    args = build_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
+        if problem := strategy_name_problem(args):
+            parser.command_parser(args.command).error(problem)
     return int(args.run(args))
 
 

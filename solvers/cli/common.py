@@ -231,26 +231,39 @@ def add_strategies_file(parser: argparse.ArgumentParser) -> None:
                              "program (command with {file}, format; see docs/solvers.md); may be repeated")
 
 
-def register_programs(argv: Sequence[str]) -> None:
+def register_programs(args: argparse.Namespace) -> None:
     """Register the programs of ``--strategies-file`` and the ``--solver-cmd`` strategy
-    (:data:`~flipgame.backends.strategies.SOLVER_CMD`) before the command's parser is built, so that
-    ``--strategy`` and ``--strategies`` take their names.
+    (:data:`~flipgame.backends.strategies.SOLVER_CMD`) from the parsed arguments, before the strategy names
+    given are looked up (:func:`strategy_name_problem`).
 
     Raises
     ------
     FlipgameError
         A strategies file that cannot be read or names a program wrongly, or a bad --solver-cmd.
     """
-    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    pre.add_argument("--strategies-file", action="append", default=[])
-    for flag in ("--solver-cmd", "--solver-format", "--solver-answer", "--solver-version"):
-        pre.add_argument(flag)
-    known, _ = pre.parse_known_args(list(argv))
-    for path in known.strategies_file:
+    for path in getattr(args, "strategies_file", None) or []:
         strategies_file.load(path)
-    if known.solver_cmd is not None:
-        strategies_file.solver_cmd_strategy(known.solver_cmd, known.solver_format or "cnf",
-                                            known.solver_answer or "auto", known.solver_version or "")
+    command = getattr(args, "opt_solver_cmd", None)
+    if command is not None:
+        strategies_file.solver_cmd_strategy(command, args.opt_solver_format or "cnf", args.opt_solver_answer or "auto",
+                                            args.opt_solver_version or "")
+
+
+def strategy_name_problem(args: argparse.Namespace) -> str | None:
+    """Check the strategy names given (``--strategies`` as text, ``--strategy``) against the strategies
+    registered now, the programs of the command line's included; ``--strategies`` becomes a list of names.
+    Returns argparse's line for a name that is none (``argument --strategies: unknown strategy ...``), or None."""
+    text = getattr(args, "strategies", None)
+    if isinstance(text, str):
+        try:
+            args.strategies = strategy_names(text)
+        except argparse.ArgumentTypeError as exc:
+            return f"argument --strategies: {exc}"
+    name = getattr(args, "strategy", None)
+    if name is not None and name not in STRATEGIES:
+        return (f"argument --strategy: invalid choice: {name!r} (choose from "
+                f"{', '.join(map(repr, STRATEGIES))}){_external_hint(name)}")
+    return None
 
 
 def strategy_options(names: Sequence[str], args) -> dict[str, dict]:
@@ -318,14 +331,18 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
 
+    def command_parser(self, command: str) -> argparse.ArgumentParser:
+        """The parser of subcommand ``command`` (this one when it has none)."""
+        subparsers = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+        return subparsers[0].choices.get(command, self) if subparsers else self
+
     def parse_args(self, args=None, namespace=None):
         """As argparse's, but arguments left over are reported by the command that was given them,
         so the message points to that command's --help (``flipgame verify --help``)."""
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             command = getattr(parsed, "command", None)
-            subparsers = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
-            owner = subparsers[0].choices.get(command, self) if subparsers and command else self
+            owner = self.command_parser(command) if command else self
             owner.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 

@@ -46,7 +46,7 @@ def add_parser(sub) -> None:
                    help="solver backend (default gauss, or auto for counters; external when only --solver-cmd is "
                         "given): "
                         + "; ".join(f"{n}: {backend_summary(b)}" for n, b in BACKENDS.items()))
-    p.add_argument("--strategy", choices=list(STRATEGIES), default=None, metavar="NAME",
+    p.add_argument("--strategy", default=None, metavar="NAME",
                    help="a registered strategy instead of --backend (a backend with fixed options, external "
                         "programs included): " + ", ".join(STRATEGIES))
     p.add_argument("--presses", action="store_true",

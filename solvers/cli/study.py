@@ -15,7 +15,7 @@ import sys
 from flipgame.backends.registry import STRATEGIES
 from flipgame.cli import common
 from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
-from flipgame.cli.common import ExitCode, fail, name_list, strategy_names, writable_path
+from flipgame.cli.common import ExitCode, fail, name_list, writable_path
 from flipgame.cli.rules import game_from_args
 from flipgame.cli.study_all_lit import run_all_lit
 from flipgame.cli.study_strategies import (
@@ -122,7 +122,7 @@ def _add_structure_arguments(sp) -> None:
 
 def _add_strategy_run_arguments(group) -> None:
     """``--strategies``: what runs (strategies, instances, how) and within which budget."""
-    group.add_argument("--strategies", type=strategy_names, nargs="?", const="all", metavar="all|LIST",
+    group.add_argument("--strategies", nargs="?", const="all", metavar="all|LIST",
                        help="run these strategies (default all) across the families, or with rule options "
                             "(--rules, --size, --states, ...) on --boards random boards of that one rule set; "
                             "--backends does not apply")

@@ -16,7 +16,6 @@ from flipgame.cli.common import (
     backend_list,
     backend_options,
     fail,
-    strategy_names,
     strategy_options,
     writable_path,
     write_json,
@@ -46,7 +45,7 @@ def add_parser(sub) -> None:
                         f"{','.join(n for n, b in BACKENDS.items() if b.by_default and n not in NOT_INDEPENDENT)}; "
                         f"{', '.join(f'{n} is not ({why})' for n, why in NOT_INDEPENDENT.items())}; the others "
                         f"only when named; sizes: {backend_caps(list(BACKENDS))})")
-    v.add_argument("--strategies", type=strategy_names, metavar="all|LIST",
+    v.add_argument("--strategies", metavar="all|LIST",
                    help="comma-separated registered strategies (or all) instead of --backends, external programs "
                         "included: " + ",".join(STRATEGIES))
     v.add_argument("--report", default="flipgame-verify.json", metavar="FILE",
