@@ -51,8 +51,8 @@ BYTES_PER_ENTRY = 340
 stencil has up to 225 a row.  Measured peak RSS above an OR-Tools import, one build and a 5 s solve,
 k x k stencils (idle 2-core machine): 40x40 with 3/11: 64/130 MB, 60x60 with 15: 308-310 MB (300 bytes
 an entry gave estimates of 86/130/308 MB: no margin; with 340, 87/136/332 MB); with a 3 s solve the
-peaks were 65/107/227 MB, and the break-it run's 200x200 with 15 reached 2.29 GB (estimate 3.3 GiB,
-refused at ``--memory-limit 1`` before building).  The search grows with the time given."""
+peaks were 65/107/227 MB, and 200x200 with 15 reached 2.29 GB (estimate 3.3 GiB, refused at
+``--memory-limit 1`` before building).  The search grows with the time given."""
 BASE_BYTES = 64 << 20
 """Fixed part of the estimate: SCIP's plugins and buffers."""
 

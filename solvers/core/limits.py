@@ -49,8 +49,8 @@ MEMORY_LIMIT_GIB = 2.0
 """Default memory budget of one model, in GiB (``--memory-limit``)."""
 
 TIME_LIMIT_DEFAULT_SECONDS = 60.0
-"""Seconds per board a model backend takes when ``--time-limit`` is not given: a wait a user sits
-out without wondering (it once grew with the board, to 2010 s at 200x200)."""
+"""Seconds per board a model backend (and every model constructor) takes when ``--time-limit`` is not given:
+a wait a user sits out without wondering, the same at every size."""
 
 CERTIFY_SECONDS = 10.0
 """Seconds per board for a minimality proof when none is given (``--certify-time-limit``, the proof of a

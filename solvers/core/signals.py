@@ -129,8 +129,7 @@ def _interrupted_while_starting(signum, frame) -> None:
 def caused_by_interrupt(exc: BaseException) -> bool:
     """True if a ``KeyboardInterrupt`` is in ``exc``'s chain of causes: a pybind11 extension module (OR-Tools'
     ``cp_model_helper``) turns a Ctrl-C that arrives while its initialisation runs Python code into
-    ``ImportError: initialization failed`` (5 of 40 Ctrl-Cs during ``from ortools.sat.python import
-    cp_model``)."""
+    ``ImportError: initialization failed`` (a Ctrl-C during ``from ortools.sat.python import cp_model``)."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         if isinstance(exc, KeyboardInterrupt):

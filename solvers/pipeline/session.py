@@ -130,9 +130,8 @@ class Session:
         caller takes its lock in its own frame and gives it back with :meth:`_checkin`.
 
         Not a generator context manager: a Ctrl-C raised between its ``yield`` under the lock and the
-        caller's ``with`` (in contextlib's ``__enter__``) left the lock held by a suspended generator,
-        and :meth:`close` then waited on it for good (a sat stream hung in 2 of 185 Ctrl-Cs).  A ``with
-        lock:`` in the caller's frame always releases it."""
+        caller's ``with`` would leave the lock held by a suspended generator, and :meth:`close` would wait
+        on it for good.  A ``with lock:`` in the caller's frame always releases it."""
         if not isinstance(self.backend, ModelBackend):
             return None
         with self._lock:
