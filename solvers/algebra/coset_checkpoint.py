@@ -72,14 +72,7 @@ def layout_hash(parts, block_groups: int) -> str:
 
 def _solves(game: PressSystem, board: int, best: Best) -> bool:
     """True if the press set reaches ``best.target`` from ``board`` (XOR of its press masks)."""
-    effect = 0
-    masks = game.press_masks
-    x = best.presses
-    while x:
-        low = x & -x
-        effect ^= masks[low.bit_length() - 1]
-        x ^= low
-    return board ^ effect == best.target and best.presses.bit_count() == best.weight
+    return game.apply(board, best.presses) == best.target and best.presses.bit_count() == best.weight
 
 
 class Checkpoint:

@@ -51,6 +51,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from flipgame.algebra.wht_blocked import LANE_BITS, blocked_maxima, dtype_for
+from flipgame.core.bits import bit_array
 
 DENSE_MAX_NULLITY = 22
 """Above this nullity the blocked numba kernel is used (2**22 int32 = 16 MiB)."""
@@ -58,12 +59,6 @@ WEIGHTS_MAX_NULLITY = 26
 """:func:`weights` materialises 2**k int32 weights: 256 MiB at 26."""
 MAX_NULLITY = 48
 DEFAULT_CAP = 1 << 16
-
-
-def _bits(v: int, n: int) -> np.ndarray:
-    """uint8 array of shape (n,): bit c of ``v``."""
-    raw = np.frombuffer(v.to_bytes((n + 7) // 8, "little"), dtype=np.uint8)
-    return np.unpackbits(raw, bitorder="little")[:n]
 
 
 def _prepare(x: int, basis: Sequence[int], n: int):
@@ -81,11 +76,11 @@ def _prepare(x: int, basis: Sequence[int], n: int):
     for b in basis:
         union |= b
     w0 = (x & ~union).bit_count()
-    support = np.flatnonzero(_bits(union, n))
+    support = np.flatnonzero(bit_array(union, n))
     codes = np.zeros(support.size, dtype=np.uint64)
     for i, b in enumerate(basis):
-        codes |= _bits(b, n)[support].astype(np.uint64) << np.uint64(i)
-    signs = 1 - 2 * _bits(x, n)[support].astype(np.int64)
+        codes |= bit_array(b, n)[support].astype(np.uint64) << np.uint64(i)
+    signs = 1 - 2 * bit_array(x, n)[support].astype(np.int64)
     codes, inverse = np.unique(codes, return_inverse=True)
     f = np.bincount(inverse.ravel(), weights=signs, minlength=codes.size).astype(np.int64)
     keep = f != 0

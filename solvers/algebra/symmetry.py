@@ -45,15 +45,11 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from flipgame.core.bits import bit_array, xor_of
 from flipgame.model.system import PressSystem
 
 Symmetry = tuple[str, np.ndarray]
 """A symmetry's name and its cell map, int64 array of shape (n,): cell ``c`` goes to ``perm[c]``."""
-
-
-def _bits(v: int, n: int) -> np.ndarray:
-    raw = np.frombuffer(v.to_bytes((n + 7) // 8, "little"), dtype=np.uint8)
-    return np.unpackbits(raw, bitorder="little")[:n]
 
 
 def permute(v: int, perm: np.ndarray) -> int:
@@ -64,7 +60,7 @@ def permute(v: int, perm: np.ndarray) -> int:
     """
     n = perm.size
     out = np.zeros(n, dtype=np.uint8)
-    out[perm] = _bits(v, n)
+    out[perm] = bit_array(v, n)
     return int.from_bytes(np.packbits(out, bitorder="little").tobytes(), "little")
 
 
@@ -147,12 +143,7 @@ def combine(columns: Sequence[int], v: int) -> int:
     >>> combine([0b001, 0b110], 0b11)
     7
     """
-    out = 0
-    while v:
-        low = v & -v
-        out ^= columns[low.bit_length() - 1]
-        v ^= low
-    return out
+    return xor_of(columns, v)
 
 
 def _reduce(echelon: list[tuple[int, int]], v: int) -> int:

@@ -35,6 +35,7 @@ from math import gcd
 
 import numpy as np
 
+from flipgame.algebra import gf2
 from flipgame.core.errors import BoardTooLargeError, NullityTooLargeError
 from flipgame.core.limits import ZK_DENSE_MAX_CELLS
 
@@ -363,3 +364,12 @@ def certificates(system, board) -> dict | None:
             return None
         found[t] = tuple(int(v) for v in cert)
     return found
+
+
+def system_nullity(system) -> int | None:
+    """The nullity of any press system's matrix, the one home of that figure: over GF(2)
+    (:func:`flipgame.algebra.gf2.nullity`), over Z_k the generators of order k of the diagonal form, None for
+    counters or rules the algebra does not take.  Cached per system through the eliminations."""
+    if system.binary:
+        return gf2.nullity(system)
+    return None if system.states is None else diagonal_of(system.matrix, system.states).nullity

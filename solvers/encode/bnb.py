@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flipgame.core.bits import set_bits
 from flipgame.model.grid import Game
 
 
@@ -70,7 +71,7 @@ def _reduce(equations: list[tuple[int, int]], order: list[int]) -> tuple[dict[in
     reduced: dict[int, tuple[int, int]] = {}
     for v in sorted(pivots, reverse=True):  # a pivot row holds v and higher variables only
         m, c = pivots[v]
-        for u in _bits(m & ~(1 << v)):
+        for u in set_bits(m & ~(1 << v)):
             if u in reduced:
                 um, uc = reduced[u]
                 m, c = m ^ um, c ^ uc
@@ -78,15 +79,6 @@ def _reduce(equations: list[tuple[int, int]], order: list[int]) -> tuple[dict[in
     pivots = {v: (m & ~(1 << v), c) for v, (m, c) in reduced.items()}
     free = [v for v in order if v not in pivots]
     return pivots, free
-
-
-def _bits(m: int) -> list[int]:
-    """The positions of the set bits of ``m``, increasing."""
-    out = []
-    while m:
-        out.append((m & -m).bit_length() - 1)
-        m &= m - 1
-    return out
 
 
 def _chase_forms(game: Game, diff: int):
@@ -129,7 +121,7 @@ def plan(game: Game, diff: int, method: str) -> Plan:
         forms = []
         for j in range(n):
             m, c = 0, const[j]
-            for u in _bits(mask[j]):
+            for u in set_bits(mask[j]):
                 pm, pc = pivots.get(u, (1 << u, 0))
                 m, c = m ^ pm, c ^ pc
             forms.append((m, c))
@@ -140,7 +132,7 @@ def plan(game: Game, diff: int, method: str) -> Plan:
     where = {f: i for i, f in enumerate(free)}
     keys = []
     for m, _ in forms:
-        keys.append(sum(1 << where[u] for u in _bits(m)))
+        keys.append(sum(1 << where[u] for u in set_bits(m)))
     return Plan(tuple(free), tuple(keys), tuple(c for _, c in forms), method)
 
 

@@ -1,12 +1,9 @@
 """The one model of the game: a press system of cells, buttons, states and a goal.
 
-A press system has ``n`` cells and ``m`` buttons.  Button ``j`` adds
-``A[i, j]`` to cell ``i`` (the press matrix, shape (n, m)).  With ``states =
-k`` (k >= 2) a cell holds a state ``0..k-1`` and everything is taken mod k;
-pressing button j ``t`` times adds ``t * A[:, j]``, and pressing it k times is
-no press at all, so a press count is ``0 <= t < k`` and costs ``t``.  With
-``states = None`` (counters) cells are integers, presses only add, and a press
-count is any ``t >= 0``.  The cost of a press vector is its total count.
+A press system has ``n`` cells and ``m`` buttons; button ``j`` adds ``A[i, j]`` to cell ``i`` (the press
+matrix, shape (n, m)).  With ``states = k`` a cell holds ``0..k-1``, everything mod k, so a press count is
+``0 <= t < k``; with ``states = None`` (counters) cells are integers, presses only add, and a count is any
+``t >= 0``.  The cost of a press vector is its total count.
 
 Boards and press vectors are written in one of two ways, chosen by the states:
 
@@ -43,6 +40,7 @@ from functools import cached_property
 
 import numpy as np
 
+from flipgame.core.bits import set_bits
 from flipgame.core.errors import RulesError
 from flipgame.core.limits import COUNTER_MAX
 from flipgame.model.parts import (
@@ -237,10 +235,8 @@ class PressSystem:
         """Two states: ``flippers[i]`` are the buttons that flip cell ``i`` (row i of A over GF(2)).  O(entries)."""
         rows: list[list[int]] = [[] for _ in range(self.cells)]
         for j, mask in enumerate(self.press_masks):
-            while mask:
-                low = mask & -mask
-                rows[low.bit_length() - 1].append(j)
-                mask ^= low
+            for i in set_bits(mask):
+                rows[i].append(j)
         return tuple(tuple(r) for r in rows)
 
     @cached_property
@@ -322,8 +318,12 @@ class PressSystem:
         return tuple(v % self.states for v in out) if self.states else tuple(out)
 
     def apply_many(self, boards: np.ndarray, presses: np.ndarray) -> np.ndarray:
-        """Vectorised :meth:`apply` on two states up to 64 cells: uint64 arrays of shape (k,) in and out,
-        from the press masks.  O(k m)."""
+        """Vectorised :meth:`apply`: on two states up to 64 cells uint64 arrays of shape (k,) in and out, from
+        the press masks, O(k m); beyond, int64 rows of states (k, n) and of counts (k, m), through the press
+        matrix (mod k), O(k n m)."""
+        if not self.binary:
+            after = np.asarray(boards, dtype=np.int64) + np.asarray(presses, dtype=np.int64) @ self.matrix.T
+            return after % self.states if self.states else after
         out = np.asarray(boards, dtype=np.uint64).copy()
         presses = np.asarray(presses, dtype=np.uint64)
         for j, mask in enumerate(self.press_masks):

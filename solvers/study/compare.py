@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from flipgame.algebra.zk import system_nullity
 from flipgame.backends.registry import STRATEGIES
 from flipgame.backends.result import Status
 from flipgame.core.limits import MEASURE_MARGIN_SECONDS
@@ -32,7 +33,7 @@ from flipgame.pipeline.decide import (
 )
 from flipgame.study import report
 from flipgame.study.environment import environment
-from flipgame.study.families import FAMILIES, nullity
+from flipgame.study.families import FAMILIES
 from flipgame.study.metrics import NOT_RUN
 from flipgame.study.runner import Outcome, run_measured
 
@@ -197,7 +198,7 @@ def _run_plan(out: StrategyStudy, plan: list, progress) -> None:
     done = over_budget = 0
     timed_out: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (family, strategy) -> [(n, nullity)]
     for f, n, game, i, board in plan:
-        k = nullity(game)
+        k = system_nullity(game)
         sols = {}
         for name in out.strategies:
             run = Run(f, n, k, i, name, NOT_RUN)

@@ -25,18 +25,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from flipgame.core.bits import set_bits
 from flipgame.core.native import quiet_stdout
 
 DENOMINATOR = 10**6
 """The weights are rounded to multiples of ``1 / DENOMINATOR`` before they are made exact."""
 
-
-def _cells(mask: int) -> list[int]:
-    out = []
-    while mask:
-        out.append((mask & -mask).bit_length() - 1)
-        mask &= mask - 1
-    return out
 
 
 def cover_certificate(press_masks, diff: int) -> tuple[dict[int, Fraction], int]:
@@ -59,13 +53,13 @@ def cover_certificate(press_masks, diff: int) -> tuple[dict[int, Fraction], int]
     """
     import highspy
 
-    cells = _cells(diff)
+    cells = set_bits(diff)
     if not cells:
         return {}, 0
     column = {c: i for i, c in enumerate(cells)}
     rows_of: list[list[int]] = [[] for _ in cells]
     for j, mask in enumerate(press_masks):
-        for c in _cells(mask & diff):
+        for c in set_bits(mask & diff):
             rows_of[column[c]].append(j)
     with quiet_stdout():  # the constructor prints HiGHS's banner
         h = highspy.Highs()
@@ -85,7 +79,7 @@ def cover_certificate(press_masks, diff: int) -> tuple[dict[int, Fraction], int]
     h.run()
     values = h.getSolution().col_value
     y = {c: Fraction(max(0, round(v * DENOMINATOR)), DENOMINATOR) for c, v in zip(cells, values, strict=True)}
-    worst = max((sum((y[c] for c in _cells(mask & diff)), Fraction(0)) for mask in press_masks), default=Fraction(0))
+    worst = max((sum((y[c] for c in set_bits(mask & diff)), Fraction(0)) for mask in press_masks), default=Fraction(0))
     if worst > 1:
         y = {c: w / worst for c, w in y.items()}
     y = {c: w for c, w in y.items() if w}

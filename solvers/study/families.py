@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipgame.algebra import gf2 as algebra
-from flipgame.algebra import zk
 from flipgame.model.grid import Game
 from flipgame.model.rules import from_edges
 from flipgame.model.system import PressSystem
@@ -132,9 +130,3 @@ def family(name: str) -> Family:
         return Family(name, "random boards of the rules given on the command line", ())
     return FAMILIES.get(name) or Family(name, f"{name} instances of an exported suite", ())
 
-
-def nullity(game: PressSystem) -> int | None:
-    """The nullity of the press matrix (over GF(2), or Z_k), None for counters or rules the algebra does not take."""
-    if game.binary:
-        return algebra.nullity(game)
-    return None if game.states is None else zk.diagonal_of(game.matrix, game.states).nullity

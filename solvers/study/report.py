@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from flipgame.algebra.zk import system_nullity
 from flipgame.backends.registry import STRATEGIES
 from flipgame.study import metrics as study_metrics
 from flipgame.study.environment import machine_line
-from flipgame.study.families import family, nullity
+from flipgame.study.families import family
 from flipgame.study.metrics import NOT_RUN, instance_name, solved
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def _family_lines(st: StrategyStudy, f: str, rows: list[dict]) -> list[str]:
 
     fam = family(f)
     axis = "n (nullity)" if fam.axis == "nullity" else "n"
-    shown = ", ".join(f"{n} ({nullity(fam.game(n))})" if fam.axis == "nullity" else str(n) for n in st.sizes[f])
+    shown = ", ".join(f"{n} ({system_nullity(fam.game(n))})" if fam.axis == "nullity" else str(n) for n in st.sizes[f])
     lines = ["", f"{f}: {fam.summary}; {axis} = {shown}",
              f"  {'strategy':<20} {'instances':>9} {'solved':>6} {'time-outs':>9} {'refused':>7} {'errors':>6} "
              f"{'not run':>7} {'flagged':>7} {'median s':>9} {'worst s':>9} {'peak MiB':>8} {'largest n':>9}"]

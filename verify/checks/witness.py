@@ -78,19 +78,14 @@ def check_batch(game: PressSystem, batch: BatchSolution) -> np.ndarray:
 def _check_rows(system: PressSystem, batch: BatchSolution) -> np.ndarray:
     """:func:`check_batch` beyond two states: bool array shape (b,), True where an answer fails.
 
-    The matrix is rebuilt here from the buttons' (cell, amount) lists, not taken from a solver.
-    An OPTIMAL answer must have counts in range summing to its moves and reach its target, which
-    must be a goal; any other answer must carry no number.  O(b n m).
+    The boards after the presses come from the model (:meth:`~flipgame.model.system.PressSystem.apply_many`,
+    its press matrix built from the buttons' (cell, amount) lists, not taken from a solver).  An OPTIMAL answer
+    must have counts in range summing to its moves and reach its target, which must be a goal; any other
+    answer must carry no number.  O(b n m).
     """
-    a = np.zeros((system.cells, system.m), dtype=np.int64)
-    for j, button in enumerate(system.buttons):
-        for cell, amount in button:
-            a[cell, j] += amount
     presses = np.asarray(batch.presses, dtype=np.int64)
-    after = np.asarray(batch.boards, dtype=np.int64) + presses @ a.T
+    after = system.apply_many(batch.boards, presses)
     top = system.states if system.states else np.iinfo(np.int64).max
-    if system.states:
-        after %= system.states
     goals = np.array(system.targets, dtype=np.int64)
     target = np.asarray(batch.target, dtype=np.int64)
     is_goal = (target[:, None, :] == goals[None, :, :]).all(axis=2).any(axis=1)
