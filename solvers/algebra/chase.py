@@ -99,3 +99,14 @@ def chase_solutions(game: PressSystem, board: int) -> tuple[list[tuple[int, int]
         if system.consistent(residual):
             parts.append((from_rows(chase(game, system.particular(residual), need)[0], game.cols), t))
     return parts, quiet, system.nullity
+
+
+def chase_frame(game: PressSystem, reverse: bool = False):
+    """(frame rows, frame cols, index(a, b)): the frame every symbolic chase follows (the parity proofs'
+    rows, the pruned split's forms): along the longer side, frame cell ``(a, b)`` at cell ``index(a, b)``;
+    ``reverse`` starts at the far end, so that the first frame row holds the highest press indices."""
+    rows, cols = (game.rows, game.cols) if game.cols <= game.rows else (game.cols, game.rows)
+    flip = (lambda a: rows - 1 - a) if reverse else (lambda a: a)
+    if game.cols <= game.rows:
+        return rows, cols, lambda a, b: flip(a) * game.cols + b
+    return rows, cols, lambda a, b: b * game.cols + flip(a)

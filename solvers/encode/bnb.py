@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flipgame.algebra.chase import chase_frame
 from flipgame.core.bits import set_bits
 from flipgame.model.grid import Game
 
@@ -84,8 +85,6 @@ def _reduce(equations: list[tuple[int, int]], order: list[int]) -> tuple[dict[in
 def _chase_forms(game: Game, diff: int):
     """Light chasing in the reversed frame: per press its (mask over first-row presses, const), the
     residual equations of the last frame row, and the first-row presses."""
-    from flipgame.encode.parity_proofs import chase_frame
-
     rows, cols, index = chase_frame(game, reverse=True)
     mask, const = [0] * game.n, [0] * game.n
     for b in range(cols):
@@ -111,7 +110,7 @@ def plan(game: Game, diff: int, method: str) -> Plan:
     """The forms of the press sets ``x`` with ``A x = diff``, as the proof's elimination meets them.
 
     ``method``: ``chase`` (plus boards without wrap: the frame of
-    :func:`flipgame.encode.parity_proofs.chase_frame` reversed) or ``dense``.  O(n) chase steps on
+    :func:`flipgame.algebra.chase.chase_frame` reversed) or ``dense``.  O(n) chase steps on
     n-bit integers, or O(n^3 / w) for dense elimination.  ValueError if no press set exists.
     """
     n = game.n

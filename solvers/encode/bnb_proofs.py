@@ -48,8 +48,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from flipgame.algebra.chase import chase_frame
 from flipgame.encode.bnb import Plan, Search
-from flipgame.encode.parity_proofs import chase_frame, chase_rows, eliminate
+from flipgame.encode.parity_proofs import chase_rows, eliminate
 from flipgame.encode.parity_rows import Log, Row, add_rows, drop, row_clauses, sum_all
 from flipgame.model.grid import Game
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flipgame.algebra.chase import chase_frame
 from flipgame.core.limits import SPLIT_MAX_NULLITY
 from flipgame.encode.parity_rows import Log, Row, add_rows, drop, row_clauses, sum_all
 from flipgame.model.grid import Game
@@ -91,16 +92,6 @@ def eliminate(log: Log, rows: list[Row], order: list[int]) -> tuple[list[Row], l
         pivots.append(pivot)
         log.quiet(lambda rest=rest: row_clauses([*pivots, *rest]))
     return pivots, free
-
-
-def chase_frame(game: Game, reverse: bool = False):
-    """(frame rows, frame cols, index(a, b)): chase along the longer side; ``reverse`` starts at the
-    far end, so that the first frame row holds the highest press indices."""
-    rows, cols = (game.rows, game.cols) if game.cols <= game.rows else (game.cols, game.rows)
-    flip = (lambda a: rows - 1 - a) if reverse else (lambda a: a)
-    if game.cols <= game.rows:
-        return rows, cols, lambda a, b: flip(a) * game.cols + b
-    return rows, cols, lambda a, b: b * game.cols + flip(a)
 
 
 def chase_rows(log: Log, game: Game, cells: list[Row], reverse: bool = False, first_rows=None,
