@@ -14,7 +14,8 @@ from flipgame.algebra.zk import diagonalise, kernel_elements
 from flipgame.backends.registry import taken_by
 from flipgame.backends.result import Status
 from flipgame.core.errors import BoardTooLargeError, RefusedError, RulesError
-from flipgame.formats.press import poj1830_answer, read_aoc2025_10, read_poj1830
+from flipgame.formats.aoc2025_10 import read_aoc2025_10
+from flipgame.formats.poj1830 import poj1830_answer, read_poj1830
 from flipgame.model.grid import Game
 from flipgame.model.puzzles import AOC2025_10, MERLIN, MERLIN_RING
 from flipgame.model.rules import from_edges, from_json, read_edge_list

@@ -134,7 +134,8 @@ def test_fliptile_impossible_and_several_cases():
 
 
 def test_painter_and_fliptile_build_one_grid_per_run_of_same_size_cases():
-    from flipgame.formats.judge import read_fliptile, read_painter
+    from flipgame.formats.fliptile import read_fliptile
+    from flipgame.formats.painter import read_painter
 
     cases = list(read_painter((PAINTER_SAMPLE[:1].replace("2", "3") + PAINTER_SAMPLE[1:] + "3\nwww\nwww\nwww\n")
                               .splitlines(), Game()))

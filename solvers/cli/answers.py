@@ -24,7 +24,8 @@ from flipgame.backends.external import is_program
 from flipgame.backends.result import Solution, Status
 from flipgame.cli.common import ExitCode, fail, interrupted_bound
 from flipgame.core.errors import FlipgameError
-from flipgame.formats.judge import Case, CaseBatch, Format
+from flipgame.formats.cases import Case, CaseBatch
+from flipgame.formats.judge import Format
 from flipgame.formats.text import explain_impossible, presses_text, stats_line
 from flipgame.model.system import PressSystem
 from flipgame.pipeline.batching import STREAM_CHUNK, streamable

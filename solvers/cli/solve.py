@@ -31,7 +31,9 @@ from flipgame.cli.common import (
 from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import CERTIFY_SECONDS, TIME_LIMIT_MAX_SECONDS
-from flipgame.formats.judge import FORMATS, Case, Format, aoc_reader
+from flipgame.formats.aoc2025_10 import aoc_reader
+from flipgame.formats.cases import Case
+from flipgame.formats.judge import FORMATS, Format
 from flipgame.formats.lines import LineSource
 from flipgame.model.grid import Game
 from flipgame.model.system import PressSystem

@@ -13,7 +13,9 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from flipgame.formats.lines import LineSource
+from flipgame.model.boards import parse_state_row
 from flipgame.model.grid import Board, BoardFormatError, cells_of, parse_row
+from flipgame.model.system import PressSystem
 
 
 def read_cases(lines: Iterable[str] | str, rows: int = 4, cols: int = 4) -> Iterator[Board]:
@@ -158,3 +160,31 @@ def _plain_rows(text: str, cols: int) -> np.ndarray | None:
     if not (chars[:, cols] == ord("\n")).all() or not ((cells == ord("b")) | (cells == ord("w"))).all():
         return None
     return cells
+
+
+def read_state_boards(lines: Iterable[str], system: PressSystem) -> Iterator[tuple[int, object]]:
+    """Boards of ``system`` from text, with the line each ends on: a grid's boards as ``rows`` lines
+    each, other systems' as one line each, blank lines skipped; each board in the system's board
+    form (a bitmask for two states).  Streams: O(cells) memory.
+
+    Raises BoardFormatError naming case and line.
+    """
+    rows, cols = system.shape or (1, system.cells)
+    current: list[int] = []
+    case, number = 1, 0
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            values = parse_state_row(raw, system.states)
+        except BoardFormatError as exc:
+            raise BoardFormatError(exc.reason, case=case, line=number) from None
+        if len(values) != cols:
+            raise BoardFormatError(f"expected a row of {cols} cells, got {len(values)}", case=case, line=number)
+        current.extend(values)
+        if len(current) == rows * cols:
+            yield number, system.board_of(current)
+            current, case = [], case + 1
+    if current:
+        raise BoardFormatError(f"incomplete case at end of input: {len(current) // cols} of {rows} rows",
+                               case=case, line=number)

@@ -35,7 +35,7 @@ from flipgame.backends.result import Status
 from flipgame.core.errors import RefusedError, RulesError
 from flipgame.core.limits import MANIFEST_MAX_BYTES
 from flipgame.encode.export import BOUNDED, COUNTS_FORMATS, SUFFIXES, export
-from flipgame.formats.press import read_aoc2025_10
+from flipgame.formats.aoc2025_10 import read_aoc2025_10
 from flipgame.model.grid import Board, Game, format_cells
 from flipgame.model.puzzles import AOC2025_10, B18, MERLIN, MERLIN_RING
 from flipgame.model.rules import from_json
