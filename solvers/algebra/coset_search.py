@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flipgame.algebra import minweight, symmetry
+from flipgame.algebra.elimination import solve_columns
 
 DIM = 30
 """Dimension of each neighbourhood: 2**30 elements, about half a second at 2e9 a second."""
@@ -61,35 +62,13 @@ class Found:
     elapsed: float
 
 
-def _solve_affine(columns: Sequence[int], c: int) -> tuple[int, list[int]] | None:
-    """A solution a0 of ``M a = c`` (M given by its columns, bitmasks) and a basis of M's kernel, or None."""
-    rows: list[tuple[int, int, int]] = []
-    kernel = []
-    for i, v in enumerate(columns):
-        combo = 1 << i
-        for p, r, rc in rows:
-            if v >> p & 1:
-                v ^= r
-                combo ^= rc
-        if v:
-            rows.append((v.bit_length() - 1, v, combo))
-        else:
-            kernel.append(combo)
-    a = 0
-    for p, r, rc in rows:
-        if c >> p & 1:
-            c ^= r
-            a ^= rc
-    return None if c else (a, kernel)
-
-
 def fixed_subcoset(x: int, basis: Sequence[int], perm) -> tuple[int, list[int]] | None:
     """The elements of ``x ^ span(basis)`` fixed by the cell map ``perm`` (which must map the coset onto
     itself), as ``(particular element, basis)``, or None if none is fixed.  O(k^2) XORs of n-bit ints."""
     coords = symmetry.Coordinates(basis)
     k = len(basis)
     diff = [coords(symmetry.permute(q, perm)) ^ (1 << j) for j, q in enumerate(basis)]
-    solved = _solve_affine(diff, coords(symmetry.permute(x, perm) ^ x))
+    solved = solve_columns(diff, coords(symmetry.permute(x, perm) ^ x))
     if solved is None:
         return None
     a0, kernel = solved

@@ -4,9 +4,11 @@ Rows are Python ints (bit ``j`` = the coefficient of variable ``j``), so a row o
 pivot column of every row is tracked, not assumed to be the diagonal, and every zero row is kept as a
 consistency condition: the reference C++ of POJ 1753's seed skips one of these and answers a number for 4096
 impossible 4x4 boards.  :func:`gauss_jordan` gives an :class:`Elimination`: the pivots, the particular-solution
-map, the consistency rows and the null space.  The press system's own elimination (dense, cached per
-system) is :func:`flipgame.algebra.gf2.eliminate`; light chasing eliminates its last-row system here too
-(:mod:`flipgame.algebra.chase`).
+map, the consistency rows and the null space.  Its variants are here too: columns eliminated one at a time
+(:func:`column_echelon`, :func:`solve_columns`: the symmetry groups and the searches over a coset), and
+equations reduced in the order a proof meets their variables (:func:`reduce_in_order`: the pruned split).
+The press system's own elimination (dense, cached per system) is :func:`flipgame.algebra.gf2.eliminate`;
+light chasing eliminates its last-row system here too (:mod:`flipgame.algebra.chase`).
 
 Source: Gauss-Jordan over GF(2) as in Golub & Van Loan, "Matrix Computations", 4th ed., section 3.2.
 
@@ -18,6 +20,8 @@ Source: Gauss-Jordan over GF(2) as in Golub & Van Loan, "Matrix Computations", 4
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from flipgame.core.bits import set_bits
 
 
 @dataclass(frozen=True)
@@ -128,3 +132,69 @@ def gauss_jordan(rows: list[int], n: int) -> Elimination:
         null_basis.append(v)
     return Elimination(n, tuple(pivots), tuple(comb[:r]), tuple(comb[r:]), tuple(null_basis), tuple(free),
                        None if e == n else e)
+
+
+def column_echelon(columns) -> tuple[list[tuple[int, int, int]], list[int]]:
+    """Columns (bitmasks) eliminated one at a time: the echelon rows ``(top bit, vector, combination of the
+    columns that makes it)`` and a basis of the kernel (combinations, bit ``i`` = column ``i``, whose XOR is 0).
+    O(len(columns) * rank) XORs."""
+    rows: list[tuple[int, int, int]] = []
+    kernel = []
+    for i, v in enumerate(columns):
+        combo = 1 << i
+        for p, r, rc in rows:
+            if v >> p & 1:
+                v ^= r
+                combo ^= rc
+        if v:
+            rows.append((v.bit_length() - 1, v, combo))
+        else:
+            kernel.append(combo)
+    return rows, kernel
+
+
+def solve_columns(columns, c: int) -> tuple[int, list[int]] | None:
+    """A solution ``a0`` of ``M a = c`` (``M`` given by its columns, bitmasks) and a basis of ``M``'s kernel, or
+    None when there is none.  O(len(columns) * rank) XORs.
+
+    >>> solve_columns([0b01, 0b11, 0b10], 0b10)  # columns 0 and 1 make 0b10; all three make 0
+    (3, [7])
+    """
+    rows, kernel = column_echelon(columns)
+    a = 0
+    for p, r, rc in rows:
+        if c >> p & 1:
+            c ^= r
+            a ^= rc
+    return None if c else (a, kernel)
+
+
+def reduce_in_order(equations: list[tuple[int, int]], order: list[int]) -> tuple[dict[int, tuple[int, int]], list[int]]:
+    """Forward elimination of ``(mask, const)`` equations over the variables ``order`` (increasing bit
+    positions; a variable's pivot row is one whose lowest bit it is, as a proof meets them), then back
+    substitution: ``{pivot: (mask of free variables, const)}`` and the free variables.  ValueError if the
+    equations are inconsistent.  O(len(order) * rows) XORs."""
+    rows = [e for e in equations if e[0]]
+    pivots: dict[int, tuple[int, int]] = {}
+    for v in order:
+        at = next((i for i, (m, _) in enumerate(rows) if m & -m == 1 << v), None)
+        if at is None:
+            continue
+        pm, pc = rows.pop(at)
+        rows = [(m ^ pm, c ^ pc) if m & -m == 1 << v else (m, c) for m, c in rows]
+        pivots[v] = (pm, pc)
+        if any(m == 0 and c for m, c in rows):
+            raise ValueError("the equations have no solution")
+        rows = [(m, c) for m, c in rows if m]
+    if rows:
+        raise ValueError("the equations have no solution")
+    reduced: dict[int, tuple[int, int]] = {}
+    for v in sorted(pivots, reverse=True):  # a pivot row holds v and higher variables only
+        m, c = pivots[v]
+        for u in set_bits(m & ~(1 << v)):
+            if u in reduced:
+                um, uc = reduced[u]
+                m, c = m ^ um, c ^ uc
+        reduced[v] = (m, c)
+    pivots = {v: (m & ~(1 << v), c) for v, (m, c) in reduced.items()}
+    return pivots, [v for v in order if v not in pivots]

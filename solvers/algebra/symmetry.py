@@ -45,6 +45,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from flipgame.algebra.elimination import column_echelon
 from flipgame.core.bits import bit_array, xor_of
 from flipgame.model.system import PressSystem
 
@@ -158,23 +159,6 @@ def _add(echelon: list[tuple[int, int]], v: int) -> None:
     echelon.append((v.bit_length() - 1, v))
 
 
-def _kernel(images: Sequence[int]) -> list[int]:
-    """A basis of the vectors a with XOR of images[i] over the bits i of a equal to 0."""
-    rows: list[tuple[int, int, int]] = []
-    out = []
-    for i, img in enumerate(images):
-        c = 1 << i
-        for p, r, cc in rows:
-            if img >> p & 1:
-                img ^= r
-                c ^= cc
-        if img:
-            rows.append((img.bit_length() - 1, img, c))
-        else:
-            out.append(c)
-    return out
-
-
 def invariant_flag(matrices: Sequence[Sequence[int]], k: int, dim: int) -> list[int]:
     """``dim`` vectors of GF(2)^k whose first ``i`` span a subspace invariant under every matrix, for
     each i (the matrices, as columns, must generate a 2-group).  O(dim * k^2 * len(matrices)) XORs.
@@ -191,7 +175,7 @@ def invariant_flag(matrices: Sequence[Sequence[int]], k: int, dim: int) -> list[
             for t, cols in enumerate(matrices):
                 img |= _reduce(echelon, cols[i] ^ (1 << i)) << (t * width)
             images.append(img)
-        fresh = next((w for w in (_reduce(echelon, u) for u in _kernel(images)) if w), None)
+        fresh = next((w for w in (_reduce(echelon, u) for u in column_echelon(images)[1]) if w), None)
         if fresh is None:
             raise RuntimeError("no fixed vector: the symmetries do not act as a 2-group")
         _add(echelon, fresh)

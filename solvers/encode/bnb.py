@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flipgame.algebra.chase import chase_frame
+from flipgame.algebra.elimination import reduce_in_order
 from flipgame.core.bits import set_bits
 from flipgame.model.grid import Game
 
@@ -49,37 +50,6 @@ class Plan:
     @property
     def nullity(self) -> int:
         return len(self.free)
-
-
-def _reduce(equations: list[tuple[int, int]], order: list[int]) -> tuple[dict[int, tuple[int, int]], list[int]]:
-    """Forward elimination of ``(mask, const)`` equations over the variables ``order`` (increasing
-    bit positions), then back substitution: ``{pivot: (mask of free variables, const)}`` and the
-    free variables.  ValueError if the equations are inconsistent."""
-    rows = [e for e in equations if e[0]]
-    pivots: dict[int, tuple[int, int]] = {}
-    for v in order:
-        at = next((i for i, (m, _) in enumerate(rows) if m & -m == 1 << v), None)
-        if at is None:
-            continue
-        pm, pc = rows.pop(at)
-        rows = [(m ^ pm, c ^ pc) if m & -m == 1 << v else (m, c) for m, c in rows]
-        pivots[v] = (pm, pc)
-        if any(m == 0 and c for m, c in rows):
-            raise ValueError("the equations have no solution")
-        rows = [(m, c) for m, c in rows if m]
-    if rows:
-        raise ValueError("the equations have no solution")
-    reduced: dict[int, tuple[int, int]] = {}
-    for v in sorted(pivots, reverse=True):  # a pivot row holds v and higher variables only
-        m, c = pivots[v]
-        for u in set_bits(m & ~(1 << v)):
-            if u in reduced:
-                um, uc = reduced[u]
-                m, c = m ^ um, c ^ uc
-        reduced[v] = (m, c)
-    pivots = {v: (m & ~(1 << v), c) for v, (m, c) in reduced.items()}
-    free = [v for v in order if v not in pivots]
-    return pivots, free
 
 
 def _chase_forms(game: Game, diff: int):
@@ -116,7 +86,7 @@ def plan(game: Game, diff: int, method: str) -> Plan:
     n = game.n
     if method == "chase":
         mask, const, residual, first = _chase_forms(game, diff)
-        pivots, free = _reduce(residual, first)
+        pivots, free = reduce_in_order(residual, first)
         forms = []
         for j in range(n):
             m, c = 0, const[j]
@@ -126,7 +96,7 @@ def plan(game: Game, diff: int, method: str) -> Plan:
             forms.append((m, c))
     else:
         equations = [(sum(1 << f for f in game.flippers[i]), diff >> i & 1) for i in range(n)]
-        pivots, free = _reduce(equations, list(range(n)))
+        pivots, free = reduce_in_order(equations, list(range(n)))
         forms = [pivots.get(j, (1 << j, 0)) for j in range(n)]
     where = {f: i for i, f in enumerate(free)}
     keys = []
