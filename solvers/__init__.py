@@ -28,6 +28,7 @@ from flipgame.core.errors import (
     BoardFormatError,
     BoardTooLargeError,
     FlipgameError,
+    KindNotTakenError,
     MemoryBudgetError,
     NullityTooLargeError,
     OptionError,
@@ -45,8 +46,8 @@ from flipgame.pipeline.session import Session
 
 __all__ = [
     "BACKENDS", "GOALS", "STRATEGIES", "Backend", "BatchSolution", "Board", "BoardFormatError", "BoardSet",
-    "BoardTooLargeError", "FlipgameError", "Game", "MemoryBudgetError", "ModelBackend", "NullityTooLargeError",
-    "Option", "OptionError", "PressSystem", "RefusedError", "RulesError", "Session", "Solution", "Status",
-    "UnknownBackendError", "format_cells", "from_edges", "from_json", "get_backend", "prepare", "read_cases",
-    "read_edge_list", "register", "solve", "solve_batch", "solve_strategy",
+    "BoardTooLargeError", "FlipgameError", "Game", "KindNotTakenError", "MemoryBudgetError", "ModelBackend",
+    "NullityTooLargeError", "Option", "OptionError", "PressSystem", "RefusedError", "RulesError", "Session",
+    "Solution", "Status", "UnknownBackendError", "format_cells", "from_edges", "from_json", "get_backend", "prepare",
+    "read_cases", "read_edge_list", "register", "solve", "solve_batch", "solve_strategy",
 ]

@@ -192,3 +192,43 @@ def test_study_strategies_run_on_the_rules_given(tmp_path):
     boards = BoardSet.sample(merlin, 3, 0)
     assert sorted(x["moves"] for x in runs if x["strategy"] == "gauss") == sorted(solve(b, game=merlin).moves
                                                                                   for b in boards)
+
+
+# --- found by a new user: every error a FlipgameError with a clear line -----------------------------------
+
+
+@pytest.mark.parametrize(("call", "words"), [
+    (lambda: solve(0, game="4x4"), "the rules (game=) must be a PressSystem"),
+    (lambda: fg.solve_batch([0, 1], None), "the rules (game=) must be a PressSystem"),
+    (lambda: fg.Session("gauss").solve(0, game=4), "the rules (game=) must be a PressSystem"),
+    (lambda: PressSystem(3, [[(0, 1, 2)]]), "button 0 has the entry (0, 1, 2); expected a cell or a (cell, amount)"),
+    (lambda: BoardSet.sample(Game(4, 4), -1), "a sample is a number of boards (0 or more)"),
+    (lambda: BoardSet.sample(Game(4, 4), 2.5), "a sample is a number of boards (0 or more)"),
+    (lambda: BoardSet.of(None, [1]), "must be a PressSystem"),
+    (lambda: fg.solve_batch(BoardSet.of(Game(3, 3), [5]), Game(4, 4)), "the board set is of 3x3 plus, goal any, not"),
+    (lambda: Game(2, 2, states="counters"), "or None for counters"),
+    (lambda: solve(5, game=Game(3, 3, "0", states=3)), "got the bitmask 5 (a board of two states only)"),
+    (lambda: solve((0, 0, 5, 0, 0, 0, 0, 0, 0), game=Game(3, 3, "0", states=3)), "cell 2 holds 5, not a state 0..2"),
+    (lambda: solve(True, game=Game(4, 4)), "got the bool True"),
+    (lambda: solve(["bww", "www", "www"], game=Game(3, 3, "0", states=3)), "b/w cells are for two states"),
+    (lambda: solve(0, "cpsat", game=Game(3, 3), time_limit=None), "time_limit (--time-limit): expected a value"),
+    (lambda: solve(0, game=Game(3, 3), max_nullity=2.5), "max_nullity (--max-nullity): expected a whole number"),
+    (lambda: Game(3, 3, goal="2"), "unknown goal '2' for two states"),
+])
+def test_a_misuse_of_the_api_is_one_flipgame_error(call, words):
+    with pytest.raises(FlipgameError) as caught:
+        call()
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_button_is_a_list_of_cells_or_of_pairs():
+    assert PressSystem(3, [[0, 1], [1, 2]]).buttons == PressSystem(3, [[(0, 1), (1, 1)], [(1, 1), (2, 1)]]).buttons
+
+
+def test_a_refusal_of_the_kind_of_system_names_it_in_its_class():
+    with pytest.raises(fg.KindNotTakenError, match="sat models two states only, not 3 states"):
+        solve((0,) * 9, "sat", game=Game(3, 3, "0", states=3))
+
+
+def test_a_status_prints_its_name():
+    assert f"{solve(POJ_SAMPLE).status}" == "OPTIMAL" and int(Status.INFEASIBLE) == 1

@@ -104,9 +104,13 @@ class Option:
                 value = self.parse(value)
             except ValueError:
                 raise OptionError(f"{name}: cannot read {value!r:.40}") from None
+        if value is None and self.default is not None:
+            raise OptionError(f"{name}: expected a value (default {self.default}), got None")
         if self.parse in (int, float) and value is not None and (
                 isinstance(value, bool) or not isinstance(value, (int, float))):
             raise OptionError(f"{name}: expected a number, got {value!r:.40}")
+        if self.parse is int and isinstance(value, float):
+            raise OptionError(f"{name}: expected a whole number, got {value!r:.40}")
         return value
 
 

@@ -34,6 +34,9 @@ class Status(enum.IntEnum):
     def __repr__(self) -> str:
         return self.name
 
+    def __str__(self) -> str:
+        return self.name
+
 
 NO_MOVES = -1
 """Sentinel in :attr:`BatchSolution.moves` for boards without a number (not OPTIMAL)."""

@@ -55,6 +55,10 @@ class RefusedError(FlipgameError, ValueError):
     so the gate names no other backends that take the board."""
 
 
+class KindNotTakenError(RefusedError):
+    """The backend does not model this kind of press system (two states, k states, counters)."""
+
+
 class BoardTooLargeError(RefusedError):
     """The board has more cells than the backend takes."""
 

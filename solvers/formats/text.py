@@ -53,9 +53,10 @@ def explain_impossible(game: PressSystem, board, goal_name, certificates) -> str
                     game.format_board(cert)]
             continue
         overlap = ((board ^ target) & cert).bit_count()
+        marked = "cells marked x" if game.shape else "cells listed"
         out.append(f"certificate for {goal_name(game, target)}: every press flips an even number of the "
-                   f"cells marked x, but {overlap} of them (odd) must change")
-        out.append(format_cells(cert, game.rows, game.cols, "x", ".") if isinstance(game, Game)
+                   f"{marked}, but {overlap} of them (odd) must change")
+        out.append(format_cells(cert, game.rows, game.cols, "x", ".") if game.shape
                    else "cells " + " ".join(str(i) for i in range(game.n) if cert >> i & 1))
     return "\n".join(out)
 

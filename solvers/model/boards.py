@@ -60,6 +60,9 @@ def parse_state_row(text: str, states: int | None) -> list[int]:
             raise BoardFormatError(f"expected numbers separated by spaces, got {bad!r:.20} in {text!r:.40}")
         values = [int(w) for w in words]
     else:
+        if states != 2 and text and not text.strip("bw"):
+            raise BoardFormatError(f"b/w cells are for two states; with {states or 'counter'} states write each cell "
+                                   f"as a digit 0..{(states or 10) - 1} (got {text!r:.40})")
         bad = next((ch for ch in text if ch not in SYMBOLS), None)
         if bad is not None:
             raise BoardFormatError(f"expected states 0..{(states or 10) - 1} (one character each, 0-9 then a-z), "
@@ -84,6 +87,8 @@ def one_board(board, system: PressSystem | None):
 
     Running time O(n).
     """
+    if system is not None:
+        rules_of(system)
     if isinstance(board, str):
         board = board.split()
     if isinstance(board, (list, tuple)) and board and all(isinstance(r, str) for r in board):
@@ -100,7 +105,17 @@ def one_board(board, system: PressSystem | None):
 
 
 def _kind(value) -> str:
+    if isinstance(value, bool):
+        return f"the bool {value}"
     return "a bitmask" if isinstance(value, (int, np.integer)) else type(value).__name__
+
+
+def rules_of(system) -> PressSystem:
+    """``system`` if it is a press system (a :class:`~flipgame.model.grid.Game` is one); RulesError otherwise."""
+    if not isinstance(system, PressSystem):
+        raise RulesError(f"the rules (game=) must be a PressSystem such as Game(4, 4) or from_json(...), got "
+                         f"{type(system).__name__} {str(system)[:40]!r}")
+    return system
 
 
 def _grid_board(board: Board, system: PressSystem | None):
@@ -247,8 +262,11 @@ class BoardSet:
         RulesError
             A board that does not fit, a value that is not an integer, or a wrong shape.
         """
-        if isinstance(boards, BoardSet) and (boards.system is system or boards.system == system):
-            return boards
+        rules_of(system)
+        if isinstance(boards, BoardSet):
+            if boards.system is system or boards.system == system:
+                return boards
+            raise RulesError(f"the board set is of {boards.system.rules}, not of {system.rules}")
         checked = _checked(system, boards)
         return cls(system, checked, description or f"{len(checked)} given")
 
@@ -262,7 +280,7 @@ class BoardSet:
         RulesError
             Too many boards (naming ``--sample``), or counters (no finite board set).
         """
-        if system.states is None:
+        if rules_of(system).states is None:
             raise RulesError("counters have no finite set of boards to check; give boards, or solve them one by one")
         total = system.states ** system.n
         if total > 1 << max_cells:
@@ -278,7 +296,12 @@ class BoardSet:
     def sample(cls, system: PressSystem, count: int, seed: int = 0) -> BoardSet:
         """``count`` boards drawn uniformly at random (numpy's ``default_rng(seed)``), with replacement, except
         that on two states ``count >= 2**n`` (n up to :data:`~flipgame.core.limits.EXHAUSTIVE_MAX_CELLS`)
-        gives every board once, in order.  O(count n)."""
+        gives every board once, in order.  O(count n).
+
+        Raises RulesError for a count that is not a non-negative integer, or counters."""
+        rules_of(system)
+        if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 0:
+            raise RulesError(f"a sample is a number of boards (0 or more), got {str(count)[:40]!r}")
         if system.binary and system.n <= EXHAUSTIVE_MAX_CELLS and count >= 1 << system.n:
             every = cls.every(system)
             what = f"a sample (seed {seed}) of {count}" if len(every) == count else \

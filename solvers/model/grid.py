@@ -104,7 +104,8 @@ class Game(PressSystem):
                 raise RulesError(f"target board is {target.rows}x{target.cols}, the game {self.size}")
             target = target.cells
         if self.binary and goal not in (*GOALS, "0", "1"):
-            raise RulesError(f"unknown goal {goal!r}; expected one of {', '.join(GOALS)}")
+            raise RulesError(f"unknown goal {goal!r:.40} for two states; expected any, white or black (or 0 or 1), "
+                             f"or an explicit target board; a state D above 1 needs more states (--states K)")
         self._set_goal(goal, target)
 
     def _normalise_stencil(self, neighbourhood: str, stencil) -> None:

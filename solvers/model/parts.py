@@ -48,7 +48,7 @@ def check_cells(cells) -> int:
 
 def check_states(states) -> int | None:
     if states is not None and (not is_int(states) or not 2 <= states <= STATES_MAX):
-        raise RulesError(f"states must be an integer 2..{STATES_MAX} (or counters), got {short(states)}")
+        raise RulesError(f"states must be an integer 2..{STATES_MAX}, or None for counters, got {short(states)}")
     return None if states is None else int(states)
 
 
@@ -73,10 +73,13 @@ def check_buttons(buttons, cells: int, states: int | None) -> tuple:
     out = []
     for j, button in enumerate(buttons):
         acc: dict[int, int] = {}
-        for cell, amount in button:
+        if not isinstance(button, (list, tuple)):
+            raise RulesError(f"button {j} is {short(button)}; a button is a list of cells or of (cell, amount) pairs")
+        for entry in button:
+            cell, amount = entry if isinstance(entry, (list, tuple)) and len(entry) == 2 else (entry, None)
             if type(cell) is not int or type(amount) is not int or not 0 <= cell < cells or not \
                     low <= amount <= COUNTER_MAX:  # the rare case first checked in full
-                cell, amount = check_entry(j, cell, amount, cells, low)
+                cell, amount = check_entry(j, entry, cells, low)
             acc[cell] = acc.get(cell, 0) + amount
         if states is not None:
             out.append(tuple(sorted((c, r) for c, a in acc.items() if (r := a % states))))
@@ -87,14 +90,20 @@ def check_buttons(buttons, cells: int, states: int | None) -> tuple:
     return tuple(out)
 
 
-def check_entry(j: int, cell, amount, cells: int, low: int) -> tuple[int, int]:
-    """Button ``j``'s entry ``(cell, amount)`` as ints, or RulesError naming what is wrong."""
+def check_entry(j: int, entry, cells: int, low: int) -> tuple[int, int]:
+    """Button ``j``'s entry as ``(cell, amount)`` ints: a pair, or a plain cell (amount 1, as the JSON format
+    writes a button); RulesError naming what is wrong."""
+    if is_int(entry):
+        cell, amount = entry, 1
+    elif isinstance(entry, (list, tuple)) and len(entry) == 2:
+        cell, amount = entry
+    else:
+        raise RulesError(f"button {j} has the entry {short(entry)}; expected a cell or a (cell, amount) pair")
     if not (is_int(cell) and 0 <= cell < cells):
         raise RulesError(f"button {j} names cell {short(cell)}; cells are 0..{cells - 1}")
     if not is_int(amount) or not low <= amount <= COUNTER_MAX:
         raise RulesError(f"button {j} adds {short(amount)} to cell {cell}; amounts are {low}..{COUNTER_MAX}")
     return int(cell), int(amount)
-
 
 def canonical_goal(goal, states: int | None) -> str:
     """``goal`` spelt canonically (see :class:`PressSystem`); RulesError naming what is taken."""

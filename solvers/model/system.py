@@ -289,12 +289,13 @@ class PressSystem:
             raise RulesError(f"{what} is not a board of {self.size}: expected a bitmask 0..2**{self.cells}-1 or "
                              f"{self.cells} states 0/1, got {short(board)}")
         if not isinstance(board, (list, tuple, np.ndarray)) or len(board) != self.cells:
-            raise RulesError(f"{what} is not a board of {self.size}: expected {self.cells} states, got "
-                             f"{short(board)}")
+            got = f"the bitmask {short(board)} (a board of two states only)" if is_int(board) else short(board)
+            raise RulesError(f"{what} is not a board of {self.size}: expected a sequence of {self.cells} cell "
+                             f"states, got {got}")
         top = self.states if self.states else COUNTER_MAX + 1
-        bad = next((v for v in board if not is_int(v) or not 0 <= v < top), None)
+        bad = next((i for i, v in enumerate(board) if not is_int(v) or not 0 <= v < top), None)
         if bad is not None:
-            raise RulesError(f"{what} cell {short(bad)} is not a state 0..{top - 1}")
+            raise RulesError(f"{what} cell {bad} holds {short(board[bad])}, not a state 0..{top - 1}")
         return tuple(int(v) for v in board)
 
     def apply(self, board, presses):

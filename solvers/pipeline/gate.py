@@ -26,12 +26,12 @@ import numpy as np
 
 from flipgame.algebra.gf2 import certificates
 from flipgame.algebra.zk import certificates as zk_certificates
-from flipgame.backends.base import Backend
+from flipgame.backends.base import Backend, kind_of
 from flipgame.backends.registry import get_backend, get_strategy, taken_by
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.backends.strategies import Strategy
-from flipgame.core.errors import BoardTooLargeError, OptionError, RefusedError, RulesError
-from flipgame.model.boards import BoardSet, one_board
+from flipgame.core.errors import BoardTooLargeError, KindNotTakenError, OptionError, RefusedError, RulesError
+from flipgame.model.boards import BoardSet, one_board, rules_of
 from flipgame.model.system import PressSystem
 from flipgame.verify.checks.referee import Checked, CheckedBatch, referee, referee_batch
 
@@ -60,7 +60,8 @@ def normal_taken(b: Backend, game: PressSystem, options: dict) -> PressSystem:
     normal = game.normal
     why = b.refusal(normal, options)
     if why:
-        raise hinted(b.refusal_error(normal, options), why, normal, b.name)
+        error = KindNotTakenError if kind_of(normal) not in b.takes else b.refusal_error(normal, options)
+        raise hinted(error, why, normal, b.name)
     return normal
 
 
@@ -196,7 +197,7 @@ def solve_batch(boards: Sequence[int] | np.ndarray | BoardSet, game: PressSystem
 
 def batch_boards(boards, game: PressSystem) -> BoardSet:
     """``boards`` as a checked :class:`BoardSet` of ``game``, for a batch: at most 64 cells on two states."""
-    if game.binary and game.n > 64:
+    if rules_of(game).binary and game.n > 64:
         raise RulesError(f"batches hold boards of at most 64 cells in uint64; {game.size} has {game.n}: "
                          f"use solve() per board")
     return BoardSet.of(game, boards)
