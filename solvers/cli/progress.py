@@ -3,14 +3,11 @@ otherwise) and the two-step Ctrl-C of ``verify`` (the first writes the report, t
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
 import threading
 import time
 
-from flipgame.cli.common import ExitCode
-from flipgame.core.signals import holdable, signals_blocked
+from flipgame.core.signals import signals_blocked
 
 
 class ProgressLog:
@@ -94,31 +91,6 @@ class ProgressLog:
         for bar in self.bars.values():
             bar.close()
         self.bars.clear()
-
-
-def second_ctrl_c_ends_at_once() -> object:
-    """Install the run's SIGINT handler and return the one it replaces.
-
-    The first Ctrl-C raises KeyboardInterrupt (the run kills its workers' chunks and writes the
-    report of everything finished); a second one ends the process at once with exit 130.  Worker
-    processes die with it (``PR_SET_PDEATHSIG``), so nothing is left behind.
-    """
-    def second(signum, frame) -> None:  # noqa: ARG001 - a signal handler's signature
-        os.write(2, b"flipgame: interrupted again: stopping at once, without the report\n")
-        os._exit(int(ExitCode.INTERRUPTED))
-
-    def first(signum, frame) -> None:  # noqa: ARG001
-        signal.signal(signal.SIGINT, second)
-        raise KeyboardInterrupt
-
-    second.ends_at_once = True  # a first Ctrl-C lost where Python only prints it comes again as a first
-    return signal.signal(signal.SIGINT, holdable(first))
-
-
-def restore_ctrl_c(previous) -> None:
-    """Put ``previous`` back, unless a first Ctrl-C came: the process is ending, and a second one must still end it."""
-    if signal.getsignal(signal.SIGINT).__name__ != "second":
-        signal.signal(signal.SIGINT, previous)
 
 
 def _duration(seconds: float) -> str:

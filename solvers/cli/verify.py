@@ -20,11 +20,12 @@ from flipgame.cli.common import (
     writable_path,
     write_json,
 )
-from flipgame.cli.progress import ProgressLog, restore_ctrl_c, second_ctrl_c_ends_at_once
+from flipgame.cli.progress import ProgressLog
 from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import FlipgameError, RefusedError
 from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS, JOBS_MAX, SCHEDULER_TIMEOUT
 from flipgame.core.measured import quote
+from flipgame.core.signals import restore_ctrl_c, second_ctrl_c_ends_at_once
 from flipgame.model.boards import BoardSet
 from flipgame.pipeline.executors import open_executor
 from flipgame.pipeline.gate import prepare

@@ -30,6 +30,8 @@ from collections.abc import Iterator
 
 from flipgame.core.limits import IMPORT_WAIT_SECONDS
 
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+"""The exit status of a process a Ctrl-C ended (130; the command's ``ExitCode.INTERRUPTED``)."""
 GUARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 """The signals flipgame handles (Ctrl-C, and the polite kill)."""
 REDELIVER_SECONDS = 0.01
@@ -258,3 +260,39 @@ def _import_numpy() -> None:
 if _started_as_the_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, _interrupted_while_starting)  # a Ctrl-C ignored by the caller stays ignored
 _import_numpy()
+
+
+def worker_ignores_ctrl_c(*, every_thread: bool = False) -> None:
+    """In a worker process (the local pool, a forked checker, a measured child, a Dask worker): Ctrl-C is
+    ignored, the parent handles it and kills the worker.  ``every_thread``: SIGINT also stays blocked in this
+    thread and in every thread started from it (a solver's own handler, installed for a call in some thread,
+    then never takes it), while SIGTERM is deliverable (a Dask nanny's terminate still works)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if every_thread and hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+
+
+def second_ctrl_c_ends_at_once() -> object:
+    """Install the run's SIGINT handler and return the one it replaces.
+
+    The first Ctrl-C raises KeyboardInterrupt (the run kills its workers' chunks and writes the
+    report of everything finished); a second one ends the process at once with exit 130.  Worker
+    processes die with it (``PR_SET_PDEATHSIG``), so nothing is left behind.
+    """
+    def second(signum, frame) -> None:  # noqa: ARG001 - a signal handler's signature
+        os.write(2, b"flipgame: interrupted again: stopping at once, without the report\n")
+        os._exit(EXIT_INTERRUPTED)
+
+    def first(signum, frame) -> None:  # noqa: ARG001
+        signal.signal(signal.SIGINT, second)
+        raise KeyboardInterrupt
+
+    second.ends_at_once = True  # a first Ctrl-C lost where Python only prints it comes again as a first
+    return signal.signal(signal.SIGINT, holdable(first))
+
+
+def restore_ctrl_c(previous) -> None:
+    """Put ``previous`` back, unless a first Ctrl-C came: the process is ending, and a second one must still end it."""
+    if signal.getsignal(signal.SIGINT).__name__ != "second":
+        signal.signal(signal.SIGINT, previous)

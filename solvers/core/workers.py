@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from multiprocessing import resource_tracker
 
 from flipgame.core.processes import RunResult, run_bounded
+from flipgame.core.signals import worker_ignores_ctrl_c
 
 PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal the kernel sends a process when its parent exits (Linux)."""
@@ -85,7 +86,7 @@ def _function_child() -> None:
     import pickle
 
     die_with_parent(int(sys.argv[1]))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and kills us)
+    worker_ignores_ctrl_c()
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints from C code cannot corrupt the result stream
     module, _, name = sys.argv[2].partition(":")
@@ -154,7 +155,7 @@ def pool_worker_init(parent_pid: int) -> None:
     ``submit``), so a Ctrl-C during their start-up stays pending; it is ignored from here on (the pending one
     is dropped) and stays blocked in every thread, so no solver's own handler, installed for a call in
     some thread, ever takes it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker_ignores_ctrl_c()
     die_with_parent(parent_pid)
 
 
@@ -189,7 +190,7 @@ def fork_call(work) -> tuple[int, int]:
         code = 0
         try:
             os.close(read)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            worker_ignores_ctrl_c()
             die_with_parent(parent)
             data = pickle.dumps(("ok", work()))
         except BaseException as e:  # noqa: BLE001  (reported to the parent, which raises it)

@@ -21,9 +21,8 @@ structure from the buttons (:attr:`PressSystem.chaseable`), whichever generator.
 
 The goal is ``any`` (a uniform board: all cells equal), a state (``white`` =
 0, ``black`` = k - 1, or a number ``D``), or ``board`` (an explicit target).
-Counters have no uniform goal ``any``.  :meth:`PressSystem.apply` is the plain
-simulation the witness and certificate checks (:mod:`flipgame.verify.checks`)
-re-apply: it shares no code with any solver.
+Counters have no uniform goal ``any``.  :meth:`PressSystem.apply` is the plain simulation the referee
+(:mod:`flipgame.verify.checks`) re-applies: it shares no code with any solver.
 
 Source: the linear-algebra view of Lights Out over Z_k (Anderson & Feil,
 "Turning Lights Out with Linear Algebra", Math. Magazine 71(4), 1998; Lights

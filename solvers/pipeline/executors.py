@@ -18,14 +18,13 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import signal
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor
 
 from flipgame.core.errors import FlipgameError
 from flipgame.core.limits import DASK_CLOSE_TIMEOUT, SCHEDULER_TIMEOUT
-from flipgame.core.signals import interrupts_held, signals_blocked
+from flipgame.core.signals import interrupts_held, signals_blocked, worker_ignores_ctrl_c
 from flipgame.core.workers import die_with_parent, start_resource_tracker
 
 EXECUTOR_POLL = 1.0
@@ -52,10 +51,7 @@ def dask_setup(worker) -> None:  # noqa: ARG001 - the Dask preload hook's signat
     The worker processes of a LocalCluster are children of the driver (the nannies run inside it), so
     their parent is the ``verify`` process.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+    worker_ignores_ctrl_c(every_thread=True)
     die_with_parent(os.getppid())
 
 
