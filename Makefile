@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[all,dev]'
 	touch $(STAMP)
 
 verify: $(STAMP)  ## every backend on all 65536 4x4 boards; non-zero exit on any disagreement
@@ -36,7 +36,7 @@ check-wheel: $(STAMP)  ## build the wheel, install it (not -e) in a fresh venv, 
 	rm -rf build/dist $(WHEEL_VENV)
 	$(BIN)/python -m build --wheel --outdir build/dist . >/dev/null
 	$(PYTHON) -m venv $(WHEEL_VENV)
-	$(WHEEL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "$$(ls build/dist/flipgame-*.whl)[dev]"
+	$(WHEEL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "$$(ls build/dist/flipgame-*.whl)[all,dev]"
 	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/flipgame --version
 	test "$$($(SAMPLE_IN) | $(WHEEL_VENV)/bin/flipgame solve)" = 4
 	cd /tmp && test "$$($(CURDIR)/$(WHEEL_VENV)/bin/python -c "import flipgame; print(flipgame.solve(['bwwb','bbwb','bwwb','bwww']).moves)")" = 4

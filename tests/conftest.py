@@ -14,7 +14,8 @@ import pytest
 
 from flipgame import Board, Game, solve, solve_batch
 from flipgame.backends.program import package_hint
-from flipgame.backends.registry import STRATEGIES
+from flipgame.backends.registry import BACKENDS, STRATEGIES
+from flipgame.core import extras
 
 POJ_SAMPLE = ["bwwb", "bbwb", "bwwb", "bwww"]
 """The POJ 1753 sample board: 4 presses."""
@@ -97,12 +98,45 @@ def _needed_program(item) -> str | None:
     return None
 
 
+def missing_library(method: str) -> str | None:
+    """The optional library a backend or strategy name (``sat``, ``strategy:sat-xor``) needs with its default
+    options and does not find installed (:mod:`flipgame.core.extras`), or None."""
+    name = method.removeprefix("backend:").removeprefix("strategy:")
+    if name in STRATEGIES:
+        strategy = STRATEGIES[name]
+        return BACKENDS[strategy.backend].missing_library(dict(strategy.options)) if strategy.backend in BACKENDS \
+            else None
+    return BACKENDS[name].missing_library({}) if name in BACKENDS else None
+
+
+def _needed_library(item) -> str | None:
+    """The missing library a parameter of ``item`` (a backend or strategy name) needs, or one of the test's
+    ``needs`` marks names (``@pytest.mark.needs("numba")``), or None."""
+    for mark in item.iter_markers("needs"):
+        for module in mark.args:
+            if not extras.installed(module):
+                return module
+    params = getattr(item, "callspec", None)
+    for value in (params.params.values() if params else ()):
+        if isinstance(value, str) and (library := missing_library(value)):
+            return library
+    return None
+
+
+def need(module: str) -> None:
+    """Skip the running test unless the optional library ``module`` is installed, naming its extra."""
+    if not extras.installed(module):
+        pytest.skip(extras.missing(module, "this test"))
+
+
 def pytest_collection_modifyitems(config, items):
     """Slow tests are opt-in, as in networkx's conftest: a bare ``pytest`` runs the fast suite.  A test
     run for an external program that is not installed skips, naming the package to install."""
     for item in items:
         if program := _needed_program(item):
             item.add_marker(pytest.mark.skip(reason=f"{program} is not installed ({package_hint(program)})"))
+        elif library := _needed_library(item):
+            item.add_marker(pytest.mark.skip(reason=extras.missing(library, "this test")))
     if config.getoption("--runslow") or "slow" in (config.getoption("-m") or ""):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow or make test-slow")
@@ -112,14 +146,22 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """One line at the end: the solver programs that were missing, and how to install them (computed here, in
-    the process that reports, so it holds with ``-n`` workers too)."""
+    """One line at the end for each kind of thing missing: the solver programs (and how to install them), and
+    the optional libraries (and their extras); computed here, in the process that reports, so it holds with
+    ``-n`` workers too."""
+    skipped = terminalreporter.stats.get("skipped", [])
     programs = sorted({p for name in STRATEGIES if (p := missing_program(name))})
     if programs:
-        skipped = sum(1 for r in terminalreporter.stats.get("skipped", []) if "is not installed" in str(r.longrepr))
+        count = sum(1 for r in skipped if "is not installed" in str(r.longrepr))
         listed = ", ".join(f"{p} ({package_hint(p)})" for p in programs)
-        terminalreporter.write_line(f"skipped {skipped} tests for missing solver programs: {listed}; install them "
+        terminalreporter.write_line(f"skipped {count} tests for missing solver programs: {listed}; install them "
                                     f"to run every external-strategy test")
+    libraries = sorted(m for m in extras.EXTRA_OF if not extras.installed(m))
+    if libraries:
+        count = sum(1 for r in skipped if "pip install 'flipgame[" in str(r.longrepr))
+        listed = ", ".join(f"{m} ([{extras.EXTRA_OF[m]}])" for m in libraries)
+        terminalreporter.write_line(f"skipped {count} tests for missing optional libraries: {listed}; "
+                                    f"pip install 'flipgame[all]' runs them all")
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,7 @@ FAST = range(1, 34)
 
 
 @pytest.mark.parametrize("n", FAST)
+@pytest.mark.needs("numba")
 def test_published_terms(n):
     t = all_lit.term(n)
     assert t.presses == A075464[n - 1] and t.agrees and t.proven
@@ -101,6 +102,7 @@ def test_a79_upper_bound(tmp_path):
     assert presses.bit_count() == bound and Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
 
 
+@pytest.mark.needs("highspy")
 def test_the_covering_lower_bound_is_checked_and_below_every_published_term():
     from fractions import Fraction
 

@@ -308,6 +308,7 @@ def test_solve_batch_refuses_what_is_not_bitmasks_as_a_flipgame_error(boards):
         solve_batch(boards, Game(2, 2))
 
 
+@pytest.mark.needs("dratify")
 def test_check_proof_files_refuses_a_binary_proof_and_a_device_as_a_flipgame_error(tmp_path):
     """Item 24: check_proof_files raised UnicodeDecodeError on a binary proof and read /dev/urandom forever."""
     from flipgame import FlipgameError

@@ -29,6 +29,7 @@ def cases(tmp_path):
     return f
 
 
+@pytest.mark.needs("dratify")
 def test_a_number_one_too_high_fails_certification_with_its_own_exit_code(monkeypatch, cases, capsys):
     monkeypatch.setitem(BACKENDS, "heavier", FunctionBackend("heavier", heavier))
     assert main(["solve", "--backend", "heavier", str(cases)]) == ExitCode.OK  # a valid witness: not caught
@@ -38,6 +39,7 @@ def test_a_number_one_too_high_fails_certification_with_its_own_exit_code(monkey
     assert out[0] == "10" and out[1].startswith("failed:")
 
 
+@pytest.mark.needs("dratify")
 def test_zero_presses_needs_no_proof(cases, capsys):
     cases.write_text("wwww\n" * 4)
     assert main(["solve", "--certify", str(cases)]) == ExitCode.OK
@@ -48,6 +50,7 @@ def test_proof_dir_needs_certify(cases, tmp_path):
     assert main(["solve", "--proof-dir", str(tmp_path), str(cases)]) == ExitCode.USAGE
 
 
+@pytest.mark.needs("dratify")
 def test_verify_certify_sample_2000_on_4x4(tmp_path, capsys):
     report = tmp_path / "r.json"
     assert main(["verify", "--size", "4x4", "--backends", "gauss,bfs", "--sample", "2000", "--certify",
@@ -57,6 +60,7 @@ def test_verify_certify_sample_2000_on_4x4(tmp_path, capsys):
     assert cert["proofs"] == 136 and "Certified 2000 of 2000 boards" in capsys.readouterr().out
 
 
+@pytest.mark.needs("dratify")
 def test_verify_certify_catches_a_minimum_the_backends_share(monkeypatch, tmp_path):
     """One backend alone, answering too many presses with valid witnesses: no cross-check can see it."""
     monkeypatch.setitem(BACKENDS, "heavier", FunctionBackend("heavier", heavier))

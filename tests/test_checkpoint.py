@@ -48,6 +48,7 @@ def start_and_kill(tmp_path, checkpoint, min_lines: int, sig=signal.SIGKILL) -> 
     return proc
 
 
+@pytest.mark.needs("pycryptosat")
 def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path):
     whole = verify("--report", str(tmp_path / "whole.json"))
     assert whole.returncode == ExitCode.OK
@@ -66,6 +67,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path):
     assert checkpoint.read_text().count("\n") == 1 + 3 * CHUNKS
 
 
+@pytest.mark.needs("pycryptosat")
 def test_ctrl_c_writes_the_partial_report_and_exits_130(tmp_path):
     checkpoint = tmp_path / "run.jsonl"
     proc = start_and_kill(tmp_path, checkpoint, min_lines=1 + 2 * CHUNKS + 2, sig=signal.SIGINT)
@@ -76,6 +78,7 @@ def test_ctrl_c_writes_the_partial_report_and_exits_130(tmp_path):
     assert [b["boards"] == partial["boards"] for b in partial["backends"]] == [True, True, False]
 
 
+@pytest.mark.needs("pycryptosat")
 def test_checkpoint_of_another_run_is_refused(tmp_path):
     checkpoint = tmp_path / "run.jsonl"
     assert verify("--checkpoint", str(checkpoint), "--report", str(tmp_path / "a.json")).returncode == 0
@@ -86,6 +89,7 @@ def test_checkpoint_of_another_run_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("garbage", ["not json at all\n", ""])
+@pytest.mark.needs("pycryptosat")
 def test_unreadable_or_empty_checkpoint(tmp_path, garbage):
     checkpoint = tmp_path / "run.jsonl"
     checkpoint.write_text(garbage)

@@ -167,6 +167,7 @@ def test_absurd_sizes_are_refused(size):
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
+@pytest.mark.needs("pycryptosat")
 def test_solver_backends_refuse_boards_beyond_their_model_limit():
     r = flipgame("solve", "--backend", "sat", "--size", "300x300", stdin="")
     assert r.returncode == ExitCode.REFUSED and "at most 40000 cells" in r.stderr

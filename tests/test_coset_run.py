@@ -54,6 +54,7 @@ def _interrupt_after(monkeypatch, blocks: int) -> None:
     monkeypatch.setattr(wht_blocked, "group_maxima", counting)
 
 
+@pytest.mark.needs("numba")
 def test_interrupt_gives_an_unproven_bound_and_the_checkpoint_resumes_to_the_same_minimum(
         small_blocks, monkeypatch, tmp_path):
     game, board, parts, quiet = _lit(19)
@@ -76,6 +77,7 @@ def test_interrupt_gives_an_unproven_bound_and_the_checkpoint_resumes_to_the_sam
     assert again.best == whole.best
 
 
+@pytest.mark.needs("numba")
 def test_a_checkpoint_of_another_board_or_a_damaged_one_is_refused_in_one_line(small_blocks, tmp_path):
     game, board, parts, quiet = _lit(19)
     path = str(tmp_path / "run.json")
@@ -94,6 +96,7 @@ def test_a_checkpoint_of_another_board_or_a_damaged_one_is_refused_in_one_line(s
         coset_run.minimum(game, board, parts, quiet, checkpoint=str(tmp_path / "no" / "such" / "file.json"))
 
 
+@pytest.mark.needs("numba")
 def test_a_checkpoint_whose_witness_fails_the_board_is_refused(small_blocks, tmp_path):
     game, board, parts, quiet = _lit(19)
     path = str(tmp_path / "run.json")
@@ -107,6 +110,7 @@ def test_a_checkpoint_whose_witness_fails_the_board_is_refused(small_blocks, tmp
         coset_run.minimum(game, board, parts, quiet, checkpoint=path)
 
 
+@pytest.mark.needs("numba")
 def test_progress_bar_on_stderr(small_blocks, capsys):
     game, board, parts, quiet = _lit(19)
     coset_run.minimum(game, board, parts, quiet, progress=True)
@@ -114,6 +118,7 @@ def test_progress_bar_on_stderr(small_blocks, capsys):
     assert "nullity 16, 8 symmetries" in err and "sol/s" in err and "lightest 141" in err
 
 
+@pytest.mark.needs("numba")
 def test_long_run_matches_the_transform_on_random_cosets(monkeypatch):
     monkeypatch.setattr(wht_blocked, "LOW_BITS", 3)
     rng = random.Random(4)
@@ -144,12 +149,14 @@ def test_max_nullity_takes_up_to_48():
         solve(board, "gauss", game=game, max_nullity=49)
 
 
+@pytest.mark.needs("numba")
 def test_gauss_above_22_is_the_symmetric_long_run():
     game, board, *_ = _lit(47)  # nullity 30
     s = solve(board, "gauss", game=game)
     assert (s.moves, s.stats["nullity"], s.stats["symmetries"]) == (971, 30, 8)  # A075464(47)
 
 
+@pytest.mark.needs("pycryptosat")
 def test_auto_takes_gauss_where_the_time_limit_allows():
     king = Game(17, 17, "white", neighbourhood="king")  # nullity 33: 2**33 in seconds, within the default limit
     p = plan(king, {})
@@ -160,6 +167,7 @@ def test_auto_takes_gauss_where_the_time_limit_allows():
     assert plan(lit, {}).impossible_first
 
 
+@pytest.mark.needs("numba")
 def test_auto_takes_a_symmetric_board_by_gauss(monkeypatch):
     """The rules' estimate is over the limit, the board's (8 symmetries) within: gauss answers."""
     monkeypatch.setattr(coset_run, "RATE", 2.0 ** 30 / 20)  # 2**30 in 20 s: the rules of 47x47 take 20 s
@@ -169,6 +177,7 @@ def test_auto_takes_a_symmetric_board_by_gauss(monkeypatch):
     assert (s.moves, s.stats["strategy"]) == (971, "gauss") and "a symmetric board" in s.stats["why"]
 
 
+@pytest.mark.needs("numba")
 def test_ctrl_c_on_solve_prints_unknown_and_the_unproven_bound(tmp_path):
     g = Game(61, 61, "white")  # nullity 40, a random board: no symmetry, minutes of enumeration
     board = g.apply(0, random.Random(5).getrandbits(g.n))
@@ -191,6 +200,7 @@ def test_ctrl_c_on_solve_prints_unknown_and_the_unproven_bound(tmp_path):
     assert saved["best"]["weight"] == bound and g.apply(board, int(saved["best"]["presses"], 16)) == 0
 
 
+@pytest.mark.needs("numba")
 def test_solve_refuses_the_checkpoint_of_another_board(tmp_path):
     ck = tmp_path / "ck.json"
     game, board, parts, quiet = _lit(47)

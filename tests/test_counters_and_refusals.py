@@ -142,6 +142,7 @@ def test_a_counter_that_no_button_touches_is_impossible(cli, backend, tmp_path):
     assert (r.returncode, r.stdout) == (0, "Impossible\n"), r.stderr
 
 
+@pytest.mark.needs("pycryptosat")
 def test_sat_takes_a_last_button_that_changes_nothing_mod_2(cli, tmp_path):
     """Item 20: sat raised IndexError when the last button changes nothing mod 2 (its variable was in no clause)."""
     rules = _rules(tmp_path, '{"cells": 2, "buttons": [[0, 1], [0]], "amounts": [[1, 1], [2]]}')

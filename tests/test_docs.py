@@ -156,6 +156,7 @@ def _masked(text: str) -> str:
 
 
 @pytest.mark.parametrize("steps", _examples(README, run_silent=True) + _examples(CLI_MD))
+@pytest.mark.needs("dratify", "pycryptosat")
 def test_console_example_prints_what_the_docs_show(steps, tmp_path):
     """Each example runs in a fresh folder holding a copy of examples/, as a user runs it from a clone."""
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
@@ -170,6 +171,7 @@ def test_console_example_prints_what_the_docs_show(steps, tmp_path):
             assert _masked(r.stdout + r.stderr) == _masked(expected), command
 
 
+@pytest.mark.needs("pycryptosat")
 def test_readme_python_example_runs_and_gives_the_values_it_shows():
     """The README's Python block runs as written; each line ending in ``# <literal>`` evaluates to it."""
     code = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)[0]

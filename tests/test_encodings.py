@@ -49,6 +49,7 @@ def test_cut_xor_chain_has_exactly_the_even_models(k):
 
 
 @pytest.mark.parametrize("engine", ["xor", "cnf"])
+@pytest.mark.needs("exact", "pycryptosat")
 def test_one_cell_parity_of_a_4x4_corner(engine):
     # Corner (0,0): presses 0, 1, 4 flip it.  Its XOR with the cell bit and the colour
     # must hold for exactly the assignments where presses + cell + colour is even.

@@ -81,6 +81,7 @@ def test_18x18_cnf_xor_with_bound_175_is_unsat_for_cryptominisat(tmp_path):
     assert read_competition(run(["cryptominisat5", "--verb", "0", str(path)]))[0] == "UNSATISFIABLE"
 
 
+@pytest.mark.needs("exact")
 def test_6x6_wcnf_with_rc2_and_opb_with_exact_give_the_optimum():
     from pysat.examples.rc2 import RC2
     from pysat.formula import WCNF

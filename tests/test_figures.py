@@ -41,6 +41,7 @@ def pdf_info(data: bytes) -> dict[str, str]:
     return out
 
 
+@pytest.mark.needs("matplotlib")
 def test_cactus_pdf_has_a_caption_with_the_limit_instances_and_machine(tmp_path):
     path = tmp_path / "fig.pdf"
     colours = plot_cactus(many_runs(), LIMIT, str(path), context=CONTEXT)
@@ -56,6 +57,7 @@ def test_cactus_pdf_has_a_caption_with_the_limit_instances_and_machine(tmp_path)
     assert colours["VBS"] == VBS_STYLE["color"] and list(colours.values())[:7] == list(OKABE_ITO)
 
 
+@pytest.mark.needs("matplotlib")
 def test_the_cactus_pdf_page_shows_axes_limits_legend_and_caption(tmp_path):
     """The page itself, read back by a PDF library: what a reader of the paper sees, not only the metadata."""
     from pypdf import PdfReader
@@ -75,6 +77,7 @@ def test_the_cactus_pdf_page_shows_axes_limits_legend_and_caption(tmp_path):
     assert "s7" not in words and "torus (" not in words  # beyond the top 7; a family of fewer than 3 instances
 
 
+@pytest.mark.needs("matplotlib")
 def test_the_same_strategy_has_the_same_colour_in_every_figure(tmp_path):
     runs = many_runs()
     st = StrategyStudy([f"s{k}" for k in range(10)], ["random", "torus"], {"random": [4, 6, 8], "torus": [4, 6, 8]},
@@ -92,6 +95,7 @@ def svg_texts(path) -> list[str]:
     return [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.text]
 
 
+@pytest.mark.needs("matplotlib")
 def test_scatter_svg_has_labelled_axes_limits_and_the_unsolved_border(tmp_path):
     path = tmp_path / "scatter.svg"
     plot_scatter(many_runs(), LIMIT, str(path), context=CONTEXT, pairs=[("s0", "s9")])
@@ -137,6 +141,7 @@ def test_figure_options_are_checked_in_one_line(args, words, capsys):
     assert code == 2 and words in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.needs("matplotlib", "pycryptosat")
 def test_study_cli_writes_pdf_svg_and_table(tmp_path, capsys):
     pdf, svg, table = tmp_path / "c.pdf", tmp_path / "s.svg", tmp_path / "t.md"
     assert main(["study", "--strategies", "gauss,sat-xor", "--families", "random", "--sizes", "4", "--boards", "2",
@@ -146,6 +151,7 @@ def test_study_cli_writes_pdf_svg_and_table(tmp_path, capsys):
     assert "sat-xor against gauss" in svg_texts(svg) and "| VBS | 2 of 2 |" in table.read_text()
 
 
+@pytest.mark.needs("matplotlib")
 def test_a_family_the_budget_never_reached_has_no_panel_and_is_named(tmp_path):
     runs = [r for r in many_runs(3) if r.family == "random"]
     runs += [Run("torus", 4, 0, 0, f"s{k}", "not run", note="over budget") for k in range(3)]

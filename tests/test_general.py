@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import missing_program
+from conftest import missing_library, missing_program
 
 from flipgame import BACKENDS, Solution, solve, solve_batch
 from flipgame.algebra.zk import diagonalise, kernel_elements
@@ -63,6 +63,7 @@ def test_lights_out_2000_with_highs():
     assert highs((1,) * 25, LO2000).moves == 18
 
 
+@pytest.mark.needs("numba", "pycryptosat")
 def test_lights_out_2000_nullity_and_refusals_name_who_takes_it():
     assert diagonalise(LO2000.matrix, 3).nullity == 3
     assert taken_by(LO2000) == ["gauss", "cpsat", "ilp", "auto"]
@@ -97,6 +98,7 @@ def test_aoc_part2_counters(backend):
     assert all(check_solution(s, b, sol) is None for (_, s, b), sol in zip(machines, sols, strict=True))
 
 
+@pytest.mark.needs("pycryptosat")
 def test_counters_refused_by_gauss_and_sat_naming_who_takes_them():
     _, system, board = next(read_aoc2025_10(AOC_EXAMPLE.splitlines(), part=2))
     with pytest.raises(RefusedError, match="; taken by: bfs, cpsat, ilp, auto$"):
@@ -107,6 +109,7 @@ def test_counters_refused_by_gauss_and_sat_naming_who_takes_them():
                               "ilp, auto")
 
 
+@pytest.mark.needs("pycryptosat")
 def test_a_two_state_system_is_taken_by_every_two_state_backend():
     two = Game(3, 3, "white")
     assert taken_by(two) == ["gauss", "bfs", "cpsat", "sat", "ilp", "auto"]  # the opt-in ones are no hint
@@ -227,6 +230,7 @@ def test_witness_check_rejects_a_wrong_answer():
     assert check_solution(LO2000, board, bad) is not None
 
 
+@pytest.mark.needs("pycryptosat")
 def test_sat_agrees_with_gauss_on_two_state_systems():
     rng = np.random.default_rng(3)
     for _ in range(30):
@@ -262,7 +266,7 @@ def test_a_cell_no_button_changes_is_written_in_every_format_and_answered_by_eve
     free = [ln for ln in export("cnf", system, 0b01).splitlines() if not ln.startswith("c")]
     assert free == ["p cnf 1 1", "1 0"]
     for name in BACKENDS:
-        if missing_program(name):
+        if missing_program(name) or missing_library(name):
             continue
         s = solve(0b10, name, game=system)
         assert s.status is Status.INFEASIBLE and check_impossible(system, 0b10, s) is None, name

@@ -106,6 +106,7 @@ def test_merlin_cli(tmp_path, capsys, monkeypatch):
     assert code == 0 and out.split() == ["8", "4"]
 
 
+@pytest.mark.needs("dratify")
 def test_merlin_certify_prints_a_checked_certificate(tmp_path, capsys, monkeypatch):
     ring = tmp_path / "ring.txt"
     ring.write_text("111\n101\n111\n")
@@ -200,6 +201,7 @@ def test_verify_sample_with_highs(tmp_path, capsys, monkeypatch):
                                                                                    gauss["impossible"])
 
 
+@pytest.mark.needs("dratify", "pycryptosat")
 def test_verify_default_backends_name_the_one_they_skip(tmp_path, capsys, monkeypatch):
     code, out, err = _run(["verify", "--states", "3", "--size", "2x2", "--sample", "20",
                            "--report", str(tmp_path / "r.json")], "", capsys, monkeypatch)
@@ -212,6 +214,7 @@ def test_verify_default_backends_name_the_one_they_skip(tmp_path, capsys, monkey
     (["solve", "--canonical"], "the canonical press set is for two-state games"),
     (["solve", "--certify"], "--certify proves two-state minima"),
 ])
+@pytest.mark.needs("dratify")
 def test_what_the_maths_does_not_allow_is_one_line(argv, words, capsys, monkeypatch):
     code, out, err = _run([*argv, "--states", "3", "--size", "2x2"], "00\n00\n", capsys, monkeypatch)
     assert (code, out) == (2, "") and err.count("\n") == 1 and words in err
@@ -335,6 +338,7 @@ def test_every_backend_and_strategy_answers_merlin_or_refuses_in_one_line_naming
                                               "3x1 5x1 7x1\n")
 
 
+@pytest.mark.needs("dratify")
 def test_aoc_part1_certify_proves_each_machine_over_all_its_buttons(capsys, monkeypatch):
     """Machine 1 has 4 lights and 6 buttons, machine 3 has 6 lights and 4: the lower-bound CNF has one variable
     per button and one parity row per light (machine 3 crashed the certification, machine 1 left buttons out)."""

@@ -133,6 +133,7 @@ def test_parallel_workers_give_the_same_answers():
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTY))
+@pytest.mark.needs("pycryptosat")
 def test_verify_reports_every_known_kind_of_fault(monkeypatch, tmp_path, fault):
     """Each faulty backend makes `flipgame verify` exit non-zero with a replayable report."""
     monkeypatch.setitem(BACKENDS, fault, FAULTY[fault])

@@ -85,6 +85,7 @@ def test_5x5_suggestion_names_only_backends_that_take_every_board(tmp_path):
 
 
 @pytest.mark.parametrize("size, solvable", [("9x9", 0), ("7x10", 30)])
+@pytest.mark.needs("pycryptosat")
 def test_samples_over_64_cells_through_the_per_board_gate(tmp_path, size, solvable):
     report = tmp_path / "r.json"
     r = verify("--size", size, "--sample", "30", "--seed", "3", "--backends", "gauss,sat", "--report", str(report))
@@ -118,6 +119,7 @@ def test_witnesses_of_boards_over_64_cells_are_checked_per_board(monkeypatch):
 # --- progress, resume and checkpoints -------------------------------------------------------------
 
 
+@pytest.mark.needs("pycryptosat")
 def test_progress_lines_without_a_terminal(tmp_path):
     # 20,000 sat boards take about a second (3,000 now take a quarter of one): lines every 0.05 s come twice or more
     r = verify("--size", "4x4", "--sample", "20000", "--backends", "sat", "--jobs", "1", "--chunk-size", "100",
@@ -186,6 +188,7 @@ def test_checkpoint_is_compact_and_resumes_to_the_same_report(tmp_path):
 # --- executors: Dask ------------------------------------------------------------------------------
 
 
+@pytest.mark.needs("distributed", "pycryptosat")
 def test_local_dask_cluster_gives_the_local_report(tmp_path):
     local = verify("--size", "3x3", "--jobs", "2", "--report", str(tmp_path / "local.json"))
     dask = verify("--size", "3x3", "--scheduler", "local:2", "--report", str(tmp_path / "dask.json"))
@@ -207,6 +210,7 @@ def test_a_press_system_on_a_local_dask_cluster_gives_the_local_counts(tmp_path)
 
 @pytest.mark.parametrize("scheduler, words", [("local:0", "positive number of workers"),
                                               ("local:x", "positive number of workers")])
+@pytest.mark.needs("pycryptosat")
 def test_bad_scheduler_is_a_usage_error(tmp_path, scheduler, words):
     r = verify("--size", "2x2", "--backends", "sat", "--scheduler", scheduler, "--report", str(tmp_path / "r.json"))
     assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
@@ -251,6 +255,7 @@ def test_external_dask_scheduler_gives_the_local_counts(tmp_path):
 
 
 @pytest.mark.parametrize("executor", [["--jobs", "2"], ["--scheduler", "local:2"]])
+@pytest.mark.needs("pycryptosat")
 def test_no_worker_outlives_a_killed_verify(tmp_path, executor):
     # ilp beside sat: sat alone (0.05 ms a board) could finish all 65,536 boards before the workers are seen
     proc = subprocess.Popen([sys.executable, "-m", "flipgame", "verify", "--size", "4x4", "--backends", "sat,ilp",

@@ -36,6 +36,7 @@ def test_a_sample_that_covers_every_board_takes_each_once():
     assert len(np.unique(BoardSet.sample(Game(4, 4), 100, 0).boards)) <= 100  # below the count: drawn as before
 
 
+@pytest.mark.needs("pycryptosat")
 def test_auto_is_not_in_verify_default_backends(tmp_path):
     """auto runs gauss's own path: agreement between the two proves nothing."""
     report = str(tmp_path / "r.json")
@@ -56,6 +57,7 @@ def test_help_states_the_caps_its_errors_point_to():
     assert "at most 24 cells" in " ".join(flipgame("bench", "--help").stdout.split())
 
 
+@pytest.mark.needs("dratify")
 def test_help_states_every_backend_cap_and_the_certify_and_sample_caps(tmp_path):
     """bfs (30 cells), maxsat (100), cpsat/sat/ilp (40,000), --certify-time-limit (1e6 s) and verify's --sample
     (2**30 boards) were refused past caps that no --help stated."""

@@ -55,6 +55,7 @@ def test_sat_100x100_answers_within_the_memory_budget(tmp_path):
     assert s.moves == solve(b, "gauss", game=g).moves == 5003
 
 
+@pytest.mark.needs("pycryptosat")
 def test_a_model_over_the_budget_is_refused_in_one_line():
     r = flipgame("solve", "--size", "150x150", "--goal", "white", "--backend", "sat", "--memory-limit", "0.5",
                  stdin="")
@@ -108,6 +109,7 @@ def test_refusal_names_the_option_that_takes_it():
     assert "--backend" not in r.stderr  # no backend that would then fail on the same board
 
 
+@pytest.mark.needs("dratify")
 def test_certify_the_poj_sample():
     r = flipgame("solve", "--certify", stdin=POJ_SAMPLE_TEXT)
     assert r.returncode == 0
@@ -116,6 +118,7 @@ def test_certify_the_poj_sample():
                                                "or all black")
 
 
+@pytest.mark.needs("dratify")
 def test_certify_writes_proof_files_that_recheck(tmp_path):
     from flipgame.verify.proofs.certify import check_proof_files
 

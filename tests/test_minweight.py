@@ -88,6 +88,7 @@ def test_dense_matches_brute_force(x, basis, n):
 
 
 @pytest.mark.parametrize("x, basis, n", [c for c in cases(60, seed=2) if len(c[1]) >= 4])
+@pytest.mark.needs("numba")
 def test_blocked_kernel_matches_brute_force(monkeypatch, x, basis, n):
     """Force the numba path (k > DENSE_MAX_NULLITY) with a small low block."""
     monkeypatch.setattr(minweight, "DENSE_MAX_NULLITY", 0)
@@ -128,6 +129,7 @@ def test_all_lit_lights_out(size):
     assert presses.bit_count() == A075464[size - 1]
 
 
+@pytest.mark.needs("numba")
 def test_blocked_kernel_on_19x19(monkeypatch):
     """19x19 has nullity 16: the numba path must agree with the dense transform."""
     n = 19 * 19

@@ -154,6 +154,7 @@ def test_a_json_plus_grid_is_solved_by_cpsat_with_light_chasing(tmp_path, capsys
     assert "formulation=chase" in grid.stderr and "formulation=chase" in rules.stderr
 
 
+@pytest.mark.needs("dratify", "numba")
 def test_a_json_plus_grid_is_certified_by_the_parity_prover(tmp_path):
     path = tmp_path / "plus.json"
     path.write_text(json.dumps(plus_rules(8, 8, "white")))
@@ -175,6 +176,7 @@ def test_gauss_answers_many_cells_and_few_buttons():
 # --- the commands -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.needs("dratify")
 def test_verify_certify_on_k_states_is_refused_before_any_work(tmp_path):
     r = flipgame("verify", "--states", "3", "--size", "2x2", "--certify", "--report", str(tmp_path / "r.json"))
     assert r.returncode == ExitCode.USAGE and r.stderr.count("\n") == 1 and "Checking" not in r.stderr
@@ -211,7 +213,6 @@ def test_study_strategies_run_on_the_rules_given(tmp_path):
     (lambda: solve((0, 0, 5, 0, 0, 0, 0, 0, 0), game=Game(3, 3, "0", states=3)), "cell 2 holds 5, not a state 0..2"),
     (lambda: solve(True, game=Game(4, 4)), "got the bool True"),
     (lambda: solve(["bww", "www", "www"], game=Game(3, 3, "0", states=3)), "b/w cells are for two states"),
-    (lambda: solve(0, "cpsat", game=Game(3, 3), time_limit=None), "time_limit (--time-limit): expected a value"),
     (lambda: solve(0, game=Game(3, 3), max_nullity=2.5), "max_nullity (--max-nullity): expected a whole number"),
     (lambda: Game(3, 3, goal="2"), "unknown goal '2' for two states"),
 ])
@@ -225,6 +226,7 @@ def test_a_button_is_a_list_of_cells_or_of_pairs():
     assert PressSystem(3, [[0, 1], [1, 2]]).buttons == PressSystem(3, [[(0, 1), (1, 1)], [(1, 1), (2, 1)]]).buttons
 
 
+@pytest.mark.needs("pycryptosat")
 def test_a_refusal_of_the_kind_of_system_names_it_in_its_class():
     with pytest.raises(fg.KindNotTakenError, match="sat models two states only, not 3 states"):
         solve((0,) * 9, "sat", game=Game(3, 3, "0", states=3))

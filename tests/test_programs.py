@@ -121,6 +121,7 @@ def test_where_gauss_refuses_the_algebra_refutes_a_false_impossible(monkeypatch)
         "certificate", "liar says Impossible, but a goal board is reachable (no parity certificate exists)")
 
 
+@pytest.mark.needs("dratify")
 def test_where_gauss_refuses_a_parity_proof_refutes_the_claim(monkeypatch):
     monkeypatch.setattr(claims, "reference_answer", lambda game, board: None)
     game, six = Game(4, 4), sum(1 << (v - 1) for v in map(int, SIX.split()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import missing_program, solve_gate
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,6 +48,7 @@ SETTINGS = settings(max_examples=40, deadline=None)
 
 @SETTINGS
 @given(game_and_board())
+@pytest.mark.needs("pycryptosat")
 def test_all_backends_agree_and_witnesses_apply(gb):
     game, board = gb
     got = answers(game, board)
@@ -68,6 +70,7 @@ def test_impossible_has_a_certificate_that_checks_out(gb):
 
 @SETTINGS
 @given(game_and_board())
+@pytest.mark.needs("pycryptosat")
 def test_answer_invariant_under_rotations_and_reflections(gb):
     game, board = gb
     expected = solve_gate("gauss", game, board).answer()
@@ -114,6 +117,7 @@ def press_system_and_board(draw):
 
 @SETTINGS
 @given(press_system_and_board())
+@pytest.mark.needs("distributed", "dratify")
 def test_every_backend_that_takes_a_press_system_agrees(sb):
     """Every registered backend (external: cadical, where installed) is asked; each that takes the system
     answers it, its witness re-applied by the model, and all answers are equal."""

@@ -164,6 +164,7 @@ def test_painter_format_rejects_size_option():
     assert r.returncode == ExitCode.USAGE and "gives the size" in r.stderr
 
 
+@pytest.mark.needs("pycryptosat")
 def test_cli_rules_target_and_stats(tmp_path):
     target = tmp_path / "target.txt"
     target.write_text("bwb\nwbw\nbwb\n")
@@ -185,6 +186,7 @@ def test_large_board_from_the_cli(tmp_path):
     assert r.returncode == 0 and r.stdout.strip().isdigit() and "method=chase" in r.stderr
 
 
+@pytest.mark.needs("pycryptosat")
 def test_verify_rule_options_sample_and_canonical(tmp_path, capsys):
     rc = main(["verify", "--size", "3x5", "--wrap", "--backends", "gauss,bfs", "--report",
                str(tmp_path / "r.json"), "--jobs", "1"])
@@ -214,6 +216,7 @@ def test_canonical_verify_catches_a_different_minimum_press_set(monkeypatch, tmp
     assert main([*args, "--canonical"]) == ExitCode.DISAGREEMENT
 
 
+@pytest.mark.needs("matplotlib")
 def test_study_4x4_json_and_plot(tmp_path):
     png = tmp_path / "study.png"
     r = flipgame("study", "--json", "--plot", str(png), "--sample", "20", "--backends", "gauss,bfs,sat")
@@ -249,6 +252,7 @@ def test_more_bad_options_are_one_line(args, words, tmp_path):
     assert r.returncode == ExitCode.USAGE and words in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.needs("pycryptosat")
 def test_a_size_the_backend_refuses_has_its_own_exit_code(tmp_path):
     f = tmp_path / "painter.txt"
     f.write_text("1\n6\n" + "wwwwww\n" * 6)

@@ -75,12 +75,14 @@ def test_each_strategy_solves_the_poj_sample_through_the_gate(name):
     (Game(51, 51, "white", neighbourhood="king"), {}, "sat-xor", "the algebra does not take 51x51"),
     (Game(51, 51, "white", neighbourhood="king"), {"memory_limit": 0.12}, "ilp-scip", "budget (--memory-limit"),
 ])
+@pytest.mark.needs("pycryptosat")
 def test_auto_plan(game, options, strategy, words):
     p = plan(game, options)
     assert p.strategy == strategy and words in p.why
     assert p.impossible_first == (options.get("max_nullity", 32) < (algebra.nullity(game) or 0))
 
 
+@pytest.mark.needs("pycryptosat")
 def test_auto_says_which_strategy_answered_and_why():
     g = Game(9, 9, "white")  # nullity 8
     solvable = g.apply(0, 0b1011 << 30)
@@ -96,6 +98,7 @@ def test_auto_says_which_strategy_answered_and_why():
     assert (s.stats["strategy"], s.stats["nullity"]) == ("gauss", 8)
 
 
+@pytest.mark.needs("pycryptosat")
 def test_auto_hands_rules_the_algebra_does_not_take_to_sat():
     g = Game(51, 51, "white", neighbourhood="king")  # 2601 cells: over the dense elimination's 2500
     s = solve_gate("auto", g, 0, time_limit=30.0)
@@ -193,6 +196,7 @@ def refusing_gauss(game, board, **options):
     raise NullityTooLargeError("planted: gauss refuses every board, as above its max_nullity")
 
 
+@pytest.mark.needs("pycryptosat")
 def test_when_gauss_does_not_answer_the_majority_is_the_reference(monkeypatch):
     monkeypatch.setitem(BACKENDS, "gauss", FunctionBackend("gauss", refusing_gauss))
     monkeypatch.setitem(BACKENDS, "heaviest", FunctionBackend("heaviest", heaviest))
@@ -281,6 +285,7 @@ def test_strategies_bad_options_are_one_line(args, words):
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.needs("matplotlib", "pycryptosat")
 def test_small_strategies_run_writes_json_and_png(tmp_path):
     png = tmp_path / "strategies.png"
     r = flipgame("study", "--strategies", "gauss,sat-xor,cpsat", "--families", "random,torus", "--sizes", "3,4",

@@ -283,6 +283,7 @@ def built(monkeypatch) -> list:
     return games
 
 
+@pytest.mark.needs("pycryptosat")
 def test_session_reuses_one_model_per_game_and_answers_as_fresh_solves(built):
     game, boards = Game(4, 4), list(range(0, 1 << 16, 1601))  # 41 boards: a fresh model costs ~50 ms
     other = Game(4, 4, "board", target=0b1000_0100_0010_0001)
@@ -311,6 +312,7 @@ def test_session_reuses_one_model_per_game_and_answers_as_fresh_solves(built):
     assert sum(s.success for s in mine) == sum(s.success for s in fresh) > 0
 
 
+@pytest.mark.needs("pycryptosat")
 def test_cli_stream_builds_one_model(built, tmp_path, capsys):
     f = tmp_path / "cases.txt"
     f.write_text(POJ_SAMPLE_TEXT + TRAP + POJ_SAMPLE_TEXT * 20)

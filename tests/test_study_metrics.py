@@ -116,6 +116,7 @@ def test_an_old_csv_reads_with_skipped_as_not_run(tmp_path):
         read_csv(str(path))
 
 
+@pytest.mark.needs("matplotlib", "pycryptosat")
 def test_study_cli_writes_csv_cactus_and_metrics(tmp_path, capsys):
     csv_path, png = tmp_path / "s.csv", tmp_path / "c.png"
     assert main(["study", "--strategies", "gauss,sat-xor,rc2", "--families", "random", "--sizes", "4",

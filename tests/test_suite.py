@@ -123,6 +123,7 @@ def test_export_cli_writes_a_press_system_and_refuses_cnf_for_three_states(tmp_p
     assert capsys.readouterr().err == "flipgame: cnf states parity (two states); for 3 states use mps, lp, cpsat\n"
 
 
+@pytest.mark.needs("pycryptosat")
 def test_study_runs_on_a_suite_from_its_files(tmp_path, capsys):
     """Every instance of a suite, grids and press systems alike, every answer checked against the manifest
     and gauss (press systems beyond two states: refused by sat, answered by ilp)."""

@@ -89,6 +89,7 @@ def _both(game: Game, board: int) -> tuple[int, int, int]:
     (19, set(), 0), (19, {"rotate 90"}, 1), (19, {"transpose"}, 2), (19, {"flip columns"}, 3),
     (23, {"anti-transpose"}, 4), (16, {"rotate 180"}, 5), (9, set(), 6), (16, {"flip rows"}, 7),
 ])
+@pytest.mark.needs("numba")
 def test_reduced_and_full_enumeration_agree_on_symmetric_boards(monkeypatch, n, names, seed):
     """Small inner blocks (4 low bits) so that a nullity of 8 to 20 has groups for the symmetries to act on."""
     monkeypatch.setattr(wht_blocked, "LOW_BITS", 2)
@@ -101,6 +102,7 @@ def test_reduced_and_full_enumeration_agree_on_symmetric_boards(monkeypatch, n, 
     assert order >= (8 if not names else 2)
 
 
+@pytest.mark.needs("numba")
 def test_reduced_enumeration_on_the_any_colour_goal(monkeypatch):
     """Goal any: two cosets (white and black), each with its own symmetry group."""
     monkeypatch.setattr(wht_blocked, "LOW_BITS", 2)

@@ -41,6 +41,7 @@ import numpy as np
 
 from flipgame.algebra import minweight, symmetry, wht_blocked
 from flipgame.algebra.coset_checkpoint import Best, Checkpoint
+from flipgame.core import extras
 from flipgame.core.measured import figure
 from flipgame.model.system import PressSystem
 
@@ -195,6 +196,9 @@ class _Progress:
     """The stderr progress bar (tqdm), or nothing; ``show`` None shows it on a terminal only."""
 
     def __init__(self, total: int, done: int, desc: str, show: bool | None):
+        if not extras.installed("tqdm"):  # the progress extra: without it, no bar
+            self.bar = None
+            return
         from tqdm import tqdm
 
         self.bar = tqdm(total=total, initial=done, unit="sol", unit_scale=True, desc=desc, file=sys.stderr,
@@ -202,12 +206,15 @@ class _Progress:
                         dynamic_ncols=True, smoothing=0.1)
 
     def update(self, count: int, best: Best | None) -> None:
+        if self.bar is None:
+            return
         if best is not None:
             self.bar.set_postfix_str(f"lightest {best.weight}", refresh=False)
         self.bar.update(count)
 
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 def minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int], *,

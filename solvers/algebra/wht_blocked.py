@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from flipgame.core import extras
+
 LOW_BITS = 14
 """Low bits transformed per group in the blocked kernel: a 2**14 x 16 int16 buffer is 512 KiB, within a
 core's L2 cache.  Each group first scatters every cell code into the buffer, which at 61x61 (3439
@@ -149,7 +151,7 @@ def _kernel():
     imported only here."""
     global _compiled
     if _compiled is None:
-        import numba
+        numba = extras.require("numba", "the minimum over a null space above nullity 22")
 
         globals()["prange"] = numba.prange
         for name in _STEPS:
@@ -191,7 +193,7 @@ def group_maxima(laid: tuple, k: int, groups: np.ndarray, full: bool = False):
     use).  Running time O(j (e + (low + 4) 2**(low + 4))) additions, e = number of codes; ``full``
     about twice that (its scans are scalar).
     """
-    import numba
+    numba = extras.require("numba", "the minimum over a null space above nullity 22")
 
     scan = _kernel()
     rows, hi, sv = laid
@@ -214,7 +216,7 @@ def blocked_maxima(codes: np.ndarray, f: np.ndarray, k: int, m: int, cap: int | 
     :func:`group_maxima` pass over all groups, a ``full`` one over the groups reaching the top, and with
     ``cap`` one more over those groups to write their assignments.
     """
-    import numba
+    numba = extras.require("numba", "the minimum over a null space above nullity 22")
 
     low = low_bits(k)
     laid = layout(codes, f, low, m)

@@ -27,7 +27,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from flipgame.backends.result import BatchSolution, Solution
-from flipgame.core.errors import BoardTooLargeError, OptionError
+from flipgame.core import extras
+from flipgame.core.errors import BoardTooLargeError, KindNotTakenError, OptionError
 from flipgame.core.limits import MEMORY_LIMIT_GIB, TIME_LIMIT_DEFAULT_SECONDS, TIME_LIMIT_MAX_SECONDS
 from flipgame.model.system import PressSystem
 
@@ -75,8 +76,11 @@ class Option:
         return ("--" + self.name.replace("_", "-")) if self.flag is None else self.flag
 
     def validate(self, backend: str, value: Any) -> Any:
-        """``value`` checked (and parsed, if a string); raises :class:`OptionError` naming the option."""
+        """``value`` checked (and parsed, if a string; None is the default); raises :class:`OptionError` naming
+        the option."""
         name = f"{backend} option {self.name}" + (f" ({self.cli_flag})" if self.cli_flag else "")
+        if value is None:  # as in Python's own APIs: None is "not given"
+            return self.default
         value = self._typed(name, value)
         if self.choices is not None:
             if self.parse is str and isinstance(value, str):
@@ -104,8 +108,6 @@ class Option:
                 value = self.parse(value)
             except ValueError:
                 raise OptionError(f"{name}: cannot read {value!r:.40}") from None
-        if value is None and self.default is not None:
-            raise OptionError(f"{name}: expected a value (default {self.default}), got None")
         if self.parse in (int, float) and value is not None and (
                 isinstance(value, bool) or not isinstance(value, (int, float))):
             raise OptionError(f"{name}: expected a number, got {value!r:.40}")
@@ -171,6 +173,9 @@ class Backend:
     takes : frozenset of str
         The kinds of press system the backend models: ``two`` (two states, bitmasks), ``mod k``
         (k >= 3 states) and ``counters``; another kind is refused before anything is built.
+    needs : tuple of str
+        Optional libraries (:mod:`flipgame.core.extras`) the backend always needs; without one it refuses,
+        naming the extra that brings it (see :meth:`missing_library`).
     """
 
     name: ClassVar[str]
@@ -180,6 +185,7 @@ class Backend:
     max_cells: ClassVar[int | None] = None
     options: ClassVar[tuple[Option, ...]] = ()
     takes: ClassVar[frozenset[str]] = frozenset({"two"})
+    needs: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self) -> str:
         return f"<backend {self.name}>"
@@ -208,9 +214,17 @@ class Backend:
         return {name: o.validate(self.name, options[name]) if name in options else o.default
                 for name, o in declared.items()}
 
+    def missing_library(self, options: dict) -> str | None:
+        """The optional library the backend needs with ``options`` and does not find installed, or None.
+        Default: the first of :attr:`needs` missing.  O(1) after the first look-up."""
+        return next((m for m in self.needs if not extras.installed(m)), None)
+
     def refusal(self, game: PressSystem, options: dict) -> str | None:
-        """Why the backend declines ``game`` before building anything, or None: a kind of system it
-        does not model (:attr:`takes`), or more cells than :attr:`max_cells`.  O(1) here."""
+        """Why the backend declines ``game`` before building anything, or None: a library it needs is not
+        installed (:meth:`missing_library`), a kind of system it does not model (:attr:`takes`), or more cells
+        than :attr:`max_cells`.  O(1) here."""
+        if (library := self.missing_library(options)) is not None:
+            return extras.missing(library, f"backend {self.name}")
         kind = kind_of(game)
         if kind not in self.takes:
             what = " and ".join(KIND_WORDS[k] for k in ("two", "mod k", "counters") if k in self.takes)
@@ -238,8 +252,17 @@ class Backend:
         options = self.check_options(options)
         why = self.refusal(game, options)
         if why:
-            raise self.refusal_error(game, options)(why)
+            raise self.error_class(game, options)(why)
         return options
+
+    def error_class(self, game: PressSystem, options: dict) -> type[Exception]:
+        """The class of :meth:`refusal`'s error: a missing library, a kind of system not modelled, or the
+        backend's own (:meth:`refusal_error`)."""
+        if self.missing_library(options) is not None:
+            return extras.ExtraMissingError
+        if kind_of(game) not in self.takes:
+            return KindNotTakenError
+        return self.refusal_error(game, options)
 
     def solve(self, game: PressSystem, board: int, **options) -> Solution:
         """One board; ``game`` normalised and ``options`` validated by the gate."""

@@ -35,6 +35,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.models import CountsModel, Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.backends.scip import ScipModel, scip_parameters
+from flipgame.core import extras
 from flipgame.core.errors import RefusedError
 from flipgame.core.limits import COUNTER_TARGET_MAX, MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.encode.congruence import CongruenceRows
@@ -285,8 +286,10 @@ class Ilp(ModelBackend):
     )
 
     def model_class(self, options: dict) -> type[Model]:
-        """SCIP's persistent model (:class:`IlpScipModel`), or OR-Tools' for HiGHS (:class:`IlpModel`)."""
-        return IlpScipModel if options.get("solver", "SCIP") == "SCIP" else IlpModel
+        """SCIP's persistent model through PySCIPOpt (:class:`IlpScipModel`, with the extra ``mip``), else
+        OR-Tools' own (:class:`IlpModel`: HiGHS, or the SCIP built into OR-Tools, in the core install)."""
+        scip = options.get("solver", "SCIP") == "SCIP"
+        return IlpScipModel if scip and extras.installed("pyscipopt") else IlpModel
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:
         return super().refusal(game, options) or _target_refusal(game)

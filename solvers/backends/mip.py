@@ -32,6 +32,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.ilp import BASE_BYTES, BYTES_PER_CELL, BYTES_PER_ENTRY
 from flipgame.backends.models import Model, ModelBackend
 from flipgame.backends.scip import MipModel, ScipModel
+from flipgame.core import extras
 from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.core.native import quiet_stdout
 from flipgame.model.system import PressSystem
@@ -109,6 +110,11 @@ class Mip(ModelBackend):
                choices=SOLVERS, flag="--direct-solver"),
         MEMORY_LIMIT,
     )
+
+    def missing_library(self, options: dict) -> str | None:
+        """pyscipopt for SCIP, highspy for HiGHS (the extra ``mip`` brings both)."""
+        library = "pyscipopt" if options.get("solver", "scip") == "scip" else "highspy"
+        return None if extras.installed(library) else library
 
     def model_class(self, options: dict) -> type[Model]:
         return ScipModel if options.get("solver", "scip") == "scip" else HighsModel

@@ -79,6 +79,7 @@ class Pb(ModelBackend):
     model = ExactModel
     by_default = False
     options = (TIME_LIMIT, MEMORY_LIMIT)
+    needs = ("exact",)
 
     def check_options(self, options: dict) -> dict:
         return no_canonical(self.name, super().check_options(options))

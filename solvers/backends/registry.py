@@ -95,8 +95,8 @@ def taken_by(game: PressSystem, skip: str = "") -> list[str]:
     :meth:`~flipgame.backends.base.Backend.refusal`; O(1) for most, auto may run the (cached) elimination.
 
     >>> from flipgame import Game
-    >>> taken_by(Game(40, 40, "white"), skip="gauss")
-    ['cpsat', 'sat', 'ilp', 'auto']
+    >>> taken_by(Game(3, 3, "0", states=3), skip="gauss")
+    ['bfs', 'cpsat', 'ilp', 'auto']
     """
     names = []
     for name, backend in BACKENDS.items():

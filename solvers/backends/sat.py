@@ -52,6 +52,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.models import Model, ModelBackend
 from flipgame.backends.result import Status
 from flipgame.backends.sat_engines import CryptoMiniSat, PySat, wait_for
+from flipgame.core import extras
 from flipgame.core.errors import OptionError
 from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.model.system import PressSystem
@@ -267,6 +268,15 @@ class Sat(ModelBackend):
                choices=("linear", "binary"), flag="--sat-descent"),
         MEMORY_LIMIT,
     )
+
+    def missing_library(self, options: dict) -> str | None:
+        """pycryptosat for the engine ``xor`` (the ``cnf`` engine runs on python-sat, in the core)."""
+        return "pycryptosat" if options.get("engine", "xor") == "xor" and not extras.installed("pycryptosat") else None
+
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
+        if self.missing_library(options):
+            return extras.missing("pycryptosat", "sat engine xor") + " (--sat-engine cnf runs without it)"
+        return super().refusal(game, options)
 
     def check_options(self, options: dict) -> dict:
         checked = super().check_options(options)

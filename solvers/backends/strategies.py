@@ -182,6 +182,10 @@ class StrategyBackend(Backend):
         self.parallel = self.base.parallel
         self.max_cells = self.base.max_cells
         self.options = self.base.options
+        self.takes = self.base.takes
+
+    def missing_library(self, options: dict) -> str | None:
+        return self.base.missing_library(options)
 
     def check_options(self, options: dict) -> dict:
         return self.base.check_options({**self.strategy.options, **options})

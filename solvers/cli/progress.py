@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 
+from flipgame.core import extras
 from flipgame.core.signals import signals_blocked
 
 
@@ -19,7 +20,8 @@ class ProgressLog:
     """
 
     def __init__(self, total: int, where: dict[str, str], interval: float, tty: bool):
-        self.total, self.where, self.interval, self.tty = total, where, interval, tty
+        self.total, self.where, self.interval = total, where, interval
+        self.tty = tty and extras.installed("tqdm")  # bars on a terminal; without tqdm, the plain lines
         self.bars: dict = {}
         self.lock = threading.Lock()
         self.name: str | None = None

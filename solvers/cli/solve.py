@@ -29,6 +29,7 @@ from flipgame.cli.common import (
     writable_path,
 )
 from flipgame.cli.rules import game_from_args
+from flipgame.core import extras
 from flipgame.core.errors import BoardFormatError, FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import CERTIFY_SECONDS, TIME_LIMIT_MAX_SECONDS
 from flipgame.formats.aoc2025_10 import aoc_reader
@@ -101,6 +102,19 @@ def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
         return "--proof-dir needs --certify"
     if args.certify_time_limit is not None and not args.certify:
         return "--certify-time-limit needs --certify"
+    if args.certify and not extras.installed("dratify"):
+        return extras.missing("dratify", "--certify (checked DRAT proofs)")
+    if problem := _unwritable(args):
+        return problem
+    if args.certify_time_limit is None:
+        args.certify_time_limit = CERTIFY_SECONDS
+    if not 0 < args.certify_time_limit <= TIME_LIMIT_MAX_SECONDS:
+        return f"--certify-time-limit must be a number of seconds above 0 and at most {TIME_LIMIT_MAX_SECONDS:,.0f}"
+    return None
+
+
+def _unwritable(args: argparse.Namespace) -> str | None:
+    """The line for an output file or folder of the flags that cannot be written, or None."""
     try:
         if args.proof_dir is not None:
             writable_folder(args.proof_dir, "--proof-dir")
@@ -112,10 +126,6 @@ def _usage_problem(args: argparse.Namespace, fmt: Format) -> str | None:
             writable_path(svg.case_path(args.svg, 1), "--svg")
     except FlipgameError as exc:
         return str(exc)
-    if args.certify_time_limit is None:
-        args.certify_time_limit = CERTIFY_SECONDS
-    if not 0 < args.certify_time_limit <= TIME_LIMIT_MAX_SECONDS:
-        return f"--certify-time-limit must be a number of seconds above 0 and at most {TIME_LIMIT_MAX_SECONDS:,.0f}"
     return None
 
 

@@ -22,6 +22,7 @@ from flipgame.cli.common import (
 )
 from flipgame.cli.progress import ProgressLog
 from flipgame.cli.rules import game_from_args
+from flipgame.core import extras
 from flipgame.core.errors import FlipgameError, RefusedError
 from flipgame.core.limits import EXHAUSTIVE_DEFAULT_MAX_CELLS, EXHAUSTIVE_MAX_CELLS, JOBS_MAX, SCHEDULER_TIMEOUT
 from flipgame.core.measured import quote
@@ -163,6 +164,8 @@ def _run_grid(args: argparse.Namespace) -> ExitCode:
     if game.states is None:
         return fail(ExitCode.USAGE, "verify enumerates boards, and counters have no finite board set; flipgame "
                                     "solve answers them (auto, cpsat, ilp, bfs)")
+    if args.certify and not extras.installed("dratify"):
+        return fail(ExitCode.USAGE, extras.missing("dratify", "--certify (checked DRAT proofs)"))
     if args.certify and not game.binary:
         return fail(ExitCode.USAGE, f"--certify proves two-state minima; {game.size} is {game.kind} (every answer is "
                                     f"still checked: each witness re-applied, each Impossible against its "

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor
 
+from flipgame.core import extras
 from flipgame.core.errors import FlipgameError
 from flipgame.core.limits import DASK_CLOSE_TIMEOUT, SCHEDULER_TIMEOUT
 from flipgame.core.signals import interrupts_held, signals_blocked, worker_ignores_ctrl_c
@@ -94,7 +95,7 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise FlipgameError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+        raise FlipgameError(extras.missing("distributed", "--scheduler")) from None
     _quiet_dask()
     cluster = None
     if scheduler.startswith("local:"):

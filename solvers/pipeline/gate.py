@@ -26,11 +26,11 @@ import numpy as np
 
 from flipgame.algebra.gf2 import certificates
 from flipgame.algebra.zk import certificates as zk_certificates
-from flipgame.backends.base import Backend, kind_of
+from flipgame.backends.base import Backend
 from flipgame.backends.registry import get_backend, get_strategy, taken_by
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.backends.strategies import Strategy
-from flipgame.core.errors import BoardTooLargeError, KindNotTakenError, OptionError, RefusedError, RulesError
+from flipgame.core.errors import BoardTooLargeError, OptionError, RefusedError, RulesError
 from flipgame.model.boards import BoardSet, one_board, rules_of
 from flipgame.model.system import PressSystem
 from flipgame.verify.checks.referee import Checked, CheckedBatch, referee, referee_batch
@@ -60,8 +60,7 @@ def normal_taken(b: Backend, game: PressSystem, options: dict) -> PressSystem:
     normal = game.normal
     why = b.refusal(normal, options)
     if why:
-        error = KindNotTakenError if kind_of(normal) not in b.takes else b.refusal_error(normal, options)
-        raise hinted(error, why, normal, b.name)
+        raise hinted(b.error_class(normal, options), why, normal, b.name)
     return normal
 
 
@@ -108,7 +107,7 @@ def solve(board, backend: str = "gauss", *, game: PressSystem | None = None, **o
         names what does take it.
 
     >>> from flipgame import Game
-    >>> solve("bbw bww www", "sat", game=Game(3, 3, "white")).moves
+    >>> solve("bbw bww www", "cpsat", game=Game(3, 3, "white")).moves
     1
     """
     return solve_checked(board, backend, game=game, **options).answer
@@ -129,7 +128,7 @@ def solve_strategy(strategy: str | Strategy, board, game: PressSystem, time_limi
     backend and options, ``time_limit`` if that backend takes one.
 
     >>> from flipgame import Game
-    >>> solve_strategy("sat-xor-binary", 11, Game(3, 3, "white")).moves
+    >>> solve_strategy("cpsat-xor", 11, Game(3, 3, "white")).moves
     1
     """
     return solve_strategy_checked(strategy, board, game, time_limit, **extra).answer

@@ -74,7 +74,7 @@ class Session:
         At construction, naming the valid backends or options.
 
     >>> from flipgame import Game
-    >>> with Session("sat") as session:
+    >>> with Session("cpsat") as session:
     ...     [session.solve(b, game=Game(3, 3, "white")).moves for b in (0, 3, 11)]
     ...     session.models_built
     [0, 5, 1]

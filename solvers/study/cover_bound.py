@@ -25,6 +25,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from flipgame.core import extras
 from flipgame.core.bits import set_bits
 from flipgame.core.native import quiet_stdout
 
@@ -51,8 +52,7 @@ def cover_certificate(press_masks, diff: int) -> tuple[dict[int, Fraction], int]
     Running time: one LP of (presses x cells to change) with one nonzero per pair of a press and a cell
     it changes, by HiGHS's interior point method; O(nonzeros) exact fractions.
     """
-    import highspy
-
+    highspy = extras.require("highspy", "the covering LP's lower bound")
     cells = set_bits(diff)
     if not cells:
         return {}, 0

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flipgame.core import extras
 from flipgame.study.environment import machine_line
 from flipgame.study.families import Family, family
 from flipgame.study.metrics import PAR_FACTOR, VBS, instance_name, times
@@ -108,7 +109,7 @@ def caption(what: str, runs: Sequence, time_limit: float, context: Context, draw
 
 
 def _pyplot():
-    import matplotlib
+    matplotlib = extras.require("matplotlib", "a figure")
 
     matplotlib.use("Agg")
     matplotlib.rcParams.update({"svg.fonttype": "none", "pdf.fonttype": 42})

@@ -30,6 +30,7 @@ from flipgame.algebra import zk
 from flipgame.backends import bfs_zk
 from flipgame.backends.registry import BACKENDS
 from flipgame.backends.result import Status
+from flipgame.core import extras
 from flipgame.core.errors import RefusedError, RulesError
 from flipgame.core.limits import SYSTEM_MAX_BOARDS
 from flipgame.model.boards import random_boards
@@ -306,8 +307,9 @@ def _time_backend(game: Game, name: str, opts: dict, sample: int, rng: np.random
 
 
 def plot(st: Study, path: str) -> None:
-    """Draw the distribution and the backend timings to a PNG with matplotlib (Agg backend)."""
-    import matplotlib
+    """Draw the distribution and the backend timings to a PNG with matplotlib (Agg backend).  Raises
+    :class:`~flipgame.core.extras.ExtraMissingError` without matplotlib."""
+    matplotlib = extras.require("matplotlib", "--plot")
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
