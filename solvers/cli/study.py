@@ -26,6 +26,7 @@ from flipgame.cli.study_strategies import (
     suite_plan_of,
     write_metrics,
 )
+from flipgame.core import extras
 from flipgame.core.errors import FlipgameError, RefusedError, RulesError
 from flipgame.core.limits import (
     BOARDS_PER_SIZE_MAX,
@@ -218,10 +219,20 @@ def _misplaced_flag(args: argparse.Namespace) -> str | None:
     return None
 
 
+FIGURE_FLAGS = ("plot", "cactus", "scatter")
+"""The flags that draw a figure (matplotlib, the extra ``study``)."""
+
+
+def _figures_unavailable(args: argparse.Namespace) -> str | None:
+    """The one line for a figure asked for without matplotlib, or None."""
+    asked = [f"--{f}" for f in FIGURE_FLAGS if getattr(args, f, None)]
+    return extras.missing("matplotlib", asked[0]) if asked and not extras.installed("matplotlib") else None
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     if args.all_lit is not None:
         return run_all_lit(args)
-    if problem := _misplaced_flag(args):
+    if problem := _misplaced_flag(args) or _figures_unavailable(args):
         return fail(ExitCode.USAGE, problem)
     if args.strategies is not None:
         return run_strategies(args)

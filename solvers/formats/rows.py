@@ -120,12 +120,33 @@ def read_cell_texts(source: LineSource, rows: int, cols: int) -> Iterator[int | 
     state.end()
 
 
-def _taken(state: _CaseRows, lines: Iterable[str]) -> Iterator[int]:
-    """The boards that ``lines`` end, read one by one."""
-    for raw in lines:
-        cells = state.take(raw)
+def _taken(state: _CaseRows, lines: list[str]) -> Iterator[int]:
+    """The boards that ``lines`` end, read one by one; a first row of another width names the ``--size`` that
+    reads this input."""
+    for k, raw in enumerate(lines):
+        try:
+            cells = state.take(raw)
+        except BoardFormatError as exc:
+            raise _with_size_hint(exc, state, lines[k:]) from None
         if cells is not None:
             yield cells
+
+
+def _with_size_hint(exc: BoardFormatError, state: _CaseRows, rest: list[str]) -> BoardFormatError:
+    """``exc`` with the ``--size RxC`` that reads the input, when its first row has another width: R counted
+    as the rows of that width from there (a square when the read ends first)."""
+    width = getattr(exc, "cells", None)
+    if width is None or state.case != 1 or state.current:
+        return exc
+    rows = 0
+    for raw in rest:
+        row = "".join(raw.split())
+        if len(row) != width or row.strip("bwBW01"):
+            break
+        rows += 1
+    rows = rows if rows < len(rest) or rows >= width else width
+    return BoardFormatError(f"{exc.reason}; the input's first board is {rows} rows of {width} cells: "
+                            f"--size {rows}x{width} reads it", case=exc.case, line=exc.line)
 
 
 def _plain_cases(state: _CaseRows, text: str, grid: np.ndarray, weights: np.ndarray) -> Iterator[int | np.ndarray]:

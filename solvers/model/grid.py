@@ -38,6 +38,8 @@ NEIGHBOURHOODS: dict[str, tuple[tuple[int, int], ...]] = {
 diagonals), ``king`` (the 3x3 block).  ``stencil`` takes ``Game.stencil``."""
 
 CELL_CHARS = {"w": 0, "b": 1}
+OTHER_CELL_CHARS = str.maketrans("BW10", "bwbw")
+"""The other ways a two-state cell is written: upper case, and the digits (1 = black)."""
 TO_BITS = str.maketrans("wb", "01")
 
 
@@ -314,7 +316,8 @@ def _shown(line: str, limit: int = 40) -> str:
 
 def parse_row(raw: str, cols: int, case: int, line: int) -> str | None:
     """One row of ``cols`` cells as ``b``/``w`` text, or None for a blank line: the one row reader
-    of :meth:`Board.from_rows` and the judge formats.  Drops CR, LF, tabs and spaces around and
+    of :meth:`Board.from_rows` and the judge formats.  Takes ``B``/``W`` and the digits ``1``/``0``
+    too (as boards of a press system are written); drops CR, LF, tabs and spaces around and
     between cells.  O(len(raw)).
 
     Raises
@@ -323,23 +326,27 @@ def parse_row(raw: str, cols: int, case: int, line: int) -> str | None:
         Naming ``case`` and ``line`` (1-based): a character other than ``b``/``w``, or a row of
         the wrong length.
 
-    >>> parse_row(" b w w b\\r\\n", 4, 1, 1)
-    'bwwb'
+    >>> parse_row(" b w w b\\r\\n", 4, 1, 1), parse_row("1001", 4, 1, 1), parse_row("BWWB", 4, 1, 1)
+    ('bwwb', 'bwwb', 'bwwb')
     """
     if len(raw) == cols and not raw.strip("bw"):  # the common case: exactly one row, nothing else
         return raw
     row = "".join(raw.split())
     if not row:
         return None
-    if row.strip("bw"):  # some character other than b/w: name the first one
-        bad = next(ch for ch in row if ch not in CELL_CHARS)
-        hint = " (the input is not UTF-8 text)" if bad == "\ufffd" else ""
-        raise BoardFormatError(f"expected only 'b' or 'w', got {ascii(bad)} in {_shown(raw)}{hint}",
-                               case=case, line=line)
+    if row.strip("bw"):  # upper case or digits, or some other character: name the first one
+        if row.strip("bwBW01"):
+            bad = next(ch for ch in row if ch not in "bwBW01")
+            hint = " (the input is not UTF-8 text)" if bad == "\ufffd" else ""
+            raise BoardFormatError(f"expected only 'b' or 'w' (or 1 and 0), got {ascii(bad)} in {_shown(raw)}{hint}",
+                                   case=case, line=line)
+        row = row.translate(OTHER_CELL_CHARS)
     if len(row) != cols:
-        raise BoardFormatError(
+        error = BoardFormatError(
             f"expected a row of {cols} cells 'b'/'w', got {len(row)} cell{'s' if len(row) != 1 else ''} "
             f"in {_shown(raw)}", case=case, line=line)
+        error.cells = len(row)
+        raise error
     return row
 
 

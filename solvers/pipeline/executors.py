@@ -92,10 +92,9 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
     if scheduler is None:
         yield None, f"local pool of {jobs} worker{'s' if jobs != 1 else ''}"
         return
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise FlipgameError(extras.missing("distributed", "--scheduler")) from None
+    if not extras.installed("distributed"):
+        raise FlipgameError(extras.missing("distributed", "--scheduler"))
+    from distributed import Client, LocalCluster
     _quiet_dask()
     cluster = None
     if scheduler.startswith("local:"):

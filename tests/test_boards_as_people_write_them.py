@@ -1,0 +1,31 @@
+"""Boards written as people write them: rows of 0/1 or upper case on a grid, and a first board of another size
+answered with the --size that reads it."""
+
+from __future__ import annotations
+
+from conftest import POJ_SAMPLE, flipgame
+
+from flipgame import Board
+
+
+def test_a_first_board_of_another_size_names_the_size_that_reads_it():
+    r = flipgame("solve", stdin="bbbbb\n" * 5)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.endswith("the input's first board is 5 rows of 5 cells: --size 5x5 reads it\n")
+    assert flipgame("solve", "--size", "5x5", "--goal", "white", stdin="bbbbb\n" * 5).stdout == "15\n"  # it works
+    r = flipgame("solve", stdin="bbbbbb\n" * 3 + "\n")
+    assert r.stderr.endswith("--size 3x6 reads it\n")
+    assert flipgame("solve", "--size", "3x6", stdin="bbbbbb\n" * 3).returncode == 0
+
+
+def test_digit_rows_and_upper_case_are_two_state_cells_on_a_grid():
+    assert flipgame("solve", "--size", "5x5", "--goal", "0", stdin="11111\n" * 5).stdout == "15\n"
+    upper = "".join(row.upper() + "\n" for row in POJ_SAMPLE)
+    digits = "".join(row.replace("b", "1").replace("w", "0") + "\n" for row in POJ_SAMPLE)
+    assert flipgame("solve", stdin=upper).stdout == flipgame("solve", stdin=digits).stdout == "4\n"
+    assert Board.from_rows(["1001", "BWWB"]).cells == Board.from_rows(["bwwb", "bwwb"]).cells
+
+
+def test_a_mixed_up_cell_still_names_what_is_taken():
+    r = flipgame("solve", stdin="bwxb\nbbwb\nbwwb\nbwww\n")
+    assert r.returncode == 2 and "expected only 'b' or 'w' (or 1 and 0), got 'x'" in r.stderr
