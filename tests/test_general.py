@@ -322,7 +322,7 @@ def test_the_structure_study_takes_every_k_state_press_system():
     assert len(group) == 64
     six = study(PressSystem_of6())
     assert (six.solvable_boards, six.total_boards, six.kernel_size, six.distribution) == (6, 216, 36, [6])
-    assert six.to_json()["quiet_patterns"] == [["buttons 0x5 1x1"], ["buttons 0x5 2x1"]]
+    assert six.to_json()["quiet_patterns"] == [["buttons 0 (x5), 1"], ["buttons 0 (x5), 2"]]
     big = study(Game(30, 30, "0", states=3)).to_json()
     assert (big["total_boards"], big["solvable_boards"], big["distribution"]) == ("3**900", "3**900", None)
     with pytest.raises(RulesError, match="counters have no finite board set"):

@@ -134,8 +134,8 @@ def test_malformed_case_after_a_chunk_of_good_ones_prints_the_good_answers_first
     r = flipgame("solve", stdin=good + "bwwb\nbbxb\n")
     assert r.returncode == ExitCode.USAGE
     assert r.stdout.splitlines() == [solve(b, game=Game(4, 4)).answer() for b in range(5000)]
-    assert r.stderr == ("flipgame: standard input: case 5001, line 20002: expected only 'b' or 'w', got 'x' "
-                        "in 'bbxb'\n")
+    assert r.stderr == ("flipgame: standard input: case 5001, line 20002: expected only 'b' or 'w' (or 1 and 0), "
+                        "got 'x' in 'bbxb'\n")
 
 
 def test_witness_failure_in_a_batch_is_reported_per_case(tmp_path, capsys, monkeypatch):

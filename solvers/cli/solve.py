@@ -55,8 +55,8 @@ def add_parser(sub) -> None:
     p.add_argument("--presses", action="store_true",
                    help="after each answer, print the press set: on a two-state grid a board of x (press) and . "
                         "(no press), on a k-state grid the press counts as a board, on other press systems the "
-                        "buttons pressed as 'button x count', buttons numbered from 0 in the order the rules list "
-                        "them")
+                        "buttons pressed, numbered from 0 in the order the rules list them, a count after one pressed "
+                        "more than once ('0, 3 (x2)')")
     p.add_argument("--count", action="store_true",
                    help="after each answer, print the number of press sets that reach a goal board "
                         "('solutions N', from gauss's elimination: 2**nullity per reachable goal on two states)")

@@ -18,10 +18,10 @@ from flipgame.verify.checks.certificates import check_certificate
 
 def presses_text(game: PressSystem, presses) -> str:
     """A witness as ``--presses`` prints it: a two-state grid's x/. board, a k-state grid's board of press
-    counts, or on any other system ``buttons pressed: 0x1 3x2`` (0-based, in the rules' order)."""
+    counts, or on any other system ``buttons pressed (...): 0, 3 (x2)`` (0-based, in the rules' order)."""
     if isinstance(game, Game):
         return format_cells(presses, game.rows, game.cols, "x", ".") if game.binary else game.format_board(presses)
-    return f"buttons pressed (numbered from 0 in the rules' order, x count): {game.format_presses(presses)}"
+    return f"buttons pressed (numbered from 0 in the rules' order): {game.format_presses(presses)}"
 
 
 def _no_certificate(game: PressSystem) -> str:
@@ -64,7 +64,8 @@ def explain_impossible(game: PressSystem, board, goal_name, certificates) -> str
 def stats_line(number: int, game: PressSystem, sol: Solution, goal_name) -> str:
     """The ``--stats`` line of one case: rules, status, presses, nullity, seconds and the solver's statistics."""
     k = sol.stats["nullity"] if "nullity" in sol.stats else nullity(game) if game.binary else None
-    extra = " ".join(f"{key}={value}" for key, value in sol.stats.items() if key != "nullity")
+    extra = " ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
+                     for key, value in sol.stats.items() if key != "nullity")
     moves = "-" if sol.moves is None else sol.moves
     goals = " or ".join(goal_name(game, t) for t in game.targets) if game.binary else game.goal
     if isinstance(game, Game) and game.binary:

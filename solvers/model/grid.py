@@ -342,9 +342,8 @@ def parse_row(raw: str, cols: int, case: int, line: int) -> str | None:
                                    case=case, line=line)
         row = row.translate(OTHER_CELL_CHARS)
     if len(row) != cols:
-        error = BoardFormatError(
-            f"expected a row of {cols} cells 'b'/'w', got {len(row)} cell{'s' if len(row) != 1 else ''} "
-            f"in {_shown(raw)}", case=case, line=line)
+        error = BoardFormatError(f"expected a row of {cols} cells 'b'/'w', got {len(row)} "
+                                 f"cell{'s' if len(row) != 1 else ''} in {_shown(raw)}", case=case, line=line)
         error.cells = len(row)
         raise error
     return row

@@ -386,9 +386,9 @@ class PressSystem:
         return "\n".join(sep.join(text[r * cols:(r + 1) * cols]) for r in range(self.shape[0]))
 
     def format_presses(self, presses) -> str:
-        """A press set as ``button x count`` per pressed button, buttons numbered from 0 in the order the
-        rules list them (``0x1 3x2``), or ``(no press)``."""
-        return " ".join(f"{j}x{t}" for j, t in enumerate(self.counts(presses)) if t) or "(no press)"
+        """The pressed buttons numbered from 0 in the rules' order, a count after a repeat (``0, 3 (x2)``)."""
+        return ", ".join(f"{j} (x{t})" if t > 1 else str(j) for j, t in enumerate(self.counts(presses)) if t) \
+            or "(no press)"
 
 
 _BUTTONS_ONLY = ("press_masks", "flippers", "chaseable", "buttons_on_cells")
