@@ -523,3 +523,26 @@ def test_a_program_dies_with_flipgame_even_when_flipgame_is_killed(tmp_path):
     parent.wait()
     time.sleep(0.2)
     assert not alive(program)
+
+
+def test_a_double_forking_program_leaves_no_process_behind(tmp_path):
+    """A program whose child calls setsid() and forks a grandchild, then exits, left the grandchild running
+    after flipgame ended: flipgame is now its subreaper, and kills what it adopts when the run ends."""
+    from flipgame.core.processes import run_bounded
+
+    pidfile = tmp_path / "pid"
+    prog = script(tmp_path, "dfork.sh", f"setsid sh -c 'sleep 60 >/dev/null 2>&1 & echo $! > {pidfile}' &\n"
+                                        "sleep 0.3\necho 's UNKNOWN'")
+    r = run_bounded([prog], 30)
+    assert r.exit_status == 0 and r.stdout == b"s UNKNOWN\n"
+    grandchild = int(pidfile.read_text())
+    assert not alive(grandchild)
+
+
+def test_a_study_whose_runs_all_fail_exits_non_zero(tmp_path):
+    toml = strategies_toml(tmp_path, broken="/bin/false")
+    out = flipgame("study", "--strategies-file", toml, "--strategies", "broken", "--families", "random", "--sizes",
+                   "4", "--boards", "2", "--in-process")
+    assert out.returncode == ExitCode.INCOMPLETE, out.stderr
+    assert out.stderr.splitlines()[-1] == "flipgame: every one of the 2 runs failed (ERROR: see the notes in the " \
+                                          "table and --csv)"

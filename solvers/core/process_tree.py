@@ -3,8 +3,12 @@ their peak memory, and the kill of its group and of every descendant seen.
 
 A descendant seen at a sample is killed with the group even when it left the group and its session
 (``setsid``), unless it left the tree between two samples; a pid is taken as the same process only
-while its start time is the one seen (a pid used again is not ours).  Where ``/proc`` is missing
-every read gives nothing (no descendants, no peak).
+while its start time is the one seen (a pid used again is not ours).  One that left the tree between
+two samples (a double fork: its parent exited) is adopted by this process, a child subreaper
+(``prctl(PR_SET_CHILD_SUBREAPER)``, Linux 3.4+), and killed and reaped when the run ends
+(:meth:`ProcessFamily.kill_adopted`).  Where ``/proc`` is missing every read gives nothing (no
+descendants, no peak, nothing adopted); where ``prctl`` is missing such an orphan goes to init and is
+not killed (docs/solvers.md says so).
 
 Standard library only, as :mod:`flipgame.core.processes`.
 """
@@ -14,8 +18,41 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
+import threading
 
 from flipgame.core.limits import TREE_MAX_PROCESSES
+
+PR_SET_CHILD_SUBREAPER = 36
+"""``prctl`` option: orphaned descendants are re-parented to this process instead of init (Linux 3.4+)."""
+_LIBC: list = []
+_RUNNING: set[int] = set()
+"""The leaders of the runs going on in this process (another thread's run is not an orphan of ours)."""
+_LOCK = threading.Lock()
+
+
+def libc():
+    """The C library through ctypes (None off Linux or where it cannot be loaded); loaded once, in the parent
+    (never between fork and exec)."""
+    if not _LIBC:
+        found = None
+        if sys.platform.startswith("linux"):
+            import ctypes  # standard library, but 5 ms of start-up that only a child needs
+
+            with contextlib.suppress(OSError):
+                found = ctypes.CDLL(None, use_errno=True)
+        _LIBC.append(found)
+    return _LIBC[0]
+
+
+def become_subreaper() -> bool:
+    """Make this process the child subreaper of its descendants (idempotent); False where it cannot."""
+    c = libc()
+    if c is None:
+        return False
+    with contextlib.suppress(OSError, AttributeError):
+        return c.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    return False
 
 
 def _start_time(pid: int) -> int | None:
@@ -32,8 +69,11 @@ class ProcessFamily:
     so that one that left the group and its session (``setsid``) is killed with the group unless it left
     the tree between two samples."""
 
-    def __init__(self, leader: int):
+    def __init__(self, leader: int, children_before: set[int] | None = None):
         self.leader, self.seen = leader, {}  # pid -> start time (a pid used again is not ours)
+        self.before = set(children_before or ())
+        with _LOCK:
+            _RUNNING.add(leader)
 
     def sample(self) -> int:
         """Note the descendants now; the largest :func:`_hiwater` of the leader and of them (at most
@@ -43,7 +83,7 @@ class ProcessFamily:
             pid = todo.pop()
             looked += 1
             peak = max(peak, _hiwater(pid))
-            for child in _children(pid):
+            for child in children_of(pid):
                 if child not in self.seen:
                     start = _start_time(child)
                     if start is None:
@@ -51,6 +91,17 @@ class ProcessFamily:
                     self.seen[child] = start
                 todo.append(child)
         return peak
+
+    def kill_adopted(self) -> None:
+        """SIGKILL and reap the processes this one adopted during the run (children now that were not before
+        it, nor the leader of any run going on): a double-forked descendant the samples missed."""
+        with _LOCK:
+            _RUNNING.discard(self.leader)
+            running = set(_RUNNING)
+        for pid in set(children_of(os.getpid())) - self.before - running - {self.leader}:
+            with contextlib.suppress(ProcessLookupError, PermissionError, ChildProcessError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
 
     def kill(self) -> None:
         """SIGKILL the group, and every descendant seen that is still the process seen (its start time)."""
@@ -62,7 +113,7 @@ class ProcessFamily:
                     os.kill(pid, signal.SIGKILL)
 
 
-def _children(pid: int) -> list[int]:
+def children_of(pid: int) -> list[int]:
     """The child processes of ``pid`` (of each of its threads), [] once it is gone or where /proc has no
     ``children`` files (kernels without ``CONFIG_PROC_CHILDREN``)."""
     out = []

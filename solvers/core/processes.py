@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from flipgame.core.limits import KILL_GRACE_SECONDS, OUTPUT_MAX_BYTES, TAIL_BYTES
 from flipgame.core.pipes import Streams
-from flipgame.core.process_tree import ProcessFamily, resident_bytes
+from flipgame.core.process_tree import ProcessFamily, become_subreaper, children_of, resident_bytes
 from flipgame.core.text import printable
 
 POLL_SECONDS = 0.01
@@ -142,6 +142,13 @@ def _launcher(argv: list[str]) -> list[str]:
     return [_SETPRIV[0], "--pdeathsig", "KILL", "--", *argv] if _SETPRIV[0] else list(argv)
 
 
+def _adopting() -> set[int]:
+    """This process as the child subreaper of its descendants (once), and its children now: a program's
+    double-forked descendant comes back to it, and is killed when the run ends."""
+    become_subreaper()
+    return set(children_of(os.getpid()))
+
+
 def _limit_memory(pid: int, memory_bytes: int | None) -> None:
     """The address-space limit (``RLIMIT_AS``) on the started program (``prlimit``; Linux).  Set just
     after its ``exec``: what it maps from then on counts against the limit."""
@@ -223,17 +230,19 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
     deadline = start + max(time_limit, 0.0)
     given = stdin if hasattr(stdin, "fileno") else None
     feed = subprocess.DEVNULL if stdin is None else given if given is not None else subprocess.PIPE
+    children_before = _adopting()
     proc = subprocess.Popen(_launcher(argv), stdin=feed, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, cwd=cwd)
     _limit_memory(proc.pid, memory_limit)
     streams = Streams(proc, None if given is not None else stdin, output_cap, stderr_keep)
-    family = ProcessFamily(proc.pid)
+    family = ProcessFamily(proc.pid, children_before)
     timed_out = reaped = False
     try:
         timed_out, sampled = _watch(family, streams, deadline)
         wall = time.monotonic() - start
         family.sample()
         family.kill()  # the leader is a zombie (not reaped), so its group id is still its own
+        family.kill_adopted()
         grace = time.monotonic() + KILL_GRACE_SECONDS
         while streams.open and not streams.over_cap and time.monotonic() < grace:
             streams.pump(grace - time.monotonic())
@@ -242,6 +251,7 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
     finally:
         if not reaped:  # Ctrl-C or another exception: no child survives
             family.kill()
+            family.kill_adopted()
             with contextlib.suppress(ChildProcessError):
                 os.wait4(proc.pid, 0)
         proc.returncode = proc.returncode if proc.returncode is not None else -1

@@ -22,25 +22,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
 
+from flipgame.core.process_tree import libc as process_libc
 from flipgame.core.processes import RunResult, run_bounded
 from flipgame.core.signals import worker_ignores_ctrl_c
 
 PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal the kernel sends a process when its parent exits (Linux)."""
-
-_LIBC = None
-
-
-def _libc():
-    """The C library through ctypes, loaded in the parent (never between fork and exec)."""
-    global _LIBC
-    if _LIBC is None and sys.platform.startswith("linux"):
-        import ctypes  # standard library, but 5 ms of start-up that only a child needs
-
-        with contextlib.suppress(OSError):
-            _LIBC = ctypes.CDLL(None, use_errno=True)
-    return _LIBC
-
 
 @dataclass(frozen=True)
 class FunctionResult:
@@ -109,7 +96,7 @@ def die_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
     ``os._exit`` once the parent has changed (between native calls).  Exits
     at once if the parent is already gone.
     """
-    libc = _libc()
+    libc = process_libc()
     if libc is not None:
         with contextlib.suppress(OSError, AttributeError):
             libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
