@@ -422,3 +422,19 @@ def test_a_file_name_with_a_newline_or_an_escape_is_one_printable_line(cli):
     """A newline in a file name split the message in two; a terminal escape in it reached the terminal."""
     one_line(cli("solve", "bad\nname"), 2, r"cannot read bad\nname: No such file or directory")
     one_line(cli("solve", "--rules", "bad\x1b[31mred"), 2, r"cannot read --rules bad\x1b[31mred")
+
+
+def test_an_edge_list_with_a_byte_order_mark_is_read(tmp_path):
+    """Refused with '\\ufeff0 1' (JSON rules and board files with one were read)."""
+    from flipgame import read_edge_list
+    from flipgame.cli import main
+
+    path = tmp_path / "edges.txt"
+    path.write_bytes("\ufeff0 1\n1 2\n".encode())
+    assert read_edge_list(path.read_text(encoding="utf-8")).press_masks == (3, 7, 6)
+    assert main(["verify", "--rules", str(path), "--report", str(tmp_path / "r.json")]) == 0
+
+
+def test_a_memory_limit_no_run_can_start_in_is_refused(cli):
+    one_line(cli("study", "--strategies", "gauss", "--families", "random", "--sizes", "4", "--memory-limit",
+                 "0.001"), 2, "a run's process needs at least 0.2 GiB of address space to start")

@@ -379,6 +379,15 @@ def strategies_toml(tmp_path, **programs: str) -> str:
     return str(path)
 
 
+def test_a_study_whose_every_run_failed_exits_incomplete(tmp_path):
+    """Break-it: a study of one strategy that crashed on every board exited 0 with a table of ERRORs."""
+    toml = strategies_toml(tmp_path, broken=script(tmp_path, "broken.sh", "exit 3"))
+    out = flipgame("study", "--strategies-file", toml, "--strategies", "broken", "--families", "random",
+                   "--sizes", "3", "--boards", "2")
+    assert out.returncode == ExitCode.INCOMPLETE, out.stderr
+    assert "flipgame: every one of the 2 runs failed (ERROR: see the notes in the table and --csv)" in out.stderr
+
+
 def test_a_minisat_wrapper_runs_in_study_beside_gauss_and_cadical_and_the_liars_are_flagged(tmp_path):
     need_program("minisat")
     need_program("cadical")

@@ -297,8 +297,17 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
     failed = _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args) or write_metrics(st, args)
     if failed:
         return failed
+    return _study_exit(st)
+
+
+def _study_exit(st) -> ExitCode:
+    """DISAGREEMENT when an answer was flagged, INCOMPLETE when every run that ran failed, else OK."""
     if st.disagreements:
         return fail(ExitCode.DISAGREEMENT, f"{st.disagreements} answer(s) flagged (see the table)")
+    ran = [r for r in st.runs if r.status not in ("refused", "not run")]
+    if ran and all(r.status == "ERROR" for r in ran):
+        return fail(ExitCode.INCOMPLETE, f"every one of the {len(ran)} runs failed (ERROR: see the notes in the "
+                                         f"table and --csv)")
     return ExitCode.OK
 
 

@@ -12,7 +12,7 @@ from flipgame.cli.arguments import positive_seconds
 from flipgame.cli.common import ExitCode, fail, option_flags
 from flipgame.cli.rules import game_from_args
 from flipgame.core.errors import OptionError, RulesError
-from flipgame.core.limits import MEMORY_LIMIT_GIB, STRATEGY_TIME_LIMIT
+from flipgame.core.limits import MEMORY_LIMIT_GIB, RUN_MEMORY_MIN_GIB, STRATEGY_TIME_LIMIT
 from flipgame.model.boards import BoardSet
 from flipgame.study import metrics as study_metrics
 from flipgame.study.environment import machine_line
@@ -52,6 +52,10 @@ def strategy_limits(args: argparse.Namespace) -> tuple[float, float | None]:
         raise argparse.ArgumentTypeError(
             f"{', '.join(given)} do not apply with --strategies: each strategy fixes its backend options (use "
             f"--time-limit, --memory-limit, --budget)")
+    if limits["memory_limit"] < RUN_MEMORY_MIN_GIB and not args.in_process:
+        raise argparse.ArgumentTypeError(
+            f"--memory-limit {limits['memory_limit']:g}: a run's process needs at least {RUN_MEMORY_MIN_GIB:g} GiB "
+            f"of address space to start (Python, numpy and flipgame's imports); give more, or --in-process")
     return limits["time_limit"], limits["memory_limit"]
 
 

@@ -69,7 +69,7 @@ def read_edge_list(text: str, states: int | None = 2, goal: str = "any") -> Pres
     if not isinstance(text, str):
         raise RulesError(f"an edge list is text (str), got {type(text).__name__}")
     closed, cells, edges = True, None, []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):  # a byte-order mark: no text
         words = raw.split("#", 1)[0].split()
         if not words:
             continue
