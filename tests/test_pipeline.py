@@ -3,6 +3,7 @@ structure read from the buttons (a plus grid written as JSON buttons is chased l
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -96,6 +97,51 @@ def test_the_api_never_returns_a_number_the_referee_rejects(monkeypatch):
                                   "set has 0")
     batch = fg.solve_batch([POJ_SAMPLE_CELLS, 0], Game(4, 4), "liar-api")
     assert batch.status.tolist() == [Status.ERROR, Status.OPTIMAL]
+
+
+def test_a_backend_that_crashes_answers_error_on_every_path(monkeypatch):
+    """A backend's exception is its ERROR answer (naming the exception), never a traceback through the API."""
+    gauss = fg.BACKENDS["gauss"]
+
+    class Crash(type(gauss)):
+        name = "crash-api"
+
+        def solve(self, game, board, **options):
+            raise ZeroDivisionError("boom")
+
+        def solve_batch(self, game, boards, **options):
+            raise ZeroDivisionError("boom")
+
+    monkeypatch.setitem(fg.BACKENDS, "crash-api", Crash())
+    got = solve(POJ_SAMPLE, "crash-api")
+    assert got.status is Status.ERROR and got.stats["error"] == "ZeroDivisionError: boom"
+    batch = fg.solve_batch([POJ_SAMPLE_CELLS, 0], Game(4, 4), "crash-api")
+    assert batch.status.tolist() == [Status.ERROR, Status.ERROR]
+    assert batch.stats["errors"] == ["ZeroDivisionError: boom"] * 2
+
+
+@pytest.mark.parametrize(("answer", "why"), [
+    (lambda out: dataclasses.replace(out, **{f: getattr(out, f)[:1] for f in ("boards", "status", "moves",
+                                                                              "presses", "target")}),
+     "answered 1 of the 2 boards of a batch"),
+    (lambda out: dataclasses.replace(out, boards=out.boards ^ np.uint64(1)), "answered other boards"),
+    (lambda out: "no batch", "returned str"),
+])
+def test_a_batch_answering_other_boards_is_all_error(monkeypatch, answer, why):
+    """A batch that answers fewer boards, other boards or no BatchSolution gives no number for any board."""
+    gauss = fg.BACKENDS["gauss"]
+
+    class Other(type(gauss)):
+        name = "other-api"
+
+        def solve_batch(self, game, boards, **options):
+            return answer(super().solve_batch(game, boards, **options))
+
+    monkeypatch.setitem(fg.BACKENDS, "other-api", Other())
+    batch = fg.solve_batch([POJ_SAMPLE_CELLS, 0], Game(4, 4), "other-api")
+    assert batch.status.tolist() == [Status.ERROR, Status.ERROR]
+    assert batch.boards.tolist() == [POJ_SAMPLE_CELLS, 0]
+    assert why in batch.stats["errors"][0]
 
 
 def test_a_false_impossible_is_rejected_by_the_referee():

@@ -13,6 +13,7 @@ so a worker needs no registration of its own.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -65,7 +66,7 @@ def solve_chunk(backend: Backend, boards: BoardSet, options: dict, check: bool =
     game = boards.system
     if boards.boards.dtype != object:
         try:
-            return _session(backend, options).solve_batch_checked(boards, game, check=check)
+            return _session(backend, options).solve_batch_checked(boards, game, check=check, contain=False)
         except Exception:  # noqa: BLE001 - a backend fault must not stop the run
             _session(backend, options, drop=True)
     solutions = [_one(backend, game, boards[i], options) for i in range(len(boards))]
@@ -77,9 +78,12 @@ def _one(backend: Backend, game, board, options: dict) -> Solution:
     """One board through the gate, a fault an ERROR naming the board."""
     try:
         session = _session(backend, options)
-        return solve_one(backend, game, session.prepare(game), board, session.options).solution
+        s = solve_one(backend, game, session.prepare(game), board, session.options).solution
     except Exception as exc:  # noqa: BLE001 - a backend fault must not stop the run
         return Solution(backend.name, Status.ERROR, stats={"error": f"board {board}: {type(exc).__name__}: {exc}"})
+    if s.status is Status.ERROR and "error" in s.stats:  # the gate's contained fault: name the board
+        s = dataclasses.replace(s, stats={**s.stats, "error": f"board {board}: {s.stats['error']}"})
+    return s
 
 
 class BackendRun:

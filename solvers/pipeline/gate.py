@@ -30,7 +30,7 @@ from flipgame.backends.base import Backend
 from flipgame.backends.registry import get_backend, get_strategy, taken_by
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.backends.strategies import Strategy
-from flipgame.core.errors import BoardTooLargeError, OptionError, RefusedError, RulesError
+from flipgame.core.errors import BoardTooLargeError, FlipgameError, OptionError, RefusedError, RulesError
 from flipgame.model.boards import BoardSet, one_board, rules_of
 from flipgame.model.system import PressSystem
 from flipgame.verify.checks.referee import Checked, CheckedBatch, referee, referee_batch
@@ -153,6 +153,12 @@ def solve_one(b: Backend, game: PressSystem, normal: PressSystem, cells, options
         if "taken by:" in str(exc) or "takes it" in str(exc):
             raise
         raise hinted(type(exc), str(exc), normal, b.name) from None
+    except (FlipgameError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a backend's fault is its answer, ERROR, never a crash of the caller
+        s = Solution(b.name, Status.ERROR, stats={"error": fault(exc)})
+    if not isinstance(s, Solution):
+        s = Solution(b.name, Status.ERROR, stats={"error": f"the backend returned {type(s).__name__}, not a Solution"})
     if s.success and shift:
         s = dataclasses.replace(s, target=game.target)
     s = with_certificates(game, cells, s)
@@ -203,20 +209,51 @@ def batch_boards(boards, game: PressSystem) -> BoardSet:
 
 
 def solve_many(b: Backend, game: PressSystem, normal: PressSystem, boards: BoardSet, options: dict,
-               model=None, check: bool = True) -> CheckedBatch:
+               model=None, check: bool = True, contain: bool = True) -> CheckedBatch:
     """The gate's batch path after validation (see :func:`solve_one`); every answer checked at once, unless
-    ``check`` is False (a worker's chunk, which the driver checks: its verdict is then None)."""
+    ``check`` is False (a worker's chunk, which the driver checks: its verdict is then None).  A backend's
+    exception is every board's ERROR, unless ``contain`` is False (then it is raised)."""
     arrays = boards.boards if game.binary else boards.boards.astype(np.int64)
-
-    def run(values: np.ndarray) -> BatchSolution:
+    shift = game.binary and game.goal == "board"
+    asked = arrays ^ np.uint64(game.target) if shift else arrays.copy()  # the backend gets a copy of its own
+    try:
         if model is None:
-            return b.solve_batch(normal, values, **options)
-        return b.solve_batch_on(model, values, canonical=options["canonical"])
-
-    if game.goal != "board" or not game.binary:
-        out = run(arrays)
-    else:
-        out = run(arrays ^ np.uint64(game.target))
+            out = b.solve_batch(normal, asked.copy(), **options)
+        else:
+            out = b.solve_batch_on(model, asked.copy(), canonical=options["canonical"])
+    except Exception as exc:  # noqa: BLE001 - as in solve_one: every board of the batch is ERROR
+        if not contain or isinstance(exc, (FlipgameError, MemoryError)):
+            raise
+        out = all_error(b.name, asked, fault(exc), game.m)
+    out = conformed(b.name, out, asked, game.m)
+    if shift:
         solved = out.status == Status.OPTIMAL
-        out = dataclasses.replace(out, boards=arrays, target=np.where(solved, np.uint64(game.target), np.uint64(0)))
+        out = dataclasses.replace(out, target=np.where(solved, np.uint64(game.target), np.uint64(0)))
+    out = dataclasses.replace(out, boards=arrays)  # the referee checks the boards asked, never the backend's
     return CheckedBatch(out, referee_batch(game, out) if check else None)
+
+
+def fault(exc: Exception) -> str:
+    """A backend's exception as the one line its ERROR answer carries."""
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
+def conformed(name: str, out, asked: np.ndarray, m: int) -> BatchSolution:
+    """``out`` when it answers exactly the boards ``asked``, in order; else a batch of ERROR answers naming
+    what the backend gave instead (another type, another count, other boards): never numbers for boards
+    nobody checked.  O(k)."""
+    if not isinstance(out, BatchSolution):
+        why = f"{name} returned {type(out).__name__}, not a BatchSolution"
+    elif len(out) != len(asked):
+        why = f"{name} answered {len(out)} of the {len(asked)} boards of a batch"
+    elif out.boards.shape != asked.shape or not np.array_equal(out.boards, asked):
+        why = f"{name} answered other boards than the batch it was given"
+    else:
+        return out
+    return all_error(name, asked, why, m)
+
+
+def all_error(name: str, boards: np.ndarray, why: str, m: int) -> BatchSolution:
+    """A batch answering every board of ``boards`` ERROR, for the reason ``why``."""
+    return BatchSolution.from_solutions(name, boards, [Solution(name, Status.ERROR, stats={"error": why})]
+                                        * len(boards), 0.0, m)

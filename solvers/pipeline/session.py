@@ -194,13 +194,14 @@ class Session:
         return self.solve_checked(board, game=game).answer
 
     def solve_batch_checked(self, boards: Sequence[int] | np.ndarray | BoardSet, game: PressSystem, *,
-                            check: bool = True) -> CheckedBatch:
+                            check: bool = True, contain: bool = True) -> CheckedBatch:
         """Many boards of one game (at most 64 cells on two states), every answer with the referee's verdict
-        (None with ``check`` False: for a worker, whose driver checks)."""
+        (None with ``check`` False: for a worker, whose driver checks).  A backend's exception is every
+        board's ERROR, or with ``contain`` False raised (a run's chunk is then solved board by board)."""
         board_set = batch_boards(boards, game)
         normal = self.prepare(game)
         return self._on_model(normal, lambda model: solve_many(self.backend, game, normal, board_set, self.options,
-                                                               model, check))
+                                                               model, check, contain))
 
     def solve_batch(self, boards: Sequence[int] | np.ndarray | BoardSet, game: PressSystem) -> BatchSolution:
         """Many boards of one game, as :func:`~flipgame.pipeline.gate.solve_batch` (rejected answers as ERROR)."""
