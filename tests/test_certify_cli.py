@@ -32,6 +32,9 @@ def cases(tmp_path):
 @pytest.mark.needs("dratify")
 def test_a_number_one_too_high_fails_certification_with_its_own_exit_code(monkeypatch, cases, capsys):
     monkeypatch.setitem(BACKENDS, "heavier", FunctionBackend("heavier", heavier))
+    assert main(["solve", "--backend", "heavier", str(cases)]) == ExitCode.DISAGREEMENT  # a plug-in: gauss checks
+    assert "heavier claims a minimum of 10 presses, but gauss proves a minimum of 4" in capsys.readouterr().err
+    monkeypatch.setattr("flipgame.cli.answers.is_builtin", lambda backend: True)  # as if a built-in had the bug
     assert main(["solve", "--backend", "heavier", str(cases)]) == ExitCode.OK  # a valid witness: not caught
     capsys.readouterr()
     assert main(["solve", "--backend", "heavier", "--certify", str(cases)]) == ExitCode.CERTIFICATION_FAILURE == 6

@@ -13,7 +13,7 @@ from test_general import AOC_EXAMPLE, POJ1830_SAMPLE
 
 from flipgame import BACKENDS
 from flipgame.backends.strategies import BUILTIN
-from flipgame.cli import main
+from flipgame.cli import ExitCode, main
 
 MERLIN = Path(__file__).resolve().parent.parent / "examples" / "merlin.json"
 
@@ -121,8 +121,8 @@ def test_merlin_certify_prints_a_checked_certificate(tmp_path, capsys, monkeypat
 def test_presses_name_the_buttons_on_a_press_system(capsys, monkeypatch):
     code, out, _ = _run(["solve", "--rules", str(MERLIN), "--goal", "black", "--presses", "--count"],
                         "www\nwww\nwww\n", capsys, monkeypatch)
-    assert code == 0 and out == ("5\nbuttons pressed (numbered from 0 in the rules' order, x count): 0x1 2x1 4x1 6x1 "
-                                 "8x1\nsolutions 1\n")
+    assert code == 0 and out == ("5\nbuttons pressed (numbered from 0 in the rules' order): 0, 2, 4, 6, "
+                                 "8\nsolutions 1\n")
 
 
 def test_impossible_explained_with_certificate(capsys, monkeypatch):
@@ -298,7 +298,7 @@ def test_json_counters_with_amounts_and_target(tmp_path, capsys, monkeypatch):
         code, out, _ = _run(["solve", "--rules", str(rules), "--target", str(target), "--backend", backend,
                              "--presses"], "0 0\n0 1\n", capsys, monkeypatch)
         # 0 0 -> 7 3: button 1 three times, button 0 twice.  0 1 -> 7 3: button 1 twice leaves an odd gap of 5
-        assert code == 0 and out == ("5\nbuttons pressed (numbered from 0 in the rules' order, x count): 0x2 1x3\n"
+        assert code == 0 and out == ("5\nbuttons pressed (numbered from 0 in the rules' order): 0 (x2), 1 (x3)\n"
                                      "Impossible\n")
 
 
@@ -334,8 +334,8 @@ def test_every_backend_and_strategy_answers_merlin_or_refuses_in_one_line_naming
                                                   "wrap; use the dense method (--gauss-method dense, or the strategy "
                                                   "gauss)\n")
         return
-    assert (code, err) == (0, "") and out == ("4\nbuttons pressed (numbered from 0 in the rules' order, x count): 1x1 "
-                                              "3x1 5x1 7x1\n")
+    assert (code, err) == (0, "") and out == ("4\nbuttons pressed (numbered from 0 in the rules' order): 1, 3, 5, "
+                                              "7\n")
 
 
 @pytest.mark.needs("dratify")
@@ -348,3 +348,35 @@ def test_aoc_part1_certify_proves_each_machine_over_all_its_buttons(capsys, monk
     bounds = ["at most 1 press ", "at most 2 presses ", "at most 1 press "]
     assert all(line.startswith(f"certified: no press set of {b}reaches the target board (1 DRAT proof by search")
                for line, b in zip(lines[1::2], bounds, strict=True))
+
+
+def test_a_backend_registered_at_run_time_is_checked_as_a_claim(capsys, monkeypatch):
+    """A plug-in backend's valid but larger press set claimed as the minimum: gauss refutes it, the run exits
+    DISAGREEMENT and the lie is never printed as an answer."""
+    from flipgame.backends import registry
+    from flipgame.backends.result import Solution, Status
+
+    gauss = registry.BACKENDS["gauss"]
+
+    class Padded(type(gauss)):
+        name = "padded"
+
+        def solve(self, game, board, **options):
+            s = super().solve(game, board, **options)
+            quiet = 0b1001_1111_1111_1001  # a quiet press set of 4x4: it changes no cell
+            assert game.apply(0, quiet) == 0
+            return Solution(self.name, Status.OPTIMAL, (s.presses ^ quiet).bit_count(), s.presses ^ quiet, s.target)
+
+    monkeypatch.setitem(registry.BACKENDS, "padded", Padded())
+    code, out, err = _run(["solve", "--backend", "padded"], "bwwb\nbbwb\nbwwb\nbwww\n", capsys, monkeypatch)
+    assert code == ExitCode.DISAGREEMENT and out == "Error\n"
+    assert "padded claims a minimum of 8 presses, but gauss proves a minimum of 4 presses" in err
+
+
+def test_an_impossible_nothing_can_check_is_noted_once(tmp_path, capsys, monkeypatch):
+    rules = tmp_path / "c.json"  # one button adding 1 to both cells: 0 0 -> 1 2 is Impossible
+    rules.write_text('{"cells": 2, "states": "counters", "buttons": [[0, 1]], "goal": "board", "target": [1, 2]}')
+    code, out, err = _run(["solve", "--rules", str(rules)], "0 0\n0 1\n0 0\n", capsys, monkeypatch)
+    assert code == 0 and out == "Impossible\n1\nImpossible\n"
+    assert err == ("flipgame: standard input: case 1: Impossible is auto's answer, not checked independently: "
+                   "counters have no modular certificate (noted once per run)\n")

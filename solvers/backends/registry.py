@@ -52,6 +52,13 @@ def register(backend: Backend) -> Backend:
     return backend
 
 
+def is_builtin(backend: Backend) -> bool:
+    """True if ``backend`` (or the backend a strategy runs) is one of :data:`BUILTIN_BACKENDS`, whose answers
+    the test suite checks; one registered at run time is checked by ``flipgame solve`` as a program's claim."""
+    base = getattr(backend, "base", backend)
+    return any(base is b for b in BUILTIN_BACKENDS)
+
+
 def register_strategy(strategy: Strategy) -> Strategy:
     """Add ``strategy`` to :data:`STRATEGIES` (replacing one of that name)."""
     STRATEGIES[strategy.name] = strategy

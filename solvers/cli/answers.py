@@ -21,6 +21,7 @@ import numpy as np
 
 from flipgame.algebra.coset_run import InterruptedRun
 from flipgame.backends.external import is_program
+from flipgame.backends.registry import is_builtin
 from flipgame.backends.result import Solution, Status
 from flipgame.cli.common import ExitCode, fail, interrupted_bound
 from flipgame.core.errors import FlipgameError
@@ -75,6 +76,9 @@ class Stream:
         self._last: tuple[PressSystem | None, bool] = (None, False)  # the last system asked about (cases share one)
         self._plain = not (args.presses or args.explain or args.certify or args.count or args.svg or args.steps)
         self.total = 0  # presses of every answer, for a format's footer (Advent of Code's total)
+        backend = session.backend
+        self.claims = is_program(backend) or not is_builtin(backend)  # each answer is checked as a claim
+        self.noted = False  # the note on an Impossible nothing could check was written (once per run)
 
     def batchable(self, game: PressSystem) -> bool:
         """True if a batch gives this system's cases the output the per-board path gives
@@ -85,7 +89,7 @@ class Stream:
         if ok is None:
             if len(self._batchable) >= BATCHABLE_CACHE:  # a stream of machines, each its own system
                 self._batchable.clear()
-            per_board = self.args.stats or self.fmt.per_case or self.args.count
+            per_board = self.args.stats or self.fmt.per_case or self.args.count or self.claims
             ok = self._batchable[game] = streamable(game, self.session.backend, self.session.options,
                                                     per_board=bool(per_board))
         self._last = (game, ok)
@@ -130,10 +134,18 @@ class Stream:
             print(f"flipgame: case {case.number}: {interrupted_bound(case.game, case.board, exc)}", file=sys.stderr)
             raise
         sol, verdict = checked.solution, checked.verdict
-        if is_program(self.session.backend) and verdict.check != "witness" and not self._claim_checked(case, sol,
-                                                                                                        verdict):
+        if self.claims and verdict.check != "witness" and not self._claim_checked(case, sol, verdict):
             return  # a program's false Impossible is its lie (a disagreement), not a rejected witness
         self.report(case, sol, verdict.problem)
+        if verdict.unchecked and sol.status is Status.INFEASIBLE and not (self.claims or self.args.explain):
+            self.note_unchecked(case, verdict.unchecked)
+
+    def note_unchecked(self, case: Case, why: str) -> None:
+        """Say once on stderr that an Impossible is the backend's word (``why`` nothing could check it)."""
+        if not self.noted:
+            self.noted = True
+            fail(ExitCode.OK, f"{self.name}: case {case.number}: Impossible is {self.session.backend.name}'s answer, "
+                              f"not checked independently: {why} (noted once per run)")
 
     def _claim_checked(self, case: Case, sol: Solution, verdict: Verdict) -> bool:
         """A program's claimed minimum or Impossible decided by the agreement policy (:func:`check_claim`): False,
