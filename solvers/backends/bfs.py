@@ -84,7 +84,7 @@ def distance_table(game: PressSystem) -> np.ndarray:
     size = 1 << k
     blocks = table.reshape(-1, size)
     step = np.empty(size, dtype=np.uint8)
-    for mask in game.press_masks:
+    for mask in dict.fromkeys(game.press_masks):  # a repeated button adds no edge
         hi, lo = mask >> k, mask & (size - 1)
         for p in range(len(blocks)):
             q = p ^ hi
@@ -137,13 +137,15 @@ def _level_bfs(game: PressSystem) -> np.ndarray:
 
 
 def _walk(game: PressSystem, table: np.ndarray, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Witnesses by walking down the table: (presses, goal board reached), uint64 arrays.
+    """Witnesses by walking down the table: (presses, goal board reached), uint64 arrays (presses an object
+    array of Python ints past 64 buttons).
 
     ``boards`` must all be reachable.  Each step takes, for every board, the
     lowest-numbered press that lowers the distance by one.
     """
     cur = boards.astype(np.int64)
-    presses = np.zeros(len(boards), dtype=np.uint64)
+    wide = game.m > 64
+    presses = np.zeros(len(boards), dtype=object if wide else np.uint64)
     for _ in range(int(table[cur].max(initial=0))):
         here = table[cur].astype(np.int16)
         chosen = here == 0  # at a goal board already
@@ -152,7 +154,7 @@ def _walk(game: PressSystem, table: np.ndarray, boards: np.ndarray) -> tuple[np.
             cand = cur ^ m
             take = ~chosen & (table[cand] == here - 1)
             nxt[take] = cand[take]
-            presses[take] |= np.uint64(1 << j)
+            presses[take] |= (1 << j) if wide else np.uint64(1 << j)
             chosen |= take
         cur = nxt
     return presses, cur.astype(np.uint64)
@@ -228,7 +230,7 @@ class Bfs(Backend):
         start = time.perf_counter()
         boards = np.asarray(boards, dtype=np.uint64)
         table = distance_table(game)
-        out = BatchSolution.empty(self.name, boards)
+        out = BatchSolution.empty(self.name, boards, game.m)
         dist = table[boards.astype(np.int64)]
         solvable = dist != UNREACHABLE
         out.status[:] = np.where(solvable, Status.OPTIMAL, Status.INFEASIBLE)
@@ -236,7 +238,7 @@ class Bfs(Backend):
         presses, reached = _walk(game, table, boards[solvable])
         if canonical:
             pairs = [_canonical(game, table, int(b)) for b in boards[solvable]]
-            presses = np.array([p for p, _ in pairs], dtype=np.uint64)
+            presses = np.array([p for p, _ in pairs], dtype=out.presses.dtype)
             reached = np.array([t for _, t in pairs], dtype=np.uint64)
         out.presses[solvable] = presses
         out.target[solvable] = reached

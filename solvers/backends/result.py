@@ -168,14 +168,16 @@ class BatchSolution:
     @classmethod
     def empty(cls, backend: str, boards: np.ndarray, m: int | None = None) -> BatchSolution:
         """All-UNKNOWN arrays for ``boards`` (uint64 shape (k,), an object array of Python ints above 64 cells,
-        or int64 shape (k, n) with ``m`` buttons), to be filled in by a backend."""
+        or int64 shape (k, n) with ``m`` buttons), to be filled in by a backend.  Press sets are uint64 up to 64
+        buttons, Python ints (an object array) for more ``m`` or cells."""
         boards = np.asarray(boards)
         k = len(boards)
         if boards.dtype == object:  # Python ints above 64 cells
             presses, target = np.zeros(k, dtype=object), np.zeros(k, dtype=object)
         elif boards.ndim == 1:
             boards = boards.astype(np.uint64, copy=False)
-            presses, target = np.zeros(k, dtype=np.uint64), np.zeros(k, dtype=np.uint64)
+            wide = m is not None and m > 64
+            presses, target = np.zeros(k, dtype=object if wide else np.uint64), np.zeros(k, dtype=np.uint64)
         else:
             boards = boards.astype(np.int64, copy=False)
             presses, target = np.zeros((k, m), dtype=np.int64), np.zeros_like(boards)

@@ -63,7 +63,7 @@ class Answers:
         self.moves[lo:lo + len(batch)] = batch.moves
         self.errors.extend(batch.stats.get("errors", []))
         self.seconds += batch.seconds
-        if not self.packed:
+        if not self.packed or batch.presses.dtype == object:  # Python ints (over 64 buttons) stay as they are
             self.chunks[i] = batch
             return
         self.chunks[i] = tuple(zlib.compress(np.ascontiguousarray(a, dtype="<u8").tobytes(), 1)

@@ -215,7 +215,7 @@ class Checkpoint:
         except KeyError as exc:
             raise CheckpointError(f"checkpoint {self.path}: chunk {chunk} of {backend} is damaged (no field "
                                   f"{exc}); remove the file to start again") from None
-        except (ValueError, TypeError, AttributeError, zlib.error) as exc:
+        except (ValueError, TypeError, AttributeError, OverflowError, zlib.error) as exc:
             raise CheckpointError(f"checkpoint {self.path}: chunk {chunk} of {backend} is damaged ({exc}); "
                                   f"remove the file to start again") from None
 
@@ -225,7 +225,7 @@ class Checkpoint:
         backend = backend or batch.backend
         rec = {"run": self.run, "backend": backend, "chunk": chunk, "k": k,
                "boards_sha256": boards_digest(batch.boards)[:16]}
-        if batch.boards.dtype == object:
+        if batch.boards.dtype == object or batch.presses.dtype == object:  # Python ints: hex lists
             rec |= {"presses": [format(int(p), "x") for p in batch.presses],
                     "target": [format(int(t), "x") for t in batch.target]}
         elif batch.boards.ndim == 2:  # rows of states and press counts
@@ -253,9 +253,10 @@ class Checkpoint:
         k = len(boards)
         if rec["k"] != k or rec["boards_sha256"] != boards_digest(boards)[:16]:
             raise ValueError("its boards are not this chunk's boards")
-        if boards.dtype == object:
+        if isinstance(rec["presses"], list):  # Python ints (over 64 cells or buttons), in hex
             presses = np.array([int(p, 16) for p in rec["presses"]] or [], dtype=object)
-            target = np.array([int(t, 16) for t in rec["target"]] or [], dtype=object)
+            target = np.array([int(t, 16) for t in rec["target"]] or [],
+                              dtype=object if boards.dtype == object else np.uint64)
             if len(presses) != k or len(target) != k:
                 raise ValueError(f"expected {k} answers")
         elif boards.ndim == 2:

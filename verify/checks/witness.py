@@ -59,7 +59,7 @@ def check_batch(game: PressSystem, batch: BatchSolution) -> np.ndarray:
     """
     if not game.binary:
         return _check_rows(game, batch)
-    if batch.boards.dtype == object:  # Python ints above 64 cells: per board
+    if batch.boards.dtype == object or batch.presses.dtype == object:  # Python ints (over 64 cells or buttons)
         return np.array([check_solution(game, int(batch.boards[i]), batch[i]) is not None
                          or (batch.status[i] != Status.OPTIMAL and batch.moves[i] != NO_MOVES)
                          for i in range(len(batch))], dtype=bool).reshape(len(batch))
