@@ -166,6 +166,23 @@ def test_the_gauss_refusal_of_10000_buttons_is_one_line(cli, tmp_path):
     one_line(cli("solve", "--rules", rules, "--goal", "0", stdin="1\n"), 5, "3^9999 press vectors", longest=300)
 
 
+def test_the_gauss_refusal_at_nullity_4993_is_one_line_not_an_overflow(cli, tmp_path):
+    """Break-it: 2.0 ** 4990 overflowed a float in gauss's estimate and auto's plan (a traceback)."""
+    buttons = [[i % 10, (3 * i + 1) % 10] for i in range(5000)]
+    rules = _rules(tmp_path, json.dumps({"cells": 10, "buttons": buttons}))
+    one_line(cli("solve", "--rules", rules, "--goal", "white", "--backend", "gauss", stdin="1" * 10 + "\n"), 5,
+             "nullity 4993: the minimum needs 2**4993", "more than 10**12 years", longest=500)
+    r = cli("solve", "--rules", rules, "--goal", "white", "--backend", "auto", stdin="1" * 10 + "\n")
+    assert r.returncode == 0 and r.stdout == "5\n", r.stderr
+
+
+def test_maxsat_refuses_more_buttons_than_it_can_finish(cli, tmp_path):
+    """Break-it: 30 cells with 1,000 buttons ran RC2 (which cannot be interrupted) past any limit."""
+    rules = _rules(tmp_path, json.dumps({"cells": 30, "buttons": [[i % 30] for i in range(101)]}))
+    one_line(cli("solve", "--rules", rules, "--goal", "white", "--backend", "maxsat", stdin="1" * 30 + "\n"), 5,
+             "maxsat allows at most 100 buttons (soft clauses); 30 cells with 101 buttons", "taken by: gauss")
+
+
 @pytest.mark.parametrize("backend", ["cpsat", "ilp", "bfs"])
 def test_explain_prints_the_certificate_of_a_3_state_impossible(cli, backend):
     """Item 26: cpsat, ilp and bfs printed Impossible with no certificate, and --explain printed nothing."""
@@ -198,3 +215,30 @@ def test_verify_reports_impossible_answers_it_cannot_certify(cli, tmp_path):
     assert "every Impossible has a certificate" not in r.stdout
     assert "flipgame: note: 6 Impossible answer(s) of cpsat unchecked" in r.stderr
     assert json.loads(report.read_text())["notes"][0].startswith("6 Impossible answer(s) of cpsat unchecked")
+
+
+@pytest.mark.parametrize("backend", ["bfs", "auto", "cpsat", "ilp"])
+def test_press_sets_past_64_buttons_on_few_cells_are_whole(backend):
+    """Break-it: 4 cells with 70 buttons gave Error (an OverflowError packing press sets in uint64) in bfs and in
+    every batch; now the witness is a Python int, single and batch.  Button 69 alone lights cell 3."""
+    import numpy as np
+
+    import flipgame as fg
+
+    game = fg.from_json({"cells": 4, "buttons": [[0, 1]] * 69 + [[3]], "goal": "white"})
+    one = fg.solve(0b1000, backend, game=game)
+    assert (one.status, one.moves, one.presses) == (fg.Status.OPTIMAL, 1, 1 << 69)
+    batch = fg.solve_batch(np.array([0b1000, 0b1011, 0b0100], dtype=np.uint64), game, backend)
+    assert batch.status.tolist() == [fg.Status.OPTIMAL, fg.Status.OPTIMAL, fg.Status.INFEASIBLE]
+    assert batch.moves.tolist()[:2] == [1, 2]
+    assert batch[0].presses == 1 << 69 and batch[1].presses in {1 << 69 | 1 << j for j in range(69)}
+
+
+def test_auto_answers_few_cells_with_many_buttons_from_the_bfs_table():
+    """10 cells, 5,000 buttons (nullity 4,990): sat ran past its time limit; bfs's table answers 6 (checked by a
+    plain BFS over the 10 distinct masks, a cell listed twice flipping back)."""
+    import flipgame as fg
+
+    buttons = [[i % 10, (3 * i + 1) % 10, (7 * i + 2) % 10] for i in range(5000)]
+    s = fg.solve((1 << 10) - 1, "auto", game=fg.from_json({"cells": 10, "buttons": buttons, "goal": "white"}))
+    assert s.moves == 6 and s.stats["strategy"] == "bfs"

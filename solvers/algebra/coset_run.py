@@ -32,6 +32,7 @@ Order", 1897).
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -52,6 +53,8 @@ RATE = figure("coset.rate") or RATE_FALLBACK
 """Null-space assignments enumerated per second, the one figure every estimate uses (the refusal above
 ``--max-nullity``, ``auto``'s choice, the study): measured by ``make bench`` on a random solvable 39x39 board
 (nullity 32, no symmetry; :mod:`flipgame.core.measured`), else :data:`RATE_FALLBACK`."""
+FAR_BEYOND = 3.2e19
+"""Seconds (10**12 years) past which a message says only "more than 10**12 years"."""
 BLOCK_GROUPS = 1 << 10
 """Groups per block: 2**28 assignments at 14 low bits, about 0.1 s without symmetry at :data:`RATE`, so
 that Ctrl-C, the progress bar and the checkpoint follow within a fraction of a second."""
@@ -140,12 +143,18 @@ def estimate(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], qu
     order of its largest symmetry group.  Any nullity (no kernel layout is built).  O(k^3 |G|) per coset."""
     actions = _actions(game, board, parts, quiet, use_symmetry)
     work = sum(a.orbit_count() << a.inner for _, a in actions)
-    return work / RATE, max((a.order for _, a in actions), default=1)
+    return seconds_for(work), max((a.order for _, a in actions), default=1)
 
 
 def estimated_seconds(parts: Sequence[Part]) -> float:
     """Seconds the enumeration of ``parts`` takes at :data:`RATE`."""
-    return sum(p.assignments for p in parts) / RATE
+    return seconds_for(sum(p.assignments for p in parts))
+
+
+def seconds_for(work: int) -> float:
+    """Seconds ``work`` additions take at :data:`RATE`; ``inf`` past a float's range (nullity in the
+    thousands), never an OverflowError."""
+    return work / RATE if work.bit_length() < 1000 else math.inf
 
 
 def describe(seconds: float) -> str:
@@ -156,6 +165,8 @@ def describe(seconds: float) -> str:
     """
     if seconds < 1:
         return "under a second"
+    if seconds > FAR_BEYOND:
+        return "more than 10**12 years"
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60), ("s", 1)):
         if seconds >= 2 * size or unit == "s":
             value = seconds / size

@@ -13,12 +13,15 @@ Policy (from the measured crossover, ``flipgame study --strategies``; docs/resul
    measured, and its time does not depend on the board.
 2. **gauss** also above that when the board is Impossible: the elimination
    decides solvability at any nullity without enumerating.
-3. **sat-xor** (CryptoMiniSat with native XOR clauses) otherwise: a solvable
+3. **bfs** for such a board when the distance table over all 2**n boards costs at most
+   :data:`~flipgame.core.limits.AUTO_BFS_MAX_WORK` (few cells, however many buttons: 10 cells
+   with 5,000 buttons in 0.2 s, where the searches ran past their time limit).
+4. **sat-xor** (CryptoMiniSat with native XOR clauses) otherwise: a solvable
    board at a nullity over that, or rules the algebra does not take
    (e.g. a king or toroidal board over 50x50).  It is the fastest search
    strategy measured (18x18 unique-solution boards in 0.1-0.2 s, where CP-SAT
    found nothing in 20 s), within ``time_limit``.
-4. **ilp-scip** when sat refuses the board (its model over ``memory_limit``).
+5. **ilp-scip** when sat refuses the board (its model over ``memory_limit``).
 
 Beyond two states: **gauss** over Z_k when its coset enumeration fits its budget
 (:data:`flipgame.algebra.zk.MAX_ENUMERATED`), else **cpsat**, then **ilp-scip**;
@@ -53,7 +56,7 @@ from flipgame.backends.gauss import NULLITY_32_SECONDS
 from flipgame.backends.result import BatchSolution, Solution
 from flipgame.backends.strategies import BUILTIN
 from flipgame.core.errors import BoardTooLargeError, RefusedError
-from flipgame.core.limits import DEFAULT_MAX_NULLITY
+from flipgame.core.limits import AUTO_BFS_MAX_WORK, BFS_MAX_CELLS, DEFAULT_MAX_NULLITY
 from flipgame.model.system import PressSystem
 
 SEARCH_ORDER = ("sat-xor", "ilp-scip")
@@ -144,18 +147,29 @@ def plan(game: PressSystem, options: dict | None = None) -> Plan:
             return Plan("gauss", f"the algebra takes {game.size} ({how}) and nullity {k} <= max_nullity "
                                  f"{DEFAULT_MAX_NULLITY if max_k is None else max_k}: gauss enumerates 2**{k} "
                                  f"null-space combinations", k)
-        fits = _fits(game, k, options, 2.0 ** k / coset_run.RATE)
+        fits = _fits(game, k, options, coset_run.seconds_for(1 << k))
         if fits:
             return Plan("gauss", f"the algebra takes {game.size} ({how}); nullity {k}: {fits}", k)
         over = (f"nullity {k} > max_nullity {max_k} (2**{k} combinations; --max-nullity {k} would force gauss)"
                 if max_k is not None else
                 f"nullity {k} > {DEFAULT_MAX_NULLITY} and 2**{k} combinations take "
-                f"{coset_run.describe(2.0 ** k / coset_run.RATE)}, over the time limit ({_limit(game, options)}), "
+                f"{coset_run.describe(coset_run.seconds_for(1 << k))}, over the time limit ({_limit(game, options)}), "
                 f"unless the board's symmetries cut that down")
-        name, why = _search(game, options, f"{over}; gauss decides Impossible boards, a solvable one goes to")
+        name, why = _table_or_search(game, options, f"{over}; gauss decides Impossible boards, a solvable one "
+                                                    f"goes to")
         return Plan(name, why, k, impossible_first=True)
-    name, why = _search(game, options, f"the algebra does not take {game.size} ({refused})")
+    name, why = _table_or_search(game, options, f"the algebra does not take {game.size} ({refused})")
     return Plan(name, why)
+
+
+def _table_or_search(game: PressSystem, options: dict, why: str) -> tuple[str, str]:
+    """bfs when its distance table fits :data:`AUTO_BFS_MAX_WORK` (few cells, however many buttons), else
+    :func:`_search`."""
+    masks = len(set(game.press_masks) - {0})
+    if game.n <= BFS_MAX_CELLS and masks << game.n <= AUTO_BFS_MAX_WORK:
+        return "bfs", (f"{why}: bfs (a distance table over 2**{game.n} boards and {masks} distinct buttons, "
+                       f"within auto's table budget of 2**{AUTO_BFS_MAX_WORK.bit_length() - 1})")
+    return _search(game, options, why)
 
 
 def _plan_counts(game: PressSystem, options: dict) -> Plan:
@@ -242,8 +256,8 @@ class Auto(Backend):
         name, why = p.strategy, p.why
         if p.impossible_first and game.binary:
             name, why = self._board_plan(game, board, p, options) or (name, why)
-        if name == "gauss" and game.binary and p.nullity is not None:
-            options["max_nullity"] = max(p.nullity, max_nullity or 0)
+        if name == "gauss" and game.binary and p.nullity is not None:  # an Impossible board needs no enumeration
+            options["max_nullity"] = min(max(p.nullity, max_nullity or 0), minweight.MAX_NULLITY)
         s = self._run(name, game, board, options)
         stats = {**s.stats, "strategy": name, "why": why}
         if p.nullity is not None:
@@ -260,7 +274,7 @@ class Auto(Backend):
             return out.with_time(out.seconds, why=p.why)
         gauss = BUILTIN["gauss"]
         if game.binary:
-            opts["max_nullity"] = max(p.nullity or 0, opts["max_nullity"] or 0)
+            opts["max_nullity"] = min(max(p.nullity or 0, opts["max_nullity"] or 0), minweight.MAX_NULLITY)
         gopts = gauss.method.accept(game, gauss.call_options(**gauss.declared(opts)))
         out = gauss.method.solve_batch(game, np.asarray(boards, dtype=np.uint64 if game.binary else np.int64), **gopts)
         return dataclasses.replace(out, backend=self.name).with_time(out.seconds, strategy="gauss", why=p.why)

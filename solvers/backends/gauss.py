@@ -196,14 +196,14 @@ class Gauss(Backend):
 def nullity_hint(k: int, seconds: float | None = None, symmetries: int = 1) -> str:
     """What to do about a nullity too large to enumerate by default, with the time ``seconds`` this board
     takes (default: 2**k at :data:`flipgame.algebra.coset_run.RATE`, no symmetry)."""
-    seconds = 2.0 ** k / coset_run.RATE if seconds is None else seconds
+    seconds = coset_run.seconds_for(1 << k) if seconds is None else seconds
     using = f", using {symmetries} symmetries of the board" if symmetries > 1 else ""
     when = f"{coset_run.describe(seconds)} on 2 cores{using}"
     if k <= minweight.MAX_NULLITY:
         resume = "; --checkpoint FILE makes the run resumable" if k > LONG_RUN_MIN_NULLITY else ""
         return f"--max-nullity {k} enumerates them ({when}, twice that per extra nullity{resume})"
-    return (f"gauss enumerates at most nullity {minweight.MAX_NULLITY} (this board: {when}); the sat and ilp "
-            f"backends may find the minimum within their time limit")
+    return (f"gauss enumerates at most nullity {minweight.MAX_NULLITY} (this board: {when}); --backend auto "
+            f"hands it to bfs (few cells) or to sat / ilp, which may find the minimum within their time limit")
 
 
 def _reading_key(x: np.ndarray, n: int) -> np.ndarray:

@@ -7,7 +7,8 @@ The optimum cost is the minimum number of presses; an UNSAT hard part is
 Impossible.  RC2 is built afresh per board (its hard clauses hold the board).
 
 Running time: NP-hard in general; measured per board in ``docs/bench.md``.  RC2
-cannot be interrupted, so the backend takes at most :data:`MAXSAT_MAX_CELLS` cells.
+cannot be interrupted, so the backend takes at most :data:`MAXSAT_MAX_CELLS` cells and
+:data:`MAXSAT_MAX_BUTTONS` buttons.
 Source: Ignatiev, Morgado & Marques-Silva, "RC2: an Efficient MaxSAT Solver",
 JSAT 11 (2019); winner of the MaxSAT Evaluations 2018 and 2019.
 """
@@ -18,7 +19,7 @@ import time
 
 from flipgame.backends.base import Backend, Option, no_canonical
 from flipgame.backends.result import Solution, Status
-from flipgame.core.limits import MAXSAT_MAX_CELLS
+from flipgame.core.limits import MAXSAT_MAX_BUTTONS, MAXSAT_MAX_CELLS
 from flipgame.encode.export import Instance, parity_clauses
 from flipgame.model.system import PressSystem
 
@@ -67,6 +68,14 @@ class MaxSat(Backend):
 
     def check_options(self, options: dict) -> dict:
         return no_canonical(self.name, super().check_options(options))
+
+    def refusal(self, game: PressSystem, options: dict) -> str | None:
+        """:meth:`Backend.refusal`, and more than :data:`MAXSAT_MAX_BUTTONS` buttons (soft clauses)."""
+        why = super().refusal(game, options)
+        if why is None and game.m > MAXSAT_MAX_BUTTONS:
+            why = (f"{self.name} allows at most {MAXSAT_MAX_BUTTONS} buttons (soft clauses); {game.size} with "
+                   f"{game.m} buttons")
+        return why
 
     def solve(self, game: PressSystem, board: int, **options) -> Solution:
         options = self.check_options(options)  # defaults filled when called without the gate

@@ -34,10 +34,20 @@ gauss itself goes further, within its time limit and memory budget."""
 BFS_MAX_CELLS = 30
 """bfs keeps one byte per state of 2**n: 30 cells is a 1 GiB table."""
 
+AUTO_BFS_MAX_WORK = 1 << 30
+"""``auto`` hands a solvable board that gauss cannot enumerate to bfs when its table costs at most this many
+byte operations (distinct press masks x 2**cells): measured 2.2-2.9 s at 2**29-2**30 (20 cells with 920
+distinct buttons, 22 cells with 296, 24 cells with 64), where sat and cpsat ran past 20 s on 10 cells with
+300 buttons."""
+
 MAXSAT_MAX_CELLS = 100
 """maxsat (pysat's RC2) cannot be interrupted, so it has no time limit: boards above 10x10 are refused.
 Measured (shared 2-core machine, loaded): 4x4 about 20 ms a board; a 16x16 board ran over 9 min, the
 14x14 and 18x18 judge cases over 60 s."""
+
+MAXSAT_MAX_BUTTONS = 100
+"""maxsat's soft clauses (one per button) are refused past this count too, for the same reason.  Measured:
+30 random cells with 100 two-cell buttons in 0.3 s; with 150 buttons RC2 ran over 200 s."""
 
 EXHAUSTIVE_MAX_CELLS = 30
 """Most cells whose 2**n boards an agreement run enumerates (bfs's table, 2**30 boards)."""
@@ -151,6 +161,11 @@ VERSION_SECONDS = 5.0
 
 MANIFEST_MAX_BYTES = 64 << 20
 """Largest manifest.json read (one of a suite of every family at its largest sizes is under 1 MB)."""
+
+RUN_MEMORY_MIN_GIB = 0.2
+"""Least address space (``--memory-limit``, GiB) a study's run gets: below it no run's process starts (Python,
+numpy and flipgame's imports).  Measured: at 0.1 GiB every strategy's run failed to start; at 0.2 gauss and
+sat-xor answer (cpsat, with OR-Tools loaded, needs 0.3)."""
 
 MEASURE_MARGIN_SECONDS = 1.0
 """Seconds past the time limit before a run is killed: a backend that keeps its own clock answers
