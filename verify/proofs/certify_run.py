@@ -11,7 +11,7 @@ from flipgame.algebra.gf2 import certificates
 from flipgame.backends.result import Status
 from flipgame.core.errors import BoardTooLargeError
 from flipgame.core.limits import CERTIFY_SECONDS
-from flipgame.core.workers import local_pool
+from flipgame.core.workers import kill_pool, local_pool, pool_map
 from flipgame.verify.checks.certificates import check_certificate
 from flipgame.verify.proofs.certify import CertStatus, certify_minimum
 
@@ -95,9 +95,15 @@ def certify_run(game, boards, results: dict, *, time_limit: float = CERTIFY_SECO
     if len(tasks) == 1:  # one board: its proof is checked by every process instead
         tasks = [(*tasks[0][:-1], jobs)]
     if jobs > 1 and len(tasks) > 1:
-        with local_pool(min(jobs, len(tasks))) as pool:
-            records = iter(pool.map(_certify_board, tasks, chunksize=max(1, min(64, len(tasks) // (8 * jobs)))))
-            return _tally(game, pairs, records, progress, jobs, start)
+        pool = local_pool(min(jobs, len(tasks)))
+        try:
+            records = pool_map(pool, _certify_board, tasks, chunksize=max(1, min(64, len(tasks) // (8 * jobs))))
+            out = _tally(game, pairs, records, progress, jobs, start)
+        except BaseException:  # Ctrl-C, SIGTERM: the workers are killed, not waited for
+            kill_pool(pool)
+            raise
+        pool.shutdown()
+        return out
     return _tally(game, pairs, map(_certify_board, tasks), progress, 1, start)
 
 
