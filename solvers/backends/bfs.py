@@ -35,9 +35,9 @@ from functools import lru_cache
 import numpy as np
 
 from flipgame.backends import bfs_zk
-from flipgame.backends.base import Backend
+from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend
 from flipgame.backends.result import BatchSolution, Solution, Status
-from flipgame.core.errors import BoardTooLargeError
+from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError
 from flipgame.core.limits import BFS_MAX_CELLS
 from flipgame.model.grid import to_bits
 from flipgame.model.system import PressSystem
@@ -85,6 +85,7 @@ def distance_table(game: PressSystem) -> np.ndarray:
     blocks = table.reshape(-1, size)
     step = np.empty(size, dtype=np.uint8)
     for mask in dict.fromkeys(game.press_masks):  # a repeated button adds no edge
+        bfs_zk.check_deadline()
         hi, lo = mask >> k, mask & (size - 1)
         for p in range(len(blocks)):
             q = p ^ hi
@@ -196,35 +197,70 @@ class Bfs(Backend):
     summary = "breadth-first distance table over all 2^n states"
     max_cells = BFS_MAX_CELLS
     takes = frozenset({"two", "mod k", "counters"})
+    options = (TIME_LIMIT, MEMORY_LIMIT)
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:
-        if game.binary:
-            return super().refusal(game, options)
-        return bfs_zk.declines(game)
+        """Over :data:`BFS_MAX_CELLS` cells or ``k**n`` over bfs_zk's table; a table over the memory budget."""
+        why = super().refusal(game, options) if game.binary else bfs_zk.declines(game)
+        if why or game.states is None:
+            return why
+        need = (1 << game.n) if game.binary else bfs_zk.table_bytes(game)
+        budget = options.get("memory_limit", MEMORY_LIMIT.default) * 2**30
+        if need > budget:
+            return (f"bfs: the distance table of {game.size} needs about {need / 2**20:,.0f} MiB, over the "
+                    f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB)")
+        return None
 
-    def solve(self, game: PressSystem, board, *, canonical: bool = False) -> Solution:
+    def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:
+        too_big = (super().refusal(game, options) if game.binary else bfs_zk.declines(game)) is not None
+        return BoardTooLargeError if too_big else MemoryBudgetError
+
+    def solve(self, game: PressSystem, board, *, canonical: bool = False, time_limit: float | None = None,
+              memory_limit: float = MEMORY_LIMIT.default) -> Solution:
         """Minimum presses for one board, read from the cached distance table.
 
         The first call for a game builds the table (about 0.02 s for 4x4, 3 s
         for 25 cells); later calls cost O(d * n).  With ``canonical`` the
-        witness is the lexicographically smallest minimum press set.
+        witness is the lexicographically smallest minimum press set.  A table
+        build that outlasts ``time_limit`` seconds (checked between buttons)
+        answers UNKNOWN.
         """
+        start = time.perf_counter()
+        try:
+            with bfs_zk.deadline(time_limit):
+                return self._solve(game, board, canonical)
+        except TimeoutError as exc:
+            return Solution(self.name, Status.UNKNOWN, seconds=time.perf_counter() - start,
+                            stats={"reason": str(exc)})
+
+    def _solve(self, game: PressSystem, board, canonical: bool) -> Solution:
         if not game.binary:
             return bfs_zk.solve(game, board)
         start = time.perf_counter()
-        s = self.solve_batch(game, np.array([board], dtype=np.uint64))[0]
+        s = self._solve_batch(game, np.array([board], dtype=np.uint64))[0]
         presses, target = s.presses, s.target
         if canonical and s.success:
             presses, target = _canonical(game, distance_table(game), board)
         return Solution(self.name, s.status, s.moves, presses, target, time.perf_counter() - start)
 
     def solve_batch(self, game: PressSystem, boards: np.ndarray, *, canonical: bool = False,
-                    witnesses: bool = True) -> BatchSolution:
+                    witnesses: bool = True, time_limit: float | None = None,
+                    memory_limit: float = MEMORY_LIMIT.default) -> BatchSolution:
         """Answers and witnesses for many boards (uint64 array, shape (k,)) from one distance table.
 
-        With ``canonical``, a depth-first search per board, in Python.
+        With ``canonical``, a depth-first search per board, in Python.  A table build that outlasts
+        ``time_limit`` seconds answers UNKNOWN for every board.
         Running time: the table once, then O(k * d_max * n) numpy element operations.
         """
+        start = time.perf_counter()
+        try:
+            with bfs_zk.deadline(time_limit):
+                return self._solve_batch(game, boards, canonical=canonical, witnesses=witnesses)
+        except TimeoutError:
+            return BatchSolution.empty(self.name, boards, game.m).with_time(time.perf_counter() - start)
+
+    def _solve_batch(self, game: PressSystem, boards: np.ndarray, *, canonical: bool = False,
+                     witnesses: bool = True) -> BatchSolution:
         if not game.binary:
             return bfs_zk.solve_batch(game, boards, witnesses=witnesses)
         start = time.perf_counter()

@@ -25,7 +25,10 @@ Source: Cormen et al., "Introduction to Algorithms", 3rd ed., 22.2 and 15
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -37,6 +40,32 @@ from flipgame.model.system import PressSystem
 NAME = "bfs"
 MAX_STATES = 1 << 30
 """Largest table, in states (1 GiB of uint8)."""
+
+
+_CALL = threading.local()
+"""The deadline of the bfs call running in this thread (``perf_counter`` seconds), or None."""
+
+
+@contextlib.contextmanager
+def deadline(seconds: float | None) -> Iterator[None]:
+    """Within the block, a table build in this thread stops (TimeoutError) ``seconds`` from now."""
+    _CALL.deadline = None if seconds is None else time.perf_counter() + seconds
+    try:
+        yield
+    finally:
+        _CALL.deadline = None
+
+
+def check_deadline() -> None:
+    """TimeoutError if this thread's bfs call is past its deadline (checked between buttons of a table build)."""
+    at = getattr(_CALL, "deadline", None)
+    if at is not None and time.perf_counter() > at:
+        raise TimeoutError("bfs: the time limit ran out while building the distance table")
+
+
+def table_bytes(system: PressSystem) -> int:
+    """Peak bytes of the Z_k table build: the table, its next version and one rolled copy; O(1)."""
+    return 3 * _states(system) * np.dtype(_dtype(system)).itemsize
 
 
 def _states(system: PressSystem) -> int:
@@ -74,8 +103,10 @@ def distance_table(system: PressSystem) -> np.ndarray:
         axes = tuple(int(i) for i in np.flatnonzero(a[:, j]))
         if not axes:
             continue
+        check_deadline()
         new = table.copy()
         for t in range(1, k):
+            check_deadline()
             shifts = tuple(int(-(t * a[i, j]) % k) for i in axes)
             cand = np.roll(table, shifts, axis=axes)
             np.minimum(cand, inf - t, out=cand)
@@ -195,6 +226,7 @@ def _solve_counters(system: PressSystem, board: tuple[int, ...], start: float) -
     table[(0,) * len(shape)] = 0
     a = system.matrix
     for j in range(system.m):
+        check_deadline()
         table = _knapsack(table, a[:, j], inf)
     d = int(table[tuple(need)])
     if d >= inf:
