@@ -59,6 +59,11 @@ class Option:
     flag : str or None
         Command-line flag; default ``--name-with-dashes``; ``""`` = no flag
         (set by another CLI option, e.g. ``canonical``).
+    fuzz : tuple or bool
+        The values ``flipgame fuzz`` may draw for this option (True: every one of ``choices``; empty: never
+        varied).  Only settings that leave the question unchanged: a different search, the same minimum.
+    fuzz_many : bool
+        Draw a subset of ``fuzz`` and join it with spaces (solver parameters), not one value.
     """
 
     name: str
@@ -70,6 +75,13 @@ class Option:
     positive: bool = False
     flag: str | None = None
     maximum: float | None = None
+    fuzz: tuple | bool = ()
+    fuzz_many: bool = False
+
+    @property
+    def fuzz_values(self) -> tuple:
+        """The values the fuzzer draws from (see ``fuzz``)."""
+        return tuple(self.choices or ()) if self.fuzz is True else tuple(self.fuzz or ())
 
     @property
     def cli_flag(self) -> str:

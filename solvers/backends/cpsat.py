@@ -36,6 +36,7 @@ import time
 
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.models import CountsModel, Model, ModelBackend
+from flipgame.backends.parameters import CPSAT_FUZZ, set_cpsat
 from flipgame.backends.result import Status
 from flipgame.core.errors import RulesError
 from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
@@ -78,12 +79,14 @@ class CpSatModel(Model):
         CP-SAT search workers per solve (1 is fastest on small boards;
         parallelism across boards comes from worker processes instead).
     formulation : {"auto", "chase", "xor", "linear"}
+    params : str
+        CP-SAT parameters ``name:value ...`` set last (:func:`flipgame.backends.parameters.set_cpsat`).
     """
 
     backend = "cpsat"
 
     def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, workers: int = 1,
-                 formulation: str = "auto"):
+                 formulation: str = "auto", params: str = ""):
         super().__init__(game)
         from ortools.sat.python import cp_model
 
@@ -116,6 +119,7 @@ class CpSatModel(Model):
         self._press_domains = [m.proto.variables[v.index].domain for v in self.press]
         self.solver = cp_model.CpSolver()
         self._parameters(workers, time_limit, small)
+        set_cpsat(self.solver.parameters, params)
 
     def _cell_rows(self, m, formulation: str) -> list[int]:
         """One row per cell (xor or linear), for the all-white board; the constraint indices."""
@@ -259,7 +263,8 @@ class CountsCpSatModel(CountsModel):
 
     backend = "cpsat"
 
-    def __init__(self, system: PressSystem, *, time_limit: float = 60.0, workers: int = 1, formulation: str = "auto"):
+    def __init__(self, system: PressSystem, *, time_limit: float = 60.0, workers: int = 1, formulation: str = "auto",
+                 params: str = ""):
         super().__init__(system)
         from ortools.sat.python import cp_model
 
@@ -279,15 +284,16 @@ class CountsCpSatModel(CountsModel):
         self.domains = [m.proto.constraints[c].linear.domain for c in rows]
         self.press_domains = [m.proto.variables[v.index].domain for v in self.x]
         self.solver = cp_model.CpSolver()
-        params = self.solver.parameters
-        params.max_time_in_seconds, params.num_workers = time_limit, workers
-        params.catch_sigint_signal = False  # Ctrl-C is ours: it stops the run, not one board's search
+        settings = self.solver.parameters
+        settings.max_time_in_seconds, settings.num_workers = time_limit, workers
+        settings.catch_sigint_signal = False  # Ctrl-C is ours: it stops the run, not one board's search
         if system.cells <= FIXED_SEARCH_MAX_CELLS and system.states is not None:
             # Not for counters: without the LP relaxation (linearization level 0) CP-SAT proved no optimum
             # in 10 s for one counter of 76,988 and buttons adding 7, 5, 3 and 1, which it proves in
             # 10 ms with it (docs/general-game.md).
             for name, value in SMALL_MODEL_PARAMETERS.items():
-                setattr(params, name, value)
+                setattr(settings, name, value)
+        set_cpsat(settings, params)
 
     def _minimise(self, board):
         bounds = self.rows.bounds(board)
@@ -323,10 +329,14 @@ class CpSat(ModelBackend):
     options = (
         TIME_LIMIT,
         Option("workers", int, 1, "CP-SAT search workers per board", minimum=1, maximum=64,
-               flag="--cpsat-workers"),
+               flag="--cpsat-workers", fuzz=(1, 2)),
         Option("formulation", str, "auto", "auto: chase on plus boards without wrap, else xor; chase: the first "
                "row decides, every other press is an XOR of it by light chasing; xor: one XOR per cell; linear: "
-               "rows with a slack (measured slower)", choices=FORMULATIONS, flag="--cpsat-formulation"),
+               "rows with a slack (measured slower)", choices=FORMULATIONS, flag="--cpsat-formulation",
+               fuzz=("auto", "xor", "linear")),
+        Option("params", str, "", "CP-SAT parameters NAME:VALUE separated by spaces, set after flipgame's own "
+               "(OR-Tools sat_parameters.proto; gaps, stops and limits are refused)", flag="--cpsat-params",
+               fuzz=CPSAT_FUZZ, fuzz_many=True),
         MEMORY_LIMIT,
     )
 

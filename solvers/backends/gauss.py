@@ -103,7 +103,8 @@ class Gauss(Backend):
                "another board or rules is refused (flipgame solve --checkpoint)", flag=""),
         Option("method", str, "auto",
                f"auto, dense (elimination, any rules, cells x buttons <= {DENSE_MAX_WORK:,}) or chase (light chasing: "
-               "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method"),
+               "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method",
+               fuzz=("auto", "dense")),
     )
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:

@@ -281,7 +281,7 @@ class Ilp(ModelBackend):
     counts_model = CountsIlpModel
     options = (
         TIME_LIMIT,
-        Option("solver", str, "SCIP", "MIP solver for ilp", choices=SOLVERS, flag="--mip-solver"),
+        Option("solver", str, "SCIP", "MIP solver for ilp", choices=SOLVERS, flag="--mip-solver", fuzz=True),
         MEMORY_LIMIT,
     )
 

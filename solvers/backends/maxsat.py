@@ -64,7 +64,7 @@ class MaxSat(Backend):
     parallel = True
     max_cells = MAXSAT_MAX_CELLS
     by_default = False
-    options = (Option("solver", str, "g3", "RC2's SAT oracle", choices=SOLVERS, flag="--rc2-solver"),)
+    options = (Option("solver", str, "g3", "RC2's SAT oracle", choices=SOLVERS, flag="--rc2-solver", fuzz=True),)
 
     def check_options(self, options: dict) -> dict:
         return no_canonical(self.name, super().check_options(options))

@@ -31,19 +31,23 @@ import numpy as np
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.ilp import BASE_BYTES, BYTES_PER_CELL, BYTES_PER_ENTRY
 from flipgame.backends.models import Model, ModelBackend
+from flipgame.backends.parameters import HIGHS_FUZZ, SCIP_FUZZ, highs_settings
 from flipgame.backends.scip import MipModel, ScipModel
 from flipgame.core import extras
+from flipgame.core.errors import OptionError
 from flipgame.core.limits import MODEL_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.core.native import quiet_stdout
 from flipgame.model.system import PressSystem
 
 SOLVERS = ("scip", "highs")
+SOLVER_NAMES = {"scip": "SCIP", "highs": "HiGHS"}
 
 
 class HighsModel(MipModel):
     """The MIP in HiGHS (highspy), re-used across boards."""
 
-    def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, solver: str = "highs"):
+    def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, solver: str = "highs",
+                 scip_params: str = "", highs_params: str = ""):
         super().__init__(game, time_limit)
         import highspy
 
@@ -52,6 +56,9 @@ class HighsModel(MipModel):
             h = self.mip = highspy.Highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("mip_rel_gap", 0.0)  # HiGHS stops at a 1e-4 gap by default: not a proven minimum
+        for name, value in highs_settings(highs_params).items():
+            if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
+                raise OptionError(f"mip option highs_params (--highs-params): HiGHS does not take {name}:{value}")
         n = game.m
         cols = n + 1 + game.n
         slack = [(len(f) + 1) // 2 for f in game.flippers]
@@ -107,9 +114,22 @@ class Mip(ModelBackend):
     options = (
         TIME_LIMIT,
         Option("solver", str, "scip", "solver of the mip backend: SCIP through PySCIPOpt or HiGHS through highspy",
-               choices=SOLVERS, flag="--direct-solver"),
+               choices=SOLVERS, flag="--direct-solver", fuzz=True),
+        Option("scip_params", str, "", "SCIP parameters NAME:VALUE separated by spaces, set after flipgame's own "
+               "(SCIP's parameter names; gaps and limits are refused)", fuzz=SCIP_FUZZ, fuzz_many=True),
+        Option("highs_params", str, "", "HiGHS options NAME:VALUE separated by spaces, set after flipgame's own "
+               "(HiGHS's option names; gaps and limits are refused)", fuzz=HIGHS_FUZZ, fuzz_many=True),
         MEMORY_LIMIT,
     )
+
+    def check_options(self, options: dict) -> dict:
+        """As every backend's, and the parameters of the solver not chosen refused (they would be ignored)."""
+        checked = super().check_options(options)
+        other = "highs" if checked["solver"] == "scip" else "scip"
+        if checked[f"{other}_params"]:
+            raise OptionError(f"mip option {other}_params (--{other}-params) sets {SOLVER_NAMES[other]} parameters, "
+                              f"but the solver is {checked['solver']} (--direct-solver {other})")
+        return checked
 
     def missing_library(self, options: dict) -> str | None:
         """pyscipopt for SCIP, highspy for HiGHS (the extra ``mip`` brings both)."""

@@ -218,7 +218,7 @@ class ModelBackend(Backend):
         if "time_limit" in options and options["time_limit"] is None:
             options["time_limit"] = default_time_limit(game)
         if not game.binary:
-            options = {k: v for k, v in options.items() if k in ("time_limit", "solver", "workers")}
+            options = {k: v for k, v in options.items() if k in ("time_limit", "solver", "workers", "params")}
             return self.counts_model(game, **options)
         start = time.perf_counter()
         model = self.model_class(options)(game, **options)

@@ -259,13 +259,14 @@ class Sat(ModelBackend):
     options = (
         TIME_LIMIT,
         Option("engine", str, "xor", "xor: CryptoMiniSat with native XOR and Gauss-Jordan; cnf: a python-sat "
-               "solver with XOR cut into CNF", choices=("xor", "cnf"), flag="--sat-engine"),
+               "solver with XOR cut into CNF", choices=("xor", "cnf"), flag="--sat-engine", fuzz=True),
         Option("solver", str, DEFAULT_SOLVER, "python-sat solver for --sat-engine cnf", choices=SOLVERS,
-               flag="--sat-solver"),
+               flag="--sat-solver", fuzz=True),
         Option("cardinality", str, "auto", f"encoding of 'at most k presses' (auto: totalizer up to "
-               f"{TOTALIZER_MAX_CELLS} cells, else kmtotalizer)", choices=CARDINALITY, flag="--sat-cardinality"),
+               f"{TOTALIZER_MAX_CELLS} cells, else kmtotalizer)", choices=CARDINALITY, flag="--sat-cardinality",
+               fuzz=True),
         Option("descent", str, "linear", "linear (SAT-UNSAT descent) or binary search on the bound",
-               choices=("linear", "binary"), flag="--sat-descent"),
+               choices=("linear", "binary"), flag="--sat-descent", fuzz=True),
         MEMORY_LIMIT,
     )
 

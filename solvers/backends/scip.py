@@ -29,7 +29,9 @@ from __future__ import annotations
 import time
 
 from flipgame.backends.models import Model
+from flipgame.backends.parameters import scip_settings
 from flipgame.backends.result import Status
+from flipgame.core.errors import OptionError
 from flipgame.core.limits import TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.encode.chase import chase_rows
 from flipgame.model.system import PressSystem
@@ -140,6 +142,16 @@ class MipModel(Model):
         raise TimeoutError("no proof within the time limit while choosing the canonical witness")
 
 
+def _set_scip(mip, text: str) -> None:
+    """SCIP parameters of ``text`` set on ``mip``; OptionError on an unknown name or a bad value."""
+    for name, value in scip_settings(text).items():
+        try:
+            mip.setParam(name, value)
+        except (KeyError, LookupError, TypeError, ValueError) as exc:
+            raise OptionError(f"mip option scip_params (--scip-params): SCIP does not take {name}:{value} "
+                              f"({exc})") from None
+
+
 class ScipModel(MipModel):
     """The MIP in SCIP (PySCIPOpt), re-used across boards.
 
@@ -151,10 +163,13 @@ class ScipModel(MipModel):
         Seconds per board; a time-out answers UNKNOWN.
     formulation : {"auto", "chase", "cells"}
         The rows (module docstring); ``chase`` needs a plus grid without wrap (ValueError otherwise).
+    scip_params : str
+        SCIP parameters ``name:value ...`` set last (:func:`flipgame.backends.parameters.scip_settings`);
+        ``highs_params`` is for the HiGHS model and not read here.
     """
 
     def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, solver: str = "scip",
-                 formulation: str = "cells"):
+                 formulation: str = "cells", scip_params: str = "", highs_params: str = ""):
         super().__init__(game, time_limit)
         import pyscipopt
 
@@ -163,6 +178,7 @@ class ScipModel(MipModel):
         m.hideOutput()
         small = game.n <= SMALL_MODEL_MAX_CELLS
         m.setParams({**scip_parameters(game.n), **(DIRECT_SMALL_SETTINGS if small else {})})
+        _set_scip(m, scip_params)
         n = game.m
         self.press = [m.addVar(f"press_{j}", vtype="B") for j in range(n)]
         self.colour = m.addVar("target_black", vtype="B", lb=self.colour_bounds[0], ub=self.colour_bounds[1])
