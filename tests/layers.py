@@ -13,6 +13,7 @@ FOLDERS = {"flipgame": ROOT / "solvers", "flipgame.verify": ROOT / "verify"}
 """Where the installed package's modules are in the source tree (``setup.py`` maps these folders)."""
 
 LAYERS = ("core", "model", "algebra", "encode", "backends", "verify.checks", "verify.proofs", "pipeline", "verify.run",
+          "verify.fuzz",
           "formats", "study", "bench", "cli")
 """The layers in order: a module imports only from its own layer and the layers before it (docs/architecture.md)."""
 

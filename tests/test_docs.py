@@ -23,7 +23,7 @@ from flipgame.cli import docs
 ROOT = Path(__file__).resolve().parent.parent
 CLI_MD = ROOT / "docs" / "cli.md"
 README = ROOT / "README.md"
-COMMANDS = ("solve", "verify", "study", "bench", "export", "export-suite")
+COMMANDS = ("solve", "verify", "study", "bench", "export", "export-suite", "fuzz")
 README_MAX_LINES = 150
 
 pytestmark = pytest.mark.skipif(not CLI_MD.exists(), reason="docs/ is not beside the tests")

@@ -29,6 +29,7 @@ COMMAND_HELP = {
     "bench": "time every backend on all boards and the start-up of `flipgame solve`",
     "export": "write one board as a SAT/MaxSAT/PB/MIP/CP-SAT instance",
     "export-suite": "write a benchmark suite: families x sizes, with a manifest of known answers",
+    "fuzz": "differential fuzzing: random press systems and solver settings, findings shrunk to reproducers",
 }
 """One line per command for ``flipgame --help``, read without importing the command's module."""
 

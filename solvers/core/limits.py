@@ -220,3 +220,17 @@ to 2.2 s measured): past it the interrupt is raised where it is, so that a run s
 
 WITNESS_MAX_NULLITY = 24
 """Largest null space the parity prover searches for a witness (2**24 press sets: about a second)."""
+
+FUZZ_ORACLE_MAX_VECTORS = 1 << 17
+"""The fuzzer's exhaustive oracle tries every press vector (each button 0..k-1 times) up to this many; larger
+instances are judged by the referee and the agreement policy only (131,072 vectors: about 20 ms in numpy)."""
+FUZZ_TIME_LIMIT = 5.0
+"""Seconds per backend call in ``flipgame fuzz`` (``--time-limit``)."""
+FUZZ_HANG_FACTOR = 3.0
+"""A fuzzed call still running at this many times its time limit (plus :data:`FUZZ_HANG_GRACE`) is a hang."""
+FUZZ_HANG_GRACE = 10.0
+"""Seconds a fuzzed call may run past its limit for start-up and model building before the hang check."""
+FUZZ_SLOW_FACTOR = 1.5
+"""A fuzzed call that answers after this many times its time limit (plus 1 s) did not honour the limit."""
+FUZZ_SHRINK_TRIES = 400
+"""Candidate instances the shrinker tries per finding at most."""

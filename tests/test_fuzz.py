@@ -1,0 +1,177 @@
+"""flipgame fuzz: reproducible instances, the exhaustive oracle, settings that keep the question, findings of
+faulty backends caught, shrunk and written as reproducers that replay."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from faulty_backends import FAULTY
+
+from flipgame import BACKENDS, Board, Game, PressSystem
+from flipgame.backends.parameters import CPSAT_FUZZ
+from flipgame.backends.registry import get_backend
+from flipgame.cli import main
+from flipgame.core.errors import OptionError
+from flipgame.verify.fuzz.campaign import Config, replay, run_campaign
+from flipgame.verify.fuzz.instances import FAMILIES, draw
+from flipgame.verify.fuzz.oracle import exhaustive
+from flipgame.verify.fuzz.settings import draw_settings
+from flipgame.verify.fuzz.shrink import shrink
+
+
+def test_an_instance_is_the_same_from_the_same_seed_and_index():
+    a, b = draw(7, 11), draw(7, 11)
+    assert (a.system, a.board, a.family) == (b.system, b.board, b.family)
+    assert draw(7, 12).system != a.system or draw(7, 12).board != a.board
+
+
+def test_instances_cycle_through_the_families_and_draw_every_kind():
+    seen = [draw(3, i) for i in range(300)]
+    assert [x.family for x in seen[:6]] == [*FAMILIES, *FAMILIES]
+    kinds = {x.system.states for x in seen}
+    assert {None, 2, 3, 7} <= kinds
+    assert {x.system.goal for x in seen} >= {"any", "white", "black", "board"}
+
+
+def test_the_oracle_gives_the_poj_1753_answer_and_impossible():
+    board = Board.from_rows(["bwwb", "bbwb", "bwwb", "bwww"]).cells
+    assert exhaustive(Game(4, 4), board).minimum == 4
+    two = PressSystem(2, [[0, 1]], goal="white")
+    assert exhaustive(two, 0b01).minimum is None  # one cell black, the only button flips both: Impossible
+
+
+def test_the_oracle_on_z3_and_counters():
+    z3 = PressSystem(3, [[(0, 1), (1, 2)], [(1, 1), (2, 1)]], states=3, goal="0")
+    assert exhaustive(z3, (1, 1, 2)).minimum == 3
+    counters = PressSystem(2, [[(0, 2)], [(0, 1), (1, 1)]], states=None, goal="board", target=(5, 1))
+    assert exhaustive(counters, (0, 0)).minimum == 3  # 2 + 2 + 1: two of the first, one of the second
+    assert exhaustive(counters, (0, 2)).minimum is None  # cell 1 above its target
+
+
+def test_the_oracle_declines_more_press_vectors_than_its_limit():
+    assert exhaustive(Game(5, 5), 1, max_vectors=1 << 20) is None
+
+
+def test_drawn_settings_are_always_accepted_together():
+    rng = np.random.default_rng(0)
+    for name in ("sat", "cpsat", "mip", "ilp", "gauss"):
+        for _ in range(50):
+            get_backend(name).check_options(draw_settings(name, rng))
+
+
+def test_drawn_cpsat_parameters_come_from_the_declared_list():
+    rng = np.random.default_rng(1)
+    drawn = [draw_settings("cpsat", rng).get("params", "") for _ in range(100)]
+    words = {w for d in drawn for w in d.split()}
+    assert words and words <= set(CPSAT_FUZZ)
+
+
+def test_a_parameter_that_changes_the_question_is_refused():
+    from flipgame import solve
+
+    with pytest.raises(OptionError, match="relative_gap_limit changes the question"):
+        solve(["bwwb", "bbwb", "bwwb", "bwww"], "cpsat", params="relative_gap_limit:0.5")
+    assert solve(["bwwb", "bbwb", "bwwb", "bwww"], "cpsat", params=" ".join(CPSAT_FUZZ)).moves == 4
+
+
+def test_a_clean_campaign_has_no_findings():
+    cfg = Config(seed=5, backends=["gauss", "bfs", "auto"], count=30, time_limit=5.0)
+    tally = run_campaign(cfg)
+    assert tally.next_index == 30 and not tally.kinds
+    assert sum(tally.families.values()) == 30 and tally.oracle > 15
+
+
+@pytest.fixture
+def no_minimise(monkeypatch):
+    monkeypatch.setitem(BACKENDS, "no_minimise", FAULTY["no_minimise"])
+    return "no_minimise"
+
+
+def _first_finding(seed: int, backends: list[str], count: int = 60):
+    tally = run_campaign(Config(seed=seed, backends=backends, count=count, shrink=False))
+    assert tally.findings, "the faulty backend went unnoticed"
+    return tally
+
+
+def test_a_backend_that_does_not_minimise_is_charged_a_wrong_minimum(no_minimise):
+    tally = _first_finding(2, ["gauss", no_minimise])
+    kinds = {k.split("|")[0] for k in tally.kinds}
+    assert kinds == {"wrong minimum"}
+    f = tally.findings[0]
+    assert f["backend"] == "no_minimise" and int(f["got"]) > int(f["expected"])
+
+
+def test_a_finding_is_shrunk_to_a_smaller_instance_that_still_fails(no_minimise):
+    f = _first_finding(2, ["gauss", no_minimise]).findings[0]
+    original = draw(f["seed"], f["index"])
+    small, _, tried = shrink(original, "wrong minimum", no_minimise, {}, 5.0)
+    assert tried > 0 and (small.system.m, small.system.cells) <= (original.system.m, original.system.cells)
+    assert small.system.m < original.system.m or small.system.cells < original.system.cells
+    expected = exhaustive(small.system, small.board).minimum
+    assert expected is not None and FAULTY["no_minimise"].solve(small.system, small.board).moves > expected
+
+
+def test_the_reproducer_folder_replays_the_finding(no_minimise, tmp_path):
+    cfg = Config(seed=2, backends=["gauss", no_minimise], count=30, out=tmp_path / "out")
+    tally = run_campaign(cfg)
+    folders = [f["reproducer"] for f in tally.findings if f["reproducer"]]
+    assert folders
+    folder = tmp_path / "out" / folders[0].split("/")[-1]
+    names = {p.name for p in folder.iterdir()}
+    assert {"finding.json", "rules.json", "board.txt", "replay.sh", "README.md"} <= names
+    assert any(n.startswith("instance.") for n in names)
+    record = json.loads((folder / "finding.json").read_text())
+    assert record["finding"]["kind"] == "wrong minimum" and "numpy" in record["versions"]
+    recorded, now = replay(folder)
+    assert recorded.kind == "wrong minimum" and [f.kind for f in now] == ["wrong minimum"]
+
+
+def test_fuzz_command_exits_1_on_findings_and_replays(no_minimise, tmp_path, capsys):
+    out = tmp_path / "f"
+    rc = main(["fuzz", "--backends", f"gauss,{no_minimise}", "--count", "30", "--seed", "2", "--out", str(out)])
+    assert rc == 1
+    text = capsys.readouterr().out
+    assert "FINDING wrong minimum: no_minimise" in text
+    report = json.loads((out / "report.json").read_text())
+    assert report["instances"] == 30 and report["findings_by_kind"]["wrong minimum"]["no_minimise"] >= 1
+    folder = next(p for p in out.iterdir() if p.is_dir())
+    assert main(["fuzz", "--replay", str(folder)]) == 1
+    assert "still fails: wrong minimum" in capsys.readouterr().out
+
+
+def test_fuzz_command_resumes_from_its_checkpoint(tmp_path, capsys):
+    args = ["fuzz", "--backends", "gauss,bfs", "--seed", "4", "--out", str(tmp_path / "o"),
+            "--checkpoint", str(tmp_path / "c.json")]
+    assert main([*args, "--count", "16"]) == 0
+    assert main([*args, "--count", "32"]) == 0
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert report["instances"] == 32 and sum(report["families"].values()) == 32
+    assert main([*args[:-4], "--seed", "5", "--out", str(tmp_path / "o"), "--checkpoint", str(tmp_path / "c.json"),
+                 "--count", "40"]) == 2
+    assert "checkpoint of another campaign" in capsys.readouterr().err
+
+
+def test_replay_of_a_folder_that_is_not_a_reproducer_is_one_line(tmp_path, capsys):
+    assert main(["fuzz", "--replay", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "not a flipgame fuzz reproducer" in err or "cannot read" in err
+    assert err.count("\n") == 1
+
+
+def test_bfs_answers_unknown_when_its_table_outlasts_the_time_limit():
+    from flipgame import solve
+
+    system = PressSystem(10, [[(i, 1), ((i + 1) % 10, 2)] for i in range(10)], states=7, goal="0")
+    s = solve((1,) * 10, "bfs", game=system, time_limit=0.05)
+    assert s.status.name == "UNKNOWN"
+
+
+def test_bfs_refuses_a_table_over_the_memory_budget_before_building():
+    from flipgame import solve
+    from flipgame.core.errors import MemoryBudgetError
+
+    system = PressSystem(10, [[(i, 1)] for i in range(10)], states=7, goal="0")
+    with pytest.raises(MemoryBudgetError, match="over the 102 MiB budget"):
+        solve((1,) * 10, "bfs", game=system, memory_limit=0.1)
