@@ -1,4 +1,4 @@
-"""Solver parameters as text (``--cpsat-params``, ``--scip-params``, ``--highs-params``): read, checked, set.
+"""Solver parameters as text (``--cpsat-params``, ``--cms-params``, ``--scip-params``, ...): read, checked, set.
 
 A setting is ``name:value`` (OR-Tools' text format for CP-SAT's ``SatParameters``; SCIP's and HiGHS's
 own parameter names for the mip backend), settings separated by spaces or commas; a name given twice
@@ -6,7 +6,8 @@ takes its last value.  Parameters that change the question asked (a gap limit, a
 solution, a time limit, which the backend sets from ``time_limit``) are refused, so an answer under any
 accepted setting must still be the proven minimum; ``flipgame fuzz`` draws from each backend's list.
 
-Sources: OR-Tools ``sat_parameters.proto``; SCIP's parameter list (scipopt.org, "SCIP Parameters");
+Sources: OR-Tools ``sat_parameters.proto``; ``cryptominisat5 --hhelp`` (names without ``--``); SCIP's
+parameter list (scipopt.org, "SCIP Parameters");
 HiGHS options (ergo-code.github.io/HiGHS, "Options").
 """
 
@@ -42,6 +43,15 @@ HIGHS_QUESTION = ("mip_rel_gap", "mip_abs_gap", "time_limit", "mip_max_nodes", "
 HIGHS_FUZZ = ("presolve:off", "mip_heuristic_effort:0", "mip_heuristic_effort:0.3", "mip_detect_symmetry:false",
               "mip_pool_soft_limit:1", "random_seed:7", "simplex_strategy:4", "mip_lp_age_limit:1")
 """HiGHS settings ``flipgame fuzz`` draws: presolve, heuristics, symmetry detection, cut pool, simplex."""
+
+
+CMS_QUESTION = ("maxtime", "maxconfl", "threads", "verb", "maxsol")
+"""CryptoMiniSat options that stop early or belong to another option (``time_limit``)."""
+CMS_FUZZ = ("autodisablegauss:0", "maxmatrixrows:10", "maxmatrixrows:100000", "maxmatrixcols:100000",
+            "minmatrixrows:1", "gaussusefulcutoff:0", "xor:0", "maxxorsize:3", "maxxormat:10", "polar:rnd",
+            "presimp:0", "sls:0", "bva:0", "occsimp:0", "intree:0", "distill:0")
+"""CryptoMiniSat options ``flipgame fuzz`` draws: Gauss-Jordan elimination on or off and its matrix limits, XOR
+recovery, polarity, and the inprocessing steps (CryptoMiniSat's bugs hid in the non-default ones)."""
 
 
 def settings(text: str, what: str) -> list[tuple[str, str]]:
@@ -105,6 +115,14 @@ def highs_settings(text: str) -> dict:
     pairs = settings(text, what)
     refused(pairs, HIGHS_QUESTION, what)
     return {name: _scalar(value) for name, value in pairs}
+
+
+def cms_options(text: str) -> dict:
+    """``text``'s settings as ``pycryptosat.Solver(options=...)`` takes them (text values); OptionError if bad."""
+    what = "sat option cms_params (--cms-params)"
+    pairs = settings(text, what)
+    refused(pairs, CMS_QUESTION, what)
+    return dict(pairs)
 
 
 def _scalar(value: str):

@@ -50,6 +50,7 @@ import time
 
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Option
 from flipgame.backends.models import Model, ModelBackend
+from flipgame.backends.parameters import CMS_FUZZ
 from flipgame.backends.result import Status
 from flipgame.backends.sat_engines import CryptoMiniSat, PySat, wait_for
 from flipgame.core import extras
@@ -96,7 +97,8 @@ class SatModel(Model):
     backend = "sat"
 
     def __init__(self, game: PressSystem, *, time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, engine: str = "xor",
-                 solver: str = DEFAULT_SOLVER, cardinality: str = "auto", descent: str = "linear"):
+                 solver: str = DEFAULT_SOLVER, cardinality: str = "auto", descent: str = "linear",
+                 cms_params: str = ""):
         super().__init__(game)
         from pysat.formula import IDPool
 
@@ -104,7 +106,7 @@ class SatModel(Model):
         self.press = [self.pool.id(("press", j)) for j in range(game.m)]
         self.cell = [self.pool.id(("cell", i)) for i in range(game.n)]
         self.colour = self.pool.id("colour")
-        self._solver_name = solver
+        self._solver_name, self._cms_params = solver, cms_params
         self.engine = engine
         self.time_limit = time_limit
         self._new_oracle()
@@ -120,7 +122,7 @@ class SatModel(Model):
         game = self.game
         # CryptoMiniSat's limit is per call and counts CPU time: each call gets 3/4 of the
         # board's limit, and the board's wall-clock deadline is kept by _call.
-        self.oracle = CryptoMiniSat(0.75 * self.time_limit) if self.engine == "xor" \
+        self.oracle = CryptoMiniSat(0.75 * self.time_limit, self._cms_params) if self.engine == "xor" \
             else PySat(self._solver_name, self.pool)
         for i in range(game.n):
             self.oracle.add_xor([*(self.press[j] for j in game.flippers[i]), self.cell[i], self.colour], False)
@@ -267,6 +269,9 @@ class Sat(ModelBackend):
                fuzz=True),
         Option("descent", str, "linear", "linear (SAT-UNSAT descent) or binary search on the bound",
                choices=("linear", "binary"), flag="--sat-descent", fuzz=True),
+        Option("cms_params", str, "", "CryptoMiniSat options NAME:VALUE separated by spaces, for --sat-engine xor "
+               "(cryptominisat5's option names without '--'; time and conflict limits are refused)",
+               fuzz=CMS_FUZZ, fuzz_many=True),
         MEMORY_LIMIT,
     )
 
@@ -284,6 +289,8 @@ class Sat(ModelBackend):
         if "solver" in options and checked["engine"] == "xor":
             raise OptionError("sat option solver (--sat-solver) chooses the python-sat solver of --sat-engine cnf; "
                               "the xor engine is CryptoMiniSat")
+        if checked["cms_params"] and checked["engine"] != "xor":
+            raise OptionError("sat option cms_params (--cms-params) sets CryptoMiniSat options, for --sat-engine xor")
         return checked
 
     def estimate_bytes(self, game: PressSystem, options: dict) -> int:

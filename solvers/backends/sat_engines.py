@@ -18,6 +18,8 @@ import signal
 import threading
 import time
 
+from flipgame.backends.parameters import cms_options
+from flipgame.core.errors import OptionError
 from flipgame.core.signals import GUARDED_SIGNALS
 from flipgame.encode.parity import xor_chain
 
@@ -107,10 +109,13 @@ def cryptominisat_signals():
 class CryptoMiniSat:
     """CryptoMiniSat with native XOR clauses; a per-call time limit set at construction."""
 
-    def __init__(self, time_limit: float):
+    def __init__(self, time_limit: float, options: str = ""):
         import pycryptosat
 
-        self.solver = pycryptosat.Solver(time_limit=time_limit)
+        try:
+            self.solver = pycryptosat.Solver(time_limit=time_limit, options=cms_options(options) or None)
+        except ValueError as exc:
+            raise OptionError(f"sat option cms_params (--cms-params): CryptoMiniSat says {exc}") from None
         self.calls, self.limit = 0, time_limit
 
     def add_clauses(self, clauses) -> None:
