@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from faulty_backends import FAULTY
 
-from flipgame import BACKENDS, Board, Game, PressSystem
+from flipgame import BACKENDS, STRATEGIES, Board, Game, PressSystem
 from flipgame.backends.parameters import CPSAT_FUZZ
 from flipgame.backends.registry import get_backend
 from flipgame.cli import main
@@ -175,3 +175,55 @@ def test_bfs_refuses_a_table_over_the_memory_budget_before_building():
     system = PressSystem(10, [[(i, 1)] for i in range(10)], states=7, goal="0")
     with pytest.raises(MemoryBudgetError, match="over the 102 MiB budget"):
         solve((1,) * 10, "bfs", game=system, memory_limit=0.1)
+
+
+@pytest.fixture
+def strategies_restored():
+    """The strategies registered now, put back after the test (a strategies file registers its programs)."""
+    saved = dict(STRATEGIES)
+    yield
+    STRATEGIES.clear()
+    STRATEGIES.update(saved)
+
+
+def test_a_solver_program_of_a_strategies_file_is_fuzzed_and_its_lie_replayed(tmp_path, capsys, strategies_restored):
+    liar = tmp_path / "unsat-liar.sh"
+    liar.write_text("#!/bin/sh\necho 's UNSATISFIABLE'\n")
+    liar.chmod(0o755)
+    toml = tmp_path / "s.toml"
+    toml.write_text(f'[unsat]\ncommand = "{liar} {{file}}"\nformat = "cnf"\n')
+    out = tmp_path / "f"
+    rc = main(["fuzz", "--strategies-file", str(toml), "--backends", "gauss", "--strategies", "unsat", "--count", "20",
+               "--out", str(out)])
+    assert rc == 1
+    report = json.loads((out / "report.json").read_text())
+    assert set(report["findings_by_kind"]) == {"wrong Impossible"}
+    folder = next(p for p in out.iterdir() if p.is_dir())
+    assert f"--strategies-file {toml} --rules rules.json --strategy unsat" in (folder / "replay.sh").read_text()
+    assert main(["fuzz", "--strategies-file", str(toml), "--replay", str(folder)]) == 1
+    assert "still fails: wrong Impossible by unsat" in capsys.readouterr().out
+
+
+def test_ctrl_c_stops_a_campaign_with_its_report_and_the_checkpoint_resumes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    checkpoint, out = tmp_path / "c.json", tmp_path / "o"
+    cmd = [sys.executable, "-m", "flipgame", "fuzz", "--backends", "gauss,cpsat", "--count", "100000", "--jobs", "2",
+           "--out", str(out), "--checkpoint", str(checkpoint)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not checkpoint.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    report = json.loads((out / "report.json").read_text())
+    done = json.loads(checkpoint.read_text())["tally"]["next_index"]
+    assert report["interrupted"] and report["instances"] == done >= 16
+    assert f"interrupted after {done} instances; --checkpoint resumes" in err and "Traceback" not in err
+    assert main(["fuzz", "--backends", "gauss,cpsat", "--count", str(done + 16), "--out", str(out),
+                 "--checkpoint", str(checkpoint)]) == 0
+    assert json.loads((out / "report.json").read_text())["instances"] == done + 16

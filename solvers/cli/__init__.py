@@ -23,7 +23,7 @@ from flipgame.core.signals import caused_by_interrupt, command_started, terminat
 
 COMMANDS = tuple(COMMAND_HELP)
 """Command names; each is a module of this package with ``add_parser(subparsers)`` and ``run(args)``."""
-PROGRAM_COMMANDS = ("solve", "verify", "study")
+PROGRAM_COMMANDS = ("solve", "verify", "study", "fuzz")
 """The commands that take ``--strategies-file`` and the ``external`` strategy of ``--solver-cmd``."""
 
 

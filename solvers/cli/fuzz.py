@@ -9,7 +9,7 @@ from pathlib import Path
 
 from flipgame.backends.registry import BACKENDS, get_backend, is_builtin
 from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, seed_int
-from flipgame.cli.common import ExitCode, backend_list, fail, writable_path, write_json
+from flipgame.cli.common import ExitCode, add_strategies_file, backend_list, fail, writable_path, write_json
 from flipgame.core.errors import FlipgameError
 from flipgame.core.limits import FUZZ_TIME_LIMIT, JOBS_MAX
 from flipgame.core.signals import restore_ctrl_c, second_ctrl_c_ends_at_once
@@ -36,6 +36,10 @@ def add_parser(sub) -> None:
     p.add_argument("--backends", type=backend_list, metavar="LIST",
                    help="comma-separated backends (default: every built-in backend whose library is installed, "
                         f"except {', '.join(NOT_FUZZED)})")
+    p.add_argument("--strategies", metavar="all|LIST",
+                   help="comma-separated registered strategies to fuzz as well (solver programs of "
+                        "--strategies-file included; their fixed options are never varied)")
+    add_strategies_file(p)
     p.add_argument("--time-limit", type=positive_seconds, default=FUZZ_TIME_LIMIT, metavar="SECONDS",
                    help=f"seconds per backend call (default {FUZZ_TIME_LIMIT:g})")
     p.add_argument("--jobs", type=count_up_to(JOBS_MAX), default=1, metavar="N",
@@ -91,7 +95,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    names = args.backends or default_backends()
+    names = [*(args.backends or ([] if args.strategies else default_backends())), *(args.strategies or [])]
     for n in names:
         missing = get_backend(n).missing_library({})
         if missing:
@@ -105,7 +109,8 @@ def _config(args: argparse.Namespace) -> Config:
     count = args.count if args.count is not None or args.seconds is not None else 200
     return Config(seed=args.seed, backends=names, count=count, seconds=args.seconds, time_limit=args.time_limit,
                   jobs=args.jobs, scheduler=args.scheduler, out=out,
-                  checkpoint=Path(args.checkpoint) if args.checkpoint else None, shrink=not args.no_shrink)
+                  checkpoint=Path(args.checkpoint) if args.checkpoint else None, shrink=not args.no_shrink,
+                  strategies_files=tuple(args.strategies_file or ()))
 
 
 def _progress():

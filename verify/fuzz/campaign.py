@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from flipgame.backends.base import Backend
+from flipgame.backends.registry import get_backend
 from flipgame.core.errors import FlipgameError
 from flipgame.core.workers import kill_pool, local_pool
 from flipgame.pipeline.executors import open_executor, run_on
@@ -51,6 +53,7 @@ class Config:
     out: Path = Path("flipgame-fuzz")
     checkpoint: Path | None = None
     shrink: bool = True
+    strategies_files: tuple[str, ...] = ()
 
 
 @dataclass
@@ -87,7 +90,7 @@ class Tally:
                    Counter(data["kinds"]), data["findings"])
 
 
-def fuzz_instance(seed: int, index: int, backends: list[str], time_limit: float) -> tuple:
+def fuzz_instance(seed: int, index: int, backends: list[Backend], time_limit: float) -> tuple:
     """One instance, every backend called with a drawn setting, judged: (family, outcomes, findings, oracle?).
 
     Runs in a worker; returns plain data.  The settings are drawn from ``default_rng([seed, index, 1])``.
@@ -99,9 +102,10 @@ def fuzz_instance(seed: int, index: int, backends: list[str], time_limit: float)
     return inst.family, outcomes, judge(inst, outcomes, exact, time_limit), exact is not None
 
 
-def shrink_finding(finding: Finding, time_limit: float) -> tuple[Instance, dict, int]:
-    """The finding's instance, drawn again and shrunk (in a worker)."""
-    return shrink(draw(finding.seed, finding.index), finding.kind, finding.backend, finding.settings, time_limit)
+def shrink_finding(finding: Finding, backend: Backend, time_limit: float) -> tuple[Instance, dict, int]:
+    """The finding's instance, drawn again and shrunk (in a worker; the backend travels as an object, so a
+    strategy of a strategies file needs no registration there)."""
+    return shrink(draw(finding.seed, finding.index), finding.kind, backend, finding.settings, time_limit)
 
 
 def run_campaign(cfg: Config, tally: Tally | None = None, progress=None) -> Tally:
@@ -146,7 +150,8 @@ def _round(ex, cfg: Config, tally: Tally, start: float) -> None:
     size = max(1, cfg.jobs) * ROUND_PER_JOB
     if cfg.count is not None:
         size = min(size, cfg.count - tally.next_index)
-    tasks = [(cfg.seed, tally.next_index + i, cfg.backends, cfg.time_limit) for i in range(size)]
+    backends = [get_backend(n) for n in cfg.backends]
+    tasks = [(cfg.seed, tally.next_index + i, backends, cfg.time_limit) for i in range(size)]
     results: dict[int, tuple] = {}
     _map(ex, fuzz_instance, tasks, lambda i, value: results.__setitem__(i, value), cfg.jobs)
     for i in range(size):
@@ -176,13 +181,13 @@ def _shrink_all(ex, cfg: Config, tally: Tally) -> None:
     if not chosen:
         return
     findings = [Finding(**tally.findings[i]) for i in chosen]
-    tasks = [(f, cfg.time_limit) for f in findings]
+    tasks = [(f, get_backend(f.backend), cfg.time_limit) for f in findings]
 
     def finish(k: int, value) -> None:
         inst, settings, tried = value
         f = findings[k]
         folder = cfg.out / f"{f.kind.replace(' ', '-')}-{f.backend}-{f.seed}-{f.index}"
-        reproducer.write(folder, f, inst, settings, cfg.time_limit)
+        reproducer.write(folder, f, inst, settings, cfg.time_limit, cfg.strategies_files)
         tally.findings[chosen[k]].update(reproducer=str(folder), shrunk={
             "tried": tried, "cells": inst.system.cells, "buttons": inst.system.m,
             "states": inst.system.states, "settings": settings})
@@ -235,7 +240,12 @@ def report(cfg: Config, tally: Tally, *, interrupted: bool = False) -> dict:
 def replay(folder: Path) -> tuple[Finding, list[Finding]]:
     """Call a reproducer's backend again on its instance and judge it: (the finding recorded, findings now)."""
     inst, finding, settings, time_limit = reproducer.read(folder)
-    outcomes = [attempt(inst.system, inst.board, finding.backend, settings, time_limit)]
+    try:
+        backend = get_backend(finding.backend)
+    except KeyError:
+        raise FlipgameError(f"{folder}: backend {finding.backend} is not registered here (a strategy of a strategies "
+                            f"file: give that --strategies-file)") from None
+    outcomes = [attempt(inst.system, inst.board, backend, settings, time_limit)]
     exact = exhaustive(inst.system, inst.board)
     if exact is None and finding.backend != "gauss":
         outcomes.append(attempt(inst.system, inst.board, "gauss", {}, time_limit))

@@ -31,8 +31,9 @@ from flipgame.model.system import PressSystem
 
 FAMILIES = ("grid", "graph", "buttons")
 """Instance families, drawn in turn: instance ``index`` is of family ``FAMILIES[index % 3]``."""
-STATES = (2, 2, 2, 3, 4, 5, 6, 7)
-"""The state counts drawn (two states half the time); counters are drawn apart (:data:`COUNTERS_ODDS`)."""
+STATES = (2, 2, 2, 2, 2, 3, 4, 5, 6, 7)
+"""The state counts drawn (two states half the time: most backends take only those); counters are drawn apart
+(:data:`COUNTERS_ODDS`)."""
 COUNTERS_ODDS = 0.1
 """The share of instances with integer counters."""
 

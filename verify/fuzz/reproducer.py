@@ -24,12 +24,13 @@ import shlex
 from importlib import metadata
 from pathlib import Path
 
+from flipgame.backends.strategies import StrategyBackend
 from flipgame.core.errors import FlipgameError
 from flipgame.encode.export import export
 from flipgame.model.rules import from_json
 from flipgame.verify.fuzz.instances import Instance
 from flipgame.verify.fuzz.run import Finding
-from flipgame.verify.fuzz.settings import settings_flags, settings_text
+from flipgame.verify.fuzz.settings import as_backend, settings_flags, settings_text
 
 LIBRARIES = ("flipgame", "numpy", "ortools", "python-sat", "pycryptosat", "pyscipopt", "highspy", "exact")
 """Distributions whose versions a reproducer records (those installed)."""
@@ -58,13 +59,17 @@ def versions() -> dict:
     return out
 
 
-def write(folder: Path, finding: Finding, instance: Instance, settings: dict, time_limit: float) -> Path:
-    """Write ``finding``'s reproducer for the (shrunk) ``instance`` and ``settings`` into ``folder``; the folder."""
+def write(folder: Path, finding: Finding, instance: Instance, settings: dict, time_limit: float,
+          strategies_files: tuple[str, ...] = ()) -> Path:
+    """Write ``finding``'s reproducer for the (shrunk) ``instance`` and ``settings`` into ``folder``; the folder.
+    ``strategies_files``: the files that define a strategy fuzzed (named in the commands)."""
     folder.mkdir(parents=True, exist_ok=True)
     system = instance.system
     (folder / "rules.json").write_text(json.dumps(system.to_json()) + "\n", encoding="utf-8")
     (folder / "board.txt").write_text(system.format_board(instance.board) + "\n", encoding="utf-8")
-    command = replay_command(finding.backend, settings, time_limit)
+    command = replay_command(finding.backend, settings, time_limit, strategies_files)
+    files_words = [w for f in strategies_files for w in ("--strategies-file", str(Path(f).resolve()))]
+    command += "\n" + shlex.join(["flipgame", "fuzz", *files_words, "--replay", "."])
     (folder / "replay.sh").write_text(f"#!/bin/sh\n# {finding.kind}: {finding.backend} ({settings_text(settings)})\n"
                                       f"cd \"$(dirname \"$0\")\"\n{command}\n", encoding="utf-8")
     files = _solver_files(folder, finding, instance)
@@ -77,18 +82,16 @@ def write(folder: Path, finding: Finding, instance: Instance, settings: dict, ti
     return folder
 
 
-def replay_command(backend: str, settings: dict, time_limit: float) -> str:
-    """The ``flipgame solve`` command line that repeats the call on ``rules.json`` and ``board.txt``."""
-    words = ["flipgame", "solve", "--rules", "rules.json", "--backend", backend, *settings_flags(backend, settings)]
-    if any(o == "--time-limit" for o in _flags(backend)):
+def replay_command(backend: str, settings: dict, time_limit: float, strategies_files: tuple[str, ...] = ()) -> str:
+    """The ``flipgame solve`` command line that repeats the call on ``rules.json`` and ``board.txt`` (a strategy of
+    a strategies file by ``--strategies-file FILE --strategy NAME``)."""
+    b = as_backend(backend)
+    files = [w for f in strategies_files for w in ("--strategies-file", str(Path(f).resolve()))]
+    chosen = ["--strategy", b.name] if isinstance(b, StrategyBackend) else ["--backend", b.name]
+    words = ["flipgame", "solve", *files, "--rules", "rules.json", *chosen, *settings_flags(b, settings)]
+    if any(o.name == "time_limit" for o in b.all_options):
         words += ["--time-limit", f"{time_limit:g}"]
     return shlex.join([*words, "board.txt"])
-
-
-def _flags(backend: str) -> list[str]:
-    from flipgame.backends.registry import get_backend
-
-    return [o.cli_flag for o in get_backend(backend).all_options]
 
 
 def _solver_files(folder: Path, finding: Finding, instance: Instance) -> list[str]:
@@ -119,7 +122,7 @@ def _readme(finding: Finding, instance: Instance, settings: dict, command: str, 
             f"{finding.detail}\n\n"
             f"## The instance ({system.rules})\n\n```\n{json.dumps(system.to_json())}\n```\n\nBoard:\n\n"
             f"```\n{system.format_board(instance.board)}\n```\n\n"
-            f"## Replay\n\n```\n{command}\nflipgame fuzz --replay .\n```\n\n"
+            f"## Replay\n\n```\n{command}\n```\n\n"
             f"## In the solver's own format\n\n{calls or '- (no exchange format takes this kind of system)'}\n\n"
             f"Versions: see `finding.json` (`versions`).\n")
 

@@ -29,12 +29,13 @@ import time
 import traceback
 from dataclasses import asdict, dataclass, field
 
-from flipgame.backends.registry import get_backend
+from flipgame.backends.base import Backend
 from flipgame.backends.result import Status
 from flipgame.core.errors import FlipgameError, OptionError, RefusedError, RulesError
 from flipgame.core.limits import FUZZ_HANG_FACTOR, FUZZ_HANG_GRACE, FUZZ_SLOW_FACTOR
 from flipgame.pipeline.decide import IMPOSSIBLE_KEY, NO_ANSWER_KEY, charged
 from flipgame.pipeline.gate import solve_checked
+from flipgame.verify.fuzz.settings import as_backend
 
 KINDS = ("wrong minimum", "wrong Impossible", "failed witness", "disagreement", "crash", "limit not honoured",
          "hang")
@@ -58,6 +59,7 @@ class Outcome:
     seconds: float = 0.0
     message: str = ""
     check: str = ""
+    limited: bool = True  # the backend takes a time limit
 
     @property
     def key(self) -> int:
@@ -86,49 +88,54 @@ class Finding:
         return asdict(self)
 
 
-def time_limited(backend: str) -> bool:
+def time_limited(backend: str | Backend) -> bool:
     """True if ``backend`` declares ``time_limit``."""
-    return any(o.name == "time_limit" for o in get_backend(backend).all_options)
+    return any(o.name == "time_limit" for o in as_backend(backend).all_options)
 
 
-def attempt(system, board, backend: str, settings: dict, time_limit: float) -> Outcome:
+def attempt(system, board, backend: str | Backend, settings: dict, time_limit: float) -> Outcome:
     """``backend`` with ``settings`` on ``board``, through the gate and the referee, watched for a hang.
 
     The call runs in a daemon thread; past :data:`FUZZ_HANG_FACTOR` x ``time_limit`` + :data:`FUZZ_HANG_GRACE`
     seconds the outcome is ``hang`` and the thread is left to its fate (it dies with the process).
     """
+    backend = as_backend(backend)
     box: list[Outcome] = []
     start = time.perf_counter()
     worker = threading.Thread(target=lambda: box.append(_call(system, board, backend, settings, time_limit)),
-                              daemon=True, name=f"fuzz-{backend}")
+                              daemon=True, name=f"fuzz-{backend.name}")
     worker.start()
     worker.join(FUZZ_HANG_FACTOR * time_limit + FUZZ_HANG_GRACE)
     if box:
         return box[0]
-    return Outcome(backend, settings, "hang", seconds=time.perf_counter() - start,
+    return Outcome(backend.name, settings, "hang", seconds=time.perf_counter() - start,
                    message=f"no answer after {time.perf_counter() - start:.0f} s at a {time_limit:g} s limit")
 
 
-def _call(system, board, backend: str, settings: dict, time_limit: float) -> Outcome:
-    options = dict(settings, time_limit=time_limit) if time_limited(backend) else dict(settings)
+def _call(system, board, backend: Backend, settings: dict, time_limit: float) -> Outcome:
+    limited = time_limited(backend)
+    options = dict(settings, time_limit=time_limit) if limited else dict(settings)
     start = time.perf_counter()
+
+    def out(status: str, moves=None, message: str = "", check: str = "") -> Outcome:
+        return Outcome(backend.name, settings, status, moves, time.perf_counter() - start, message[:300], check,
+                       limited)
+
     try:
         checked = solve_checked(board, backend, game=system, **options)
     except (RefusedError, OptionError, RulesError) as exc:
-        return Outcome(backend, settings, "refused", seconds=time.perf_counter() - start, message=str(exc)[:300])
+        return out("refused", message=str(exc))
     except (FlipgameError, Exception) as exc:  # noqa: BLE001 - any exception of a backend is a finding
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        return Outcome(backend, settings, "error", seconds=time.perf_counter() - start,
-                       message=f"{type(exc).__name__}: {str(exc)[:300]} ({where.filename}:{where.lineno})")
-    seconds = time.perf_counter() - start
+        return out("error", message=f"{type(exc).__name__}: {str(exc)[:300]} ({where.filename}:{where.lineno})")
     s, verdict = checked.solution, checked.verdict
     if verdict.problem:
-        return Outcome(backend, settings, "rejected", s.moves if s.status is Status.OPTIMAL else None, seconds,
-                       verdict.problem, verdict.check or "witness")
+        return out("rejected", s.moves if s.status is Status.OPTIMAL else None, verdict.problem,
+                   verdict.check or "witness")
     status = {Status.OPTIMAL: "optimal", Status.INFEASIBLE: "impossible", Status.UNKNOWN: "unknown"}.get(
         s.status, "error")
-    message = str(s.stats.get("error", "")) if status == "error" else ""
-    return Outcome(backend, settings, status, s.moves if status == "optimal" else None, seconds, message[:300])
+    return out(status, s.moves if status == "optimal" else None,
+               str(s.stats.get("error", "")) if status == "error" else "")
 
 
 def answer_text(key: int | None) -> str:
@@ -151,7 +158,7 @@ def judge(instance, outcomes: list[Outcome], exact, time_limit: float) -> list[F
             add(o, "wrong Impossible" if o.check == "impossible" else "failed witness", "", o.message)
         elif o.status in ("error", "hang"):
             add(o, "crash" if o.status == "error" else "hang", "an answer", o.message)
-        elif o.status != "refused" and time_limited(o.backend) and o.seconds > FUZZ_SLOW_FACTOR * time_limit + 1:
+        elif o.status != "refused" and o.limited and o.seconds > FUZZ_SLOW_FACTOR * time_limit + 1:
             add(o, "limit not honoured", f"at most {time_limit:g} s", f"answered after {o.seconds:.1f} s")
     keys = {o.backend: o.key for o in outcomes}
     if exact is not None:

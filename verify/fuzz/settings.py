@@ -9,19 +9,29 @@ Nothing drawn changes the question: the domains hold no gap, stop or limit (the 
 
 from __future__ import annotations
 
+from flipgame.backends.base import Backend
 from flipgame.backends.registry import get_backend
+from flipgame.backends.strategies import StrategyBackend
 from flipgame.core.errors import OptionError
 
 MAX_PARAMETERS = 4
 """The most solver parameters drawn together for one call."""
 
 
-def fuzzed_options(backend: str) -> dict:
-    """The options of ``backend`` the fuzzer varies, by name: the option objects (:attr:`Option.fuzz_values`)."""
-    return {o.name: o for o in get_backend(backend).all_options if o.fuzz_values}
+def as_backend(backend: str | Backend) -> Backend:
+    """The backend (or strategy) of that name, or the backend itself."""
+    return backend if isinstance(backend, Backend) else get_backend(backend)
 
 
-def draw_settings(backend: str, rng) -> dict:
+def fuzzed_options(backend: str | Backend) -> dict:
+    """The options of ``backend`` the fuzzer varies, by name: the option objects (:attr:`Option.fuzz_values`).
+    A strategy's own fixed options are never varied (that would be another strategy)."""
+    b = as_backend(backend)
+    fixed = b.strategy.options if isinstance(b, StrategyBackend) else {}
+    return {o.name: o for o in b.all_options if o.fuzz_values and o.name not in fixed}
+
+
+def draw_settings(backend: str | Backend, rng) -> dict:
     """A random setting of ``backend``'s fuzzed options (only those not left at the default), e.g.
     ``{"params": "linearization_level:2 symmetry_level:0"}`` for cpsat."""
     out = {}
@@ -37,10 +47,10 @@ def draw_settings(backend: str, rng) -> dict:
     return _consistent(backend, out)
 
 
-def _consistent(backend: str, settings: dict) -> dict:
+def _consistent(backend: str | Backend, settings: dict) -> dict:
     """``settings`` without those the backend refuses together (``sat``'s solver with the xor engine): the option
     the refusal names goes first, else the last drawn."""
-    b = get_backend(backend)
+    b = as_backend(backend)
     while settings:
         try:
             b.check_options(settings)
@@ -51,9 +61,9 @@ def _consistent(backend: str, settings: dict) -> dict:
     return settings
 
 
-def settings_flags(backend: str, settings: dict) -> list[str]:
+def settings_flags(backend: str | Backend, settings: dict) -> list[str]:
     """``settings`` as the command-line flags of ``flipgame solve`` (e.g. ``["--cpsat-params", "..."]``)."""
-    options = {o.name: o for o in get_backend(backend).all_options}
+    options = {o.name: o for o in as_backend(backend).all_options}
     out = []
     for name, value in settings.items():
         flag = options[name].cli_flag

@@ -20,12 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from flipgame.backends.base import Backend
 from flipgame.core.errors import FlipgameError
 from flipgame.core.limits import FUZZ_SHRINK_TRIES
 from flipgame.model.system import PressSystem
 from flipgame.verify.fuzz.instances import Instance
 from flipgame.verify.fuzz.oracle import exhaustive
 from flipgame.verify.fuzz.run import attempt, judge
+from flipgame.verify.fuzz.settings import as_backend
 
 NOT_SHRUNK = ("hang", "limit not honoured")
 """Kinds of finding the shrinker leaves as found (each try would cost a whole time limit or more)."""
@@ -62,7 +64,7 @@ class Case:
         return len(self.buttons), self.cells, self.states or 0
 
 
-def shrink(instance: Instance, kind: str, backend: str, settings: dict, time_limit: float,
+def shrink(instance: Instance, kind: str, backend: str | Backend, settings: dict, time_limit: float,
            tries: int = FUZZ_SHRINK_TRIES) -> tuple[Instance, dict, int]:
     """The smallest instance and setting found that still give a finding of ``kind`` by ``backend``.
 
@@ -71,6 +73,7 @@ def shrink(instance: Instance, kind: str, backend: str, settings: dict, time_lim
     """
     if kind in NOT_SHRUNK:
         return instance, settings, 0
+    backend = as_backend(backend)
     state = {"tried": 0}
 
     def fails(case: Case, setting: dict) -> bool:
@@ -96,13 +99,13 @@ def shrink(instance: Instance, kind: str, backend: str, settings: dict, time_lim
     return Instance(instance.seed, instance.index, "shrunk", system, board), setting, state["tried"]
 
 
-def _still_fails(system, board, kind: str, backend: str, settings: dict, time_limit: float) -> bool:
+def _still_fails(system, board, kind: str, backend: Backend, settings: dict, time_limit: float) -> bool:
     outcomes = [attempt(system, board, backend, settings, time_limit)]
     exact = exhaustive(system, board)
-    if exact is None and backend != "gauss":
+    if exact is None and backend.name != "gauss":
         outcomes.append(attempt(system, board, "gauss", {}, time_limit))
     probe = Instance(0, 0, "shrunk", system, board)
-    return any(f.kind == kind and f.backend == backend for f in judge(probe, outcomes, exact, time_limit))
+    return any(f.kind == kind and f.backend == backend.name for f in judge(probe, outcomes, exact, time_limit))
 
 
 def _setting_cuts(case: Case, setting: dict) -> Iterator[tuple[Case, dict]]:
