@@ -29,3 +29,35 @@ def test_digit_rows_and_upper_case_are_two_state_cells_on_a_grid():
 def test_a_mixed_up_cell_still_names_what_is_taken():
     r = flipgame("solve", stdin="bwxb\nbbwb\nbwwb\nbwww\n")
     assert r.returncode == 2 and "expected only 'b' or 'w' (or 1 and 0), got 'x'" in r.stderr
+
+
+def test_a_numpy_grid_of_the_rules_shape_is_a_board():
+    import numpy as np
+
+    from flipgame import Game, solve
+
+    rows = np.array([[1, 0, 0, 1], [1, 1, 0, 1], [1, 0, 0, 1], [1, 0, 0, 0]])
+    assert solve(rows, game=Game(4, 4)).moves == 4  # the POJ 1753 sample
+    assert solve(np.array(6585), game=Game(4, 4)).moves == 4  # a 0-d array holds the bitmask
+
+
+def test_a_numpy_board_of_another_shape_is_refused_on_one_line():
+    import numpy as np
+    import pytest
+
+    from flipgame import Game, solve
+    from flipgame.core.errors import RulesError
+
+    with pytest.raises(RulesError) as err:
+        solve(np.zeros((3, 3), dtype=int), game=Game(4, 4))
+    assert "\n" not in str(err.value) and "got array([[0, 0, 0], [0, 0, 0]" in str(err.value)
+
+
+def test_a_tiny_memory_budget_is_not_printed_as_zero():
+    import pytest
+
+    from flipgame import solve
+    from flipgame.core.errors import MemoryBudgetError
+
+    with pytest.raises(MemoryBudgetError, match=r"over the 1\.02e-06 MiB budget"):
+        solve(["bwww"] * 4, "cpsat", memory_limit=1e-9)

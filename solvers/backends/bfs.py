@@ -39,6 +39,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError
 from flipgame.core.limits import BFS_MAX_CELLS
+from flipgame.core.text import mib
 from flipgame.model.grid import to_bits
 from flipgame.model.system import PressSystem
 
@@ -207,8 +208,8 @@ class Bfs(Backend):
         need = (1 << game.n) if game.binary else bfs_zk.table_bytes(game)
         budget = options.get("memory_limit", MEMORY_LIMIT.default) * 2**30
         if need > budget:
-            return (f"bfs: the distance table of {game.size} needs about {need / 2**20:,.0f} MiB, over the "
-                    f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB)")
+            return (f"bfs: the distance table of {game.size} needs about {mib(need)}, over the "
+                    f"{mib(budget)} budget (--memory-limit, in GiB)")
         return None
 
     def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:

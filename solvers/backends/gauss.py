@@ -58,6 +58,7 @@ from flipgame.core.limits import (
     MEMORY_LIMIT_GIB,
     TIME_LIMIT_DEFAULT_SECONDS,
 )
+from flipgame.core.text import mib
 from flipgame.model.system import PressSystem
 
 NULLITY_32_SECONDS = 2.0 ** 32 / coset_run.RATE
@@ -269,7 +270,7 @@ def zk_memory_refusal(system: PressSystem) -> str | None:
     if need <= budget:
         return None
     return (f"gauss: the diagonal form of {system.cells:,} cells x {system.m:,} buttons over Z_{system.states} needs "
-            f"about {need / 2**20:,.0f} MiB, over gauss's {budget / 2**20:,.0f} MiB budget")
+            f"about {mib(need)}, over gauss's {mib(budget)} budget")
 
 
 def _zk_kernel(diag: zk.Diagonal) -> np.ndarray:

@@ -23,6 +23,7 @@ from flipgame.backends.base import Backend, default_time_limit, interruptible
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError, RulesError
 from flipgame.core.limits import MEMORY_LIMIT_GIB
+from flipgame.core.text import mib
 from flipgame.model.system import PressSystem
 
 
@@ -201,8 +202,8 @@ class ModelBackend(Backend):
             return why
         need, budget = self.estimate_bytes(game, options), options.get("memory_limit", MEMORY_LIMIT_GIB) * 2**30
         if need > budget:
-            return (f"{self.name}: the model of {game.size} needs about {need / 2**20:,.0f} MiB, over the "
-                    f"{budget / 2**20:,.0f} MiB budget (--memory-limit, in GiB)")
+            return (f"{self.name}: the model of {game.size} needs about {mib(need)}, over the "
+                    f"{mib(budget)} budget (--memory-limit, in GiB)")
         return None
 
     def refusal_error(self, game: PressSystem, options: dict) -> type[Exception]:

@@ -27,3 +27,14 @@ def one_line(message: str) -> str:
     keep = ECHO_MAX_CHARS // 2
     return re.sub(rf"\S{{{ECHO_MAX_CHARS + 1},}}",
                   lambda m: f"{m[0][:keep]}...({len(m[0]) - keep - 20:,} more)...{m[0][-20:]}", printable(message))
+
+
+def mib(size: float) -> str:
+    """Bytes as MiB for a message: whole MiB from 10 MiB up, three significant digits below (a 1e-9 GiB
+    budget is ``1.07e-06 MiB``, not ``0 MiB``).
+
+    >>> mib(3 * 2**30), mib(2**19), mib(1)
+    ('3,072 MiB', '0.5 MiB', '9.54e-07 MiB')
+    """
+    value = size / 2**20
+    return f"{value:,.0f} MiB" if value >= 10 else f"{value:.3g} MiB"

@@ -91,6 +91,10 @@ def one_board(board, system: PressSystem | None):
         rules_of(system)
     if isinstance(board, str):
         board = board.split()
+    if isinstance(board, np.ndarray) and board.ndim == 0:  # numpy's scalar array: the number it holds
+        board = board.item()
+    if isinstance(board, np.ndarray) and board.ndim == 2 and system is not None and board.shape == system.shape:
+        board = board.reshape(-1)  # a grid's cells as a rows x cols array
     if isinstance(board, (list, tuple)) and board and all(isinstance(r, str) for r in board):
         return _rows_board(list(board), system)
     if isinstance(board, Board):

@@ -36,7 +36,8 @@ def is_int(v) -> bool:
 
 
 def short(value) -> str:
-    text = repr(value)
+    """``repr(value)`` on one line (a numpy array's rows joined), at most 60 characters."""
+    text = " ".join(repr(value).split())
     return text if len(text) <= 60 else text[:57] + "..."
 
 
