@@ -57,7 +57,8 @@ def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
     print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
           flush=True)
     note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
-    print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {t.symmetries} symmetries, "
+    symmetries = f"{t.symmetries} symmetr{'y' if t.symmetries == 1 else 'ies'}"
+    print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {symmetries}, "
           f"{t.seconds:.2f} s{note}", file=sys.stderr, flush=True)
     done.append(t)
     _write_term(args, t, done)
