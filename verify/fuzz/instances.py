@@ -3,7 +3,7 @@
 Families (:data:`FAMILIES`, drawn in turn by ``index``):
 
 ``grid``
-    A grid of 1..5 x 1..5 cells with the ``plus``, ``cross`` or ``king`` neighbourhood or a random
+    A grid of 1..5 x 1..5 cells (one in seven up to 9 x 9) with the ``plus``, ``cross`` or ``king`` neighbourhood or a random
     stencil (offsets in -2..2), with or without wrap (toroidal).
 ``graph``
     A random graph on 1..12 vertices (edge probability 0.15..0.6), closed or open neighbourhoods,
@@ -36,6 +36,10 @@ STATES = (2, 2, 2, 2, 2, 3, 4, 5, 6, 7)
 (:data:`COUNTERS_ODDS`)."""
 COUNTERS_ODDS = 0.1
 """The share of instances with integer counters."""
+LARGE_GRID_ODDS = 0.15
+"""The share of grids drawn up to :data:`LARGE_GRID_SIDE` a side (else up to 5): past the oracle's reach,
+judged by the referee and the agreement policy (gauss the reference)."""
+LARGE_GRID_SIDE = 9
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ class Instance:
 def draw(seed: int, index: int) -> Instance:
     """Instance ``index`` of the campaign of ``seed``; the same pair gives the same instance on every machine.
 
-    Running time: O(cells x buttons) on these sizes (at most 25 cells, 25 buttons).
+    Running time: O(cells x buttons) on these sizes (at most 81 cells, 81 buttons).
     """
     rng = np.random.default_rng([seed, index])
     family = FAMILIES[index % len(FAMILIES)]
@@ -90,7 +94,8 @@ def _goal(rng, states: int | None) -> str:
 
 
 def _grid(rng, states: int | None) -> PressSystem:
-    rows, cols = (int(x) for x in rng.integers(1, 6, size=2))
+    side = LARGE_GRID_SIDE if rng.random() < LARGE_GRID_ODDS else 5
+    rows, cols = (int(x) for x in rng.integers(1, side + 1, size=2))
     kind = str(rng.choice([*NEIGHBOURHOODS, "stencil"]))
     stencil = None
     if kind == "stencil":
