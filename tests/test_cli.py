@@ -122,7 +122,7 @@ def test_solver_name_options(args):
     (["--backend", "sat", "--sat-solver", "nope"], "is not one of glucose3"),
     (["--backend", "ilp", "--mip-solver", "nope"], "SCIP, HIGHS"),
     (["--backend", "gauss", "--sat-solver", "minisat22"], "--sat-solver applies to backend sat"),
-    (["--time-limit", "1"], "--time-limit applies to backend cpsat or sat or ilp"),
+    (["--time-limit", "1"], "--time-limit applies to backend bfs or cpsat or sat or ilp"),
 ])
 def test_bad_solver_options_are_usage_errors(args, words):
     r = flipgame("solve", *args, stdin=POJ_SAMPLE_TEXT)

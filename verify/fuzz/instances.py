@@ -3,8 +3,8 @@
 Families (:data:`FAMILIES`, drawn in turn by ``index``):
 
 ``grid``
-    A grid of 1..5 x 1..5 cells (one in seven up to 9 x 9) with the ``plus``, ``cross`` or ``king`` neighbourhood or a random
-    stencil (offsets in -2..2), with or without wrap (toroidal).
+    A grid of 1..5 x 1..5 cells (one in seven up to 9 x 9) with the ``plus``, ``cross`` or ``king``
+    neighbourhood or a random stencil (offsets in -2..2), with or without wrap (toroidal).
 ``graph``
     A random graph on 1..12 vertices (edge probability 0.15..0.6), closed or open neighbourhoods,
     sometimes directed (POJ 1830).
