@@ -1,5 +1,6 @@
-"""Figures of the study for a paper: cactus and scatter plots in PDF, SVG and PNG, with a caption, labelled
-axes and limits, one colour per strategy across figures, a top-N selection; the per-family table."""
+"""Figures of the study for a paper: cactus, ECDF and scatter plots in PDF, SVG and PNG, one column wide and
+untitled by default, the caption in the metadata (drawn when asked), labelled axes and limits, every strategy
+drawn and in the legend, one colour per strategy across figures, a top-N selection; the per-family table."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from flipgame.cli import main
+from flipgame.study.cactus import plot_cactus, plot_ecdf
 from flipgame.study.compare import Run, StrategyStudy
 from flipgame.study.family_table import family_rows, write_table
-from flipgame.study.figures import OKABE_ITO, VBS_STYLE, Context, plot_cactus, plot_scatter, plot_strategies, ranking
+from flipgame.study.figures import (
+    OKABE_ITO,
+    VBS_STYLE,
+    Context,
+    FigureOptions,
+    plot_scatter,
+    plot_strategies,
+    ranking,
+)
 
 LIMIT = 5.0
 CONTEXT = Context("Test CPU, 2 cores, 4 GiB", "0.1.0", 1.0)
@@ -41,40 +51,56 @@ def pdf_info(data: bytes) -> dict[str, str]:
     return out
 
 
+def pdf_width_inches(data: bytes) -> float:
+    """The width of a one-page PDF's MediaBox, in inches."""
+    box = re.search(rb"/MediaBox \[\s*([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)\s*\]", data)
+    return (float(box.group(3)) - float(box.group(1))) / 72
+
+
 @pytest.mark.needs("matplotlib")
-def test_cactus_pdf_has_a_caption_with_the_limit_instances_and_machine(tmp_path):
+def test_the_default_cactus_pdf_is_one_column_wide_untitled_with_the_caption_in_its_metadata(tmp_path):
     path = tmp_path / "fig.pdf"
     colours = plot_cactus(many_runs(), LIMIT, str(path), context=CONTEXT)
     data = path.read_bytes()
     assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    assert pdf_width_inches(data) <= 3.5
     info = pdf_info(data)
-    assert info["Title"] == "flipgame study: cactus plot"
+    assert info["Title"] == "flipgame study"  # metadata only: no title is drawn
     caption = info["Subject"]
-    assert "the 7 best of 10 strategies (most solved, then PAR-2)" in caption
-    assert "4 instances (2 not run by some strategy left out)" in caption  # torus 6x6 and 8x8
-    assert "time limit 5 s per run, killed at 6 s" in caption and "Machine: Test CPU, 2 cores, 4 GiB" in caption
+    assert "the 7 best of 10 strategies (most solved, then PAR-2)" in caption and "6 instances" in caption
+    assert "time limit 5 s of wall-clock time per run, stopped at 6 s" in caption
+    assert "Machine: Test CPU, 2 cores, 4 GiB" in caption
     assert list(colours) == [f"s{k}" for k in range(7)] + ["VBS"]  # the top 7 by solved then PAR-2, and the VBS
     assert colours["VBS"] == VBS_STYLE["color"] and list(colours.values())[:7] == list(OKABE_ITO)
+    assert VBS_STYLE["zorder"] < 3  # under every strategy: it hides none
 
 
 @pytest.mark.needs("matplotlib")
-def test_the_cactus_pdf_page_shows_axes_limits_legend_and_caption(tmp_path):
-    """The page itself, read back by a PDF library: what a reader of the paper sees, not only the metadata."""
+def test_the_cactus_page_shows_axes_limit_and_every_strategy_in_the_legend(tmp_path):
+    """The page itself, read back by a PDF library: what a reader of the paper sees."""
     from pypdf import PdfReader
 
     path = tmp_path / "fig.pdf"
-    plot_cactus(many_runs(), LIMIT, str(path), context=CONTEXT)
-    pages = PdfReader(path).pages
-    assert len(pages) == 1
-    words = " ".join(pages[0].extract_text().split())
-    panels = ["all families (4 instances)", "random (3 instances)"]  # torus has 1 scored instance: no panel
-    labels = ["instances solved", "seconds per instance (log)", "time limit 5 s"]
-    drawn, caption = words.split("Cactus plot: ")
-    assert all(drawn.count(text) == len(panels) for text in labels), words  # each panel's axes and limit line
-    assert all(text in drawn for text in panels) and "time limit 5 s per run, killed at 6 s" in caption
-    assert all(text in caption for text in ["flipgame study: cactus plot", *(f"s{k}" for k in range(7)), "VBS",
-                                            "Test CPU, 2 cores, 4 GiB"])  # the legend follows the caption here
-    assert "s7" not in words and "torus (" not in words  # beyond the top 7; a family of fewer than 3 instances
+    plot_cactus(many_runs(3), LIMIT, str(path), context=CONTEXT)
+    (page,) = PdfReader(path).pages
+    words = " ".join(page.extract_text().split())
+    assert all(text in words for text in ["all families (6 instances)", "instances solved",
+                                          "seconds per instance (log)", "limit 5 s", "s0", "s1", "s2", "VBS"])
+    assert "Cactus plot" not in words and "flipgame study" not in words  # no caption, no title drawn
+
+
+@pytest.mark.needs("matplotlib")
+def test_title_caption_two_columns_and_family_panels_on_request(tmp_path):
+    from pypdf import PdfReader
+
+    path = tmp_path / "fig.pdf"
+    plot_ecdf(many_runs(3), LIMIT, str(path), context=CONTEXT,
+              options=FigureOptions(width="two", title="Figure 3", caption=True, panels="families"))
+    data = path.read_bytes()
+    assert 6.5 <= pdf_width_inches(data) <= 7.6
+    words = " ".join(PdfReader(path).pages[0].extract_text().split())
+    assert all(text in words for text in ["Figure 3", "Empirical distribution", "random (3 instances)",
+                                          "torus (3 instances)", "share solved", "seconds (log)"])
 
 
 @pytest.mark.needs("matplotlib")
@@ -100,7 +126,7 @@ def test_scatter_svg_has_labelled_axes_limits_and_the_unsolved_border(tmp_path):
     path = tmp_path / "scatter.svg"
     plot_scatter(many_runs(), LIMIT, str(path), context=CONTEXT, pairs=[("s0", "s9")])
     texts = svg_texts(path)
-    assert {"s0: seconds (log)", "s9: seconds (log)", "s9 against s0", "time limit 5 s", "unsolved"} <= set(texts)
+    assert {"s0: seconds (log)", "s9: seconds (log)", "s9 against s0", "limit 5 s", "unsolved"} <= set(texts)
     root = ET.parse(path).getroot()
     caption = next(e.text for e in root.iter() if e.tag.endswith("}description"))
     assert "unsolved on the border at 10 s" in caption and "Test CPU" in caption
@@ -114,16 +140,18 @@ def test_ranking_and_the_per_family_table(tmp_path):
     families, rows = family_rows(runs, LIMIT)
     assert families == ["random", "torus"]
     s9 = next(r for r in rows if r[0] == "s9")
-    assert s9[1] == (3, 3, pytest.approx(0.1 * (4 + 6 + 8) / 3)) and s9[2] == (0, 1, 2 * LIMIT) and s9[3] == 3
+    # s9 timed out on torus 4x4 and did not run 6x6 and 8x8: all three stay, unsolved at 2 x the limit
+    assert s9[1] == (3, 3, pytest.approx(0.1 * (4 + 6 + 8) / 3)) and s9[2] == (0, 3, 2 * LIMIT) and s9[3] == 3
     assert rows[-1][0] == "VBS"
     tex = tmp_path / "t.tex"
     write_table(runs, LIMIT, str(tex), context=CONTEXT)
     text = tex.read_text()
-    assert "\\begin{tabular}{lrrrrr}" in text and "s9 & 3/3 & 0.600 & 0/1 & 10.000 & 3 \\\\" in text
-    assert "torus: 2 left out (torus/6x6/0, torus/8x8/0)" in text and "Test CPU" in text
+    assert "\\begin{tabular}{lrrrrr}" in text and "s9 & 3/3 & 0.600 & 0/3 & 10.000 & 3 \\\\" in text
+    assert "not run after a time-out on a smaller instance or over the budget) = unsolved" in text
+    assert "Test CPU" in text
     md = tmp_path / "t.md"
     write_table(runs, LIMIT, str(md))
-    assert "| s0 | 3 of 3 | 0.060 | 1 of 1 | 0.040 | 4 |" in md.read_text()
+    assert "| s0 | 3 of 3 | 0.060 | 3 of 3 | 0.060 | 6 |" in md.read_text()
 
 
 @pytest.mark.parametrize("args, words", [

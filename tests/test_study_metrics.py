@@ -23,10 +23,13 @@ def runs():
 def test_par2_sgm_and_the_virtual_best_solver():
     rows = {r["strategy"]: r for r in m.metrics(runs(), time_limit=5.0)}
     assert rows["a"]["solved"] == 1 and rows["a"]["par2"] == pytest.approx((1 + 10) / 2)
+    assert rows["a"]["par10"] == pytest.approx((1 + 50) / 2)
     assert rows["b"]["solved"] == 2 and rows["b"]["sgm"] == pytest.approx(math.sqrt(13 * 12) - 10)
     assert rows["c"]["solved"] == 0 and rows["c"]["par2"] == 10
     assert rows["VBS"]["solved"] == 2 and rows["VBS"]["par2"] == pytest.approx((1 + 2) / 2)
-    assert all(r["left_out"] == 0 for r in rows.values())
+    # without b the VBS solves only board 0 (a, 1 s): PAR-2 (1 + 10) / 2 against (1 + 2) / 2 with it
+    assert rows["b"]["marginal"] == pytest.approx(5.5 - 1.5) and rows["a"]["marginal"] == pytest.approx(1.0)
+    assert rows["c"]["marginal"] == 0.0 and rows["VBS"]["marginal"] is None
 
 
 def family_with_an_early_time_out():
@@ -39,21 +42,40 @@ def family_with_an_early_time_out():
             Run("random", 8, 0, 0, "b", "OPTIMAL", 16, 3.0)]
 
 
-def test_instances_not_run_are_left_out_never_scored_as_time_outs():
-    runs = family_with_an_early_time_out()
-    assert m.left_out(runs) == {"random": ["random/6x6/0", "random/8x8/0"]}
-    rows = {r["strategy"]: r for r in m.metrics(runs, time_limit=5.0)}
-    # over the one instance both ran: a's time-out costs 2 x 5 s there, and nothing more
-    assert (rows["a"]["instances"], rows["a"]["solved"], rows["a"]["par2"]) == (1, 0, 10.0)
-    assert (rows["b"]["instances"], rows["b"]["solved"], rows["b"]["par2"]) == (1, 1, 1.0)
-    assert rows["a"]["left_out"] == 2 and rows["VBS"]["par2"] == 1.0
-    scope = m.scope(runs)
-    assert "over the instances every strategy ran" in scope and "random/6x6/0, random/8x8/0" in scope
-    text = m.text(runs, 5.0)
-    assert "a                        0 of 1" in text and "10.000" in text and "20.000" not in text
+def test_instances_not_run_stay_in_every_metric_as_unsolved_for_that_strategy_only():
+    rows = {r["strategy"]: r for r in m.metrics(family_with_an_early_time_out(), time_limit=5.0)}
+    assert (rows["a"]["instances"], rows["a"]["solved"], rows["a"]["not_run"], rows["a"]["par2"]) == (3, 0, 2, 10.0)
+    assert (rows["b"]["instances"], rows["b"]["solved"], rows["b"]["par2"]) == (3, 3, 2.0)
+    assert (rows["VBS"]["instances"], rows["VBS"]["par2"]) == (3, 2.0)
+    text = m.text(family_with_an_early_time_out(), 5.0)
+    assert "not run after a time-out on a smaller instance or over the budget) = unsolved" in text
+    assert "a                        0 of 3      0       2    10.000    50.000" in text
 
 
-def test_a_study_lists_the_later_instances_as_not_run_and_scores_them_as_stated():
+def test_a_refused_instance_is_not_applicable_never_a_time_out():
+    # a CNF program ("cnf") meets a mod-3 board: refused; its PAR-2 is over the instances it takes
+    rs = [Run("mix", 4, 0, 0, "gauss", "OPTIMAL", 3, 1.0), Run("mix", 4, 0, 0, "cnf", "OPTIMAL", 3, 3.0),
+          Run("mix", 4, 0, 1, "gauss", "OPTIMAL", 5, 1.0), Run("mix", 4, 0, 1, "cnf", m.REFUSED)]
+    rows = {r["strategy"]: r for r in m.metrics(rs, time_limit=5.0)}
+    assert (rows["cnf"]["instances"], rows["cnf"]["na"], rows["cnf"]["solved"], rows["cnf"]["par2"]) == (1, 1, 1, 3.0)
+    assert (rows["gauss"]["instances"], rows["VBS"]["instances"], rows["VBS"]["par2"]) == (2, 2, 1.0)
+
+
+def test_a_strategy_refusing_a_whole_family_reads_n_a_there():
+    rs = [Run("mod3", 4, 0, 0, "gauss", "OPTIMAL", 3, 1.0), Run("mod3", 4, 0, 0, "cnf", m.REFUSED)]
+    rows = {r["strategy"]: r for r in m.metrics(rs, time_limit=5.0)}
+    assert (rows["cnf"]["instances"], rows["cnf"]["na"], rows["cnf"]["par2"]) == (0, 1, None)
+    assert [r["strategy"] for r in m.metrics(rs, 5.0)] == ["cnf", "gauss", "VBS"]
+
+
+def test_the_clock_of_the_scores_is_the_study_s():
+    run = Run("random", 4, 0, 0, "a", "OPTIMAL", 4, 6.0, cpu_seconds=1.5)  # 6 s of wall, 1.5 s of CPU
+    assert not m.solved(run, 5.0, "wall") and m.solved(run, 5.0, "cpu")
+    assert m.metrics([run], 5.0, "cpu")[0]["par2"] == 1.5 and m.metrics([run], 5.0, "wall")[0]["par2"] == 10.0
+    assert "within 5 s of CPU time" in m.rule(5.0, "cpu")
+
+
+def test_a_study_lists_the_later_instances_as_not_run_and_scores_them_as_unsolved():
     # gauss answers; cpsat times out on the first 5x5 board (nullity 2; a limit of 1 microsecond), so the later
     # boards of the family, no smaller and of no lower nullity (9x9: nullity 8), are not run by it
     st = compare_strategies(["gauss", "cpsat"], ["random"], sizes=[5, 9], boards=2, time_limit=1e-6, isolate=False)
@@ -63,26 +85,19 @@ def test_a_study_lists_the_later_instances_as_not_run_and_scores_them_as_stated(
     assert all(status[("gauss", n, b)] == "OPTIMAL" for n in (5, 9) for b in (0, 1))
     row = {r["strategy"]: r for r in st.summary()}["cpsat"]
     assert (row["instances"], row["solved"], row["time_outs"], row["not_run"]) == (4, 0, 1, 3)
-    text = st.text()
-    assert "Not run (never scored as time-outs):" in text
-    assert "cpsat: random/5x5/1, random/9x9/0, random/9x9/1 (after a time-out at 5x5 (nullity 2)" in text
+    assert "cpsat: random/5x5/1, random/9x9/0, random/9x9/1 (after a time-out at 5x5 (nullity 2)" in st.text()
     rows = {r["strategy"]: r for r in m.metrics(st.runs, st.time_limit)}
-    assert rows["cpsat"]["instances"] == 1 and rows["cpsat"]["par2"] == pytest.approx(2e-6)
-    assert "3 left out (random/5x5/1, random/9x9/0, random/9x9/1)" in m.scope(st.runs)
-    # --run-all: every instance run and scored
-    st = compare_strategies(["gauss", "cpsat"], ["random"], sizes=[5, 9], boards=2, time_limit=1e-6, isolate=False,
-                            run_all=True)
-    assert not any(r.status == m.NOT_RUN for r in st.runs)
-    rows = {r["strategy"]: r for r in m.metrics(st.runs, st.time_limit)}
-    assert (rows["cpsat"]["instances"], rows["cpsat"]["solved"]) == (4, 0)
-    assert "over all instances: every strategy ran every instance (--run-all)" in m.scope(st.runs, run_all=True)
+    assert (rows["cpsat"]["instances"], rows["cpsat"]["not_run"]) == (4, 3)
+    assert rows["cpsat"]["par2"] == pytest.approx(2e-6)  # every one unsolved: 2 x the limit
+    assert rows["gauss"]["instances"] == 4 == rows["VBS"]["instances"]
 
 
-def test_budget_spent_leaves_the_rest_not_run():
+def test_budget_spent_leaves_the_rest_not_run_and_unsolved():
     st = compare_strategies(["gauss"], ["random"], sizes=[4, 5, 6], boards=1, budget=1e-9, isolate=False)
     assert "Budget of 1e-09 s spent: 3 of 3 runs not run" in st.budget_note
     assert {r.status for r in st.runs} == {m.NOT_RUN} and {r.note for r in st.runs} == {"over budget"}
-    assert m.metrics(st.runs, st.time_limit)[0]["par2"] is None  # nothing scored, nothing charged
+    row = m.metrics(st.runs, st.time_limit)[0]
+    assert (row["instances"], row["solved"], row["par2"]) == (3, 0, 2 * st.time_limit)
 
 
 def test_csv_round_trip_with_measures_and_environment(tmp_path):

@@ -135,8 +135,8 @@ def _add_strategy_run_arguments(group) -> None:
                        help=f"random boards per size (default 2, at most {BOARDS_PER_SIZE_MAX:,}; all-lit has one)")
     group.add_argument("--run-all", action="store_true",
                        help="run every strategy on every instance within the budget (default: after a time-out a "
-                            "strategy does not run the family's later, no smaller boards, and PAR-2 and SGM are "
-                            "taken over the instances every strategy ran)")
+                            "strategy does not run the family's later, no smaller boards; those are scored as "
+                            "unsolved for it)")
     group.add_argument("--in-process", action="store_true",
                        help="run the strategies in this process: no process start per run, but only the backends' "
                             "own time limits hold (rc2 has none) and no memory limit (default: a process of its own "
@@ -158,8 +158,11 @@ def _add_strategy_output_arguments(group) -> None:
                             "seconds, peak MiB, build/export/solve seconds, the solver and its version, the limits, "
                             "the machine")
     group.add_argument("--cactus", type=_figure_path, metavar="FILE",
-                       help="cactus plot (instances solved against seconds, with the virtual best solver): all "
-                            "families, then each family of at least 3 instances; .png, .pdf or .svg")
+                       help="cactus plot (instances solved against seconds, with the virtual best solver); .png, "
+                            ".pdf or .svg, one column wide, no title")
+    group.add_argument("--ecdf", type=_figure_path, metavar="FILE",
+                       help="empirical distribution of the seconds (share of the instances solved within t); .png, "
+                            ".pdf or .svg")
     group.add_argument("--scatter", type=_figure_path, metavar="FILE",
                        help="pairwise scatter plots (log-log, unsolved on the border): the best strategy against "
                             "the next ones, or --pairs; .png, .pdf or .svg")
@@ -168,6 +171,14 @@ def _add_strategy_output_arguments(group) -> None:
                        help="per-family table (solved and PAR-2 per strategy, then the VBS): .tex, .md or .csv")
     group.add_argument("--top", type=_top, default=TOP_DEFAULT, metavar="N|all",
                        help=f"strategies drawn in the figures: the N best (default {TOP_DEFAULT}, one colour each)")
+    group.add_argument("--width", choices=("one", "two"), help="figure width: one column (3.3 in, default) or two "
+                                                                "(7 in)")
+    group.add_argument("--panels", choices=("all", "families"),
+                       help="cactus and ECDF panels: every instance in one (default), or one more per family")
+    group.add_argument("--title", metavar="TEXT", help="a title drawn above each figure (default: none)")
+    group.add_argument("--caption", action="store_true",
+                       help="draw the caption (limit, clock, instances, machine) under each figure; it is always "
+                            "in the file's metadata")
 
 
 def _add_all_lit_arguments(lit) -> None:
@@ -202,7 +213,8 @@ def _sides(text: str) -> list[int]:
 
 NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "lower_bound": "all_lit"}
 """Flags that only apply with another one."""
-STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "scatter", "pairs", "table")
+STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "ecdf", "scatter", "pairs",
+                 "table", "width", "panels", "title", "caption")
 """Options of ``--strategies`` mode (refused without it)."""
 
 
@@ -219,7 +231,7 @@ def _misplaced_flag(args: argparse.Namespace) -> str | None:
     return None
 
 
-FIGURE_FLAGS = ("plot", "cactus", "scatter")
+FIGURE_FLAGS = ("plot", "cactus", "ecdf", "scatter")
 """The flags that draw a figure (matplotlib, the extra ``study``)."""
 
 

@@ -15,10 +15,11 @@ from flipgame.core.errors import OptionError, RulesError
 from flipgame.core.limits import MEMORY_LIMIT_GIB, RUN_MEMORY_MIN_GIB, STRATEGY_TIME_LIMIT
 from flipgame.model.boards import BoardSet
 from flipgame.study import metrics as study_metrics
+from flipgame.study.cactus import plot_cactus, plot_ecdf
 from flipgame.study.environment import machine_line
 from flipgame.study.families import RULES_FAMILY
 from flipgame.study.family_table import write_table
-from flipgame.study.figures import Context, plot_cactus, plot_scatter
+from flipgame.study.figures import Context, FigureOptions, plot_scatter
 from flipgame.study.records import write_csv
 from flipgame.study.suite import suite_plan
 
@@ -90,22 +91,31 @@ def suite_plan_of(args: argparse.Namespace) -> list | None:
     return plan
 
 
+def figure_options(args: argparse.Namespace) -> FigureOptions:
+    """The layout of the figures from --width, --title, --caption and --panels."""
+    return FigureOptions(width=args.width or "one", title=args.title or "", caption=bool(args.caption),
+                         panels=args.panels or "all")
+
+
 def write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
     """The field's metrics (text unless --json), --csv, --cactus, --scatter and --table; an exit code on failure."""
     env = st.environment
-    context = Context(machine_line(env["machine"]) if env else "", env.get("flipgame", ""), st.margin)
+    context = Context(machine_line(env["machine"]) if env else "", env.get("flipgame", ""), st.margin, st.clock)
     try:
         if args.csv:
-            rows = write_csv(st.runs, args.csv, st.time_limit, env)
+            rows = write_csv(st.runs, args.csv, st.time_limit, env, st.clock)
             print(f"CSV: {args.csv} ({rows} runs)", file=sys.stderr)
-        if args.cactus:
-            plot_cactus(st.runs, st.time_limit, args.cactus, context=context, top=args.top)
-            print(f"Cactus plot: {args.cactus}", file=sys.stderr)
+        options = figure_options(args)
+        for flag, plot, what in (("cactus", plot_cactus, "Cactus plot"), ("ecdf", plot_ecdf, "ECDF")):
+            if getattr(args, flag):
+                plot(st.runs, st.time_limit, getattr(args, flag), context=context, top=args.top, options=options)
+                print(f"{what}: {getattr(args, flag)}", file=sys.stderr)
         if args.scatter:
-            plot_scatter(st.runs, st.time_limit, args.scatter, context=context, top=args.top, pairs=args.pairs)
+            plot_scatter(st.runs, st.time_limit, args.scatter, context=context, top=args.top, pairs=args.pairs,
+                         options=options)
             print(f"Scatter plot: {args.scatter}", file=sys.stderr)
         if args.table:
-            write_table(st.runs, st.time_limit, args.table, context=context, run_all=st.run_all)
+            write_table(st.runs, st.time_limit, args.table, context=context)
             print(f"Table: {args.table}", file=sys.stderr)
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
@@ -113,7 +123,7 @@ def write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
         return fail(ExitCode.USAGE, str(exc))
     if not args.json:
         print()
-        print(study_metrics.text(st.runs, st.time_limit, st.run_all))
+        print(study_metrics.text(st.runs, st.time_limit, st.clock))
     return None
 
 

@@ -44,7 +44,7 @@ class Run:
 
     ``status`` is OPTIMAL, INFEASIBLE, UNKNOWN (time-out), ERROR, ``refused`` (the strategy does not take
     the board) or ``not run`` (:data:`flipgame.study.metrics.NOT_RUN`: after a time-out at a smaller size, or over the
-    budget; never scored as a time-out; ``note`` says why).  ``seconds`` is the recorded wall time,
+    budget; scored as unsolved for that strategy; ``note`` says why).  ``seconds`` is the recorded wall time,
     ``cpu_seconds`` the CPU time of the run's process and its children, ``peak_rss`` its peak resident
     bytes, ``build_seconds`` / ``export_seconds`` / ``solve_seconds`` the parts where the strategy reports
     them, ``measured`` ``child`` or ``in-process`` (see :mod:`flipgame.study.runner`).
@@ -100,6 +100,7 @@ class StrategyStudy:
     isolate: bool = True
     memory_limit: float | None = None
     environment: dict = field(default_factory=dict)
+    clock: str = "wall"
 
     @property
     def disagreements(self) -> int:

@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 
 from flipgame.study.figures import Context, ranking
-from flipgame.study.metrics import PAR_FACTOR, VBS, metrics, scope
+from flipgame.study.metrics import VBS, metrics, rule
 
 TABLE_FORMATS = ("tex", "md", "csv")
 """Formats of ``--table`` (by the file name's suffix)."""
@@ -23,27 +23,25 @@ def table_format(path: str) -> str:
     return suffix
 
 
-def family_rows(runs: Sequence, time_limit: float) -> tuple[list[str], list[list]]:
+def family_rows(runs: Sequence, time_limit: float, clock: str = "wall") -> tuple[list[str], list[list]]:
     """``(families, rows)``: one row per strategy (best first) and the VBS, each ``[name, (solved, scored,
-    PAR-2) per family..., total solved]``."""
-    rows = metrics(runs, time_limit)
+    PAR-2) per family..., total solved]``; a family the strategy refused whole is ``(0, 0, None)`` (n/a)."""
+    rows = metrics(runs, time_limit, clock)
     families = list(dict.fromkeys(r.family for r in runs))
     cell = {(m["family"], m["strategy"]): (m["solved"], m["instances"], m["par2"]) for m in rows}
     out = []
-    for name in [*ranking(runs, time_limit), VBS]:
+    for name in [*ranking(runs, time_limit, clock), VBS]:
         cells = [cell.get((f, name), (0, 0, None)) for f in families]
         out.append([name, *cells, sum(c[0] for c in cells)])
     return families, out
 
 
-def write_table(runs: Sequence, time_limit: float, path: str, *, context: Context | None = None,
-                run_all: bool = False) -> None:
+def write_table(runs: Sequence, time_limit: float, path: str, *, context: Context | None = None) -> None:
     """The per-family table in the format of ``path``'s suffix.  Raises OSError, ValueError (suffix)."""
     fmt = table_format(path)
-    families, rows = family_rows(runs, time_limit)
     ctx = context or Context()
-    note = (f"Solved of the instances scored, and PAR-2 in seconds (an unsolved instance counts {PAR_FACTOR} x "
-            f"{time_limit:g} s). {scope(runs, run_all)}"
+    families, rows = family_rows(runs, time_limit, ctx.clock)
+    note = (f"Solved of the instances scored (n/a: refused), and PAR-2 in seconds. {rule(time_limit, ctx.clock)}"
             + (f" Machine: {ctx.machine}." if ctx.machine else "") + (f" flipgame {ctx.flipgame}." if ctx.flipgame
                                                                        else ""))
     with open(path, "w", newline="") as f:
@@ -65,7 +63,8 @@ def _markdown(families: list[str], rows: list[list], note: str) -> str:
     head = "| strategy | " + " | ".join(f"{f} solved | {f} PAR-2" for f in families) + " | solved |"
     lines = [head, "|---" * (2 * len(families) + 2) + "|"]
     for name, *cells, total in rows:
-        lines.append(f"| {name} | " + " | ".join(f"{s} of {n} | {_par(p)}" for s, n, p in cells) + f" | {total} |")
+        lines.append(f"| {name} | " + " | ".join(f"{s} of {n} | {_par(p)}" if n else "n/a | n/a" for s, n, p in cells)
+                     + f" | {total} |")
     return "\n".join(lines) + f"\n\n{note}\n"
 
 
@@ -82,6 +81,7 @@ def _latex(families: list[str], rows: list[list], note: str) -> str:
     for name, *cells, total in rows:
         if name == VBS:
             lines.append("\\midrule")
-        lines.append(f"{_tex(name)} & " + " & ".join(f"{s}/{n} & {_par(p)}" for s, n, p in cells) + f" & {total} \\\\")
+        lines.append(f"{_tex(name)} & " + " & ".join(f"{s}/{n} & {_par(p)}" if n else "n/a & n/a" for s, n, p in cells)
+                     + f" & {total} \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{_tex(note)}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"

@@ -1,25 +1,32 @@
-"""The strategy study in the field's terms: per-instance CSV, PAR-2, shifted geometric means, the
-virtual best solver.
+"""The strategy study in the field's terms, under one scoring rule: solved, PAR-2, PAR-10, shifted geometric
+means, the virtual best solver and each strategy's marginal contribution.
 
-Every run of :func:`flipgame.study.compare.compare_strategies` is one (instance, strategy) pair.  An
-instance is *solved* by a strategy when it answered (a proven minimum or Impossible) within the time
-limit and the answer was not flagged; every other outcome of a run made (time-out, an answer past the
-limit, refusal, error, flagged answer) is unsolved and is charged as the metric says.  A run never
-made (``not run``: after a time-out at a smaller size, or over the budget) is neither: the metrics
-are taken over the instances *every* strategy ran (per family), and the others are listed as left
-out.  With ``--run-all`` every strategy runs every instance, so all are scored (within the budget).
+Every run of :func:`flipgame.study.compare.compare_strategies` is one (instance, strategy) pair, and every
+metric follows the rule of :data:`RULE`, printed with the results:
 
-PAR-2 (SAT competitions)
-    Mean over the scored instances of the seconds, an unsolved instance counted as twice the
-    time limit.
+solved
+    a proven answer (a minimum or Impossible) within the time limit on the study's clock (CPU or wall),
+    not flagged by the cross-check;
+n/a
+    ``refused``: the strategy cannot express the instance (a CNF program on a mod-3 board); the instance
+    is left out of that strategy's metrics only, never scored as a time-out;
+unsolved
+    everything else, ``not run`` included (after a time-out on a smaller instance of the family, or over
+    the budget): charged at the penalty, for that strategy only; the instance stays in every metric.
+
+PAR-k (SAT competitions)
+    Mean over the instances of the seconds, an unsolved instance counted as k times the limit (PAR-2, PAR-10).
 Shifted geometric mean (Mittelmann's MIP benchmarks, MIPLIB)
     ``exp(mean(log(t + s))) - s`` with the shift :data:`SGM_SHIFT` = 10 s, an unsolved instance
     counted as the time limit.
 Virtual best solver (VBS)
-    Per instance the fastest strategy that solved it; reported as a row ``VBS`` with the same metrics.
+    Per instance the fastest strategy that solved it (unsolved if none did); a row ``VBS``.
+Marginal contribution (Xu, Hutter, Hoos, Leyton-Brown 2012)
+    The VBS's PAR-2 without the strategy minus the VBS's PAR-2: what the portfolio loses without it.
 
 Source: SAT Competition rules (PAR-2); H. Mittelmann, "Benchmarks for Optimization Software"
-(shifted geometric mean, shift 10 s); Achterberg, "Constraint Integer Programming" (2007), ch. 10.
+(shifted geometric mean, shift 10 s); Xu et al., "Evaluating component solver contributions to
+portfolio-based algorithm selectors", SAT 2012.
 """
 
 from __future__ import annotations
@@ -30,11 +37,32 @@ from collections.abc import Iterable, Sequence
 SGM_SHIFT = 10.0
 """Shift of the shifted geometric mean, in seconds (Mittelmann's benchmarks)."""
 PAR_FACTOR = 2
-"""PAR-k penalty factor: an unsolved instance counts as ``PAR_FACTOR * time limit`` (PAR-2)."""
+"""PAR-k penalty factor of the headline score: an unsolved instance counts as ``PAR_FACTOR * time limit``."""
+PAR_FACTOR_HIGH = 10
+"""The second penalty reported (PAR-10)."""
 VBS = "VBS"
 """Name of the virtual best solver's row."""
 NOT_RUN = "not run"
-"""The status of a run never made."""
+"""The status of a run never made (scored as unsolved)."""
+REFUSED = "refused"
+"""The status of a run the strategy refused (n/a: left out of its metrics)."""
+CLOCKS = ("cpu", "wall")
+"""The clocks a study's limit and scores may be on."""
+
+
+def rule(time_limit: float, clock: str = "wall") -> str:
+    """The scoring rule in one paragraph, with the limit and the clock."""
+    return (f"Scoring: solved = a proven answer within {time_limit:g} s of {clock_name(clock)}, not flagged by "
+            f"the cross-check; refused (the strategy cannot express the instance) = n/a, left out of that "
+            f"strategy's metrics only; every other run (time-out, error, flagged, and not run after a time-out on "
+            f"a smaller instance or over the budget) = unsolved, counted as {PAR_FACTOR} x {time_limit:g} s in "
+            f"PAR-2, {PAR_FACTOR_HIGH} x in PAR-10 and {time_limit:g} s in the shifted geometric mean (shift "
+            f"{SGM_SHIFT:g} s); VBS = per instance the fastest strategy that solved it; marginal = the VBS's "
+            f"PAR-2 without the strategy minus with it.")
+
+
+def clock_name(clock: str) -> str:
+    return "CPU time" if clock == "cpu" else "wall-clock time"
 
 
 def instance_name(run) -> str:
@@ -42,43 +70,42 @@ def instance_name(run) -> str:
     return f"{run.family}/{run.n}x{run.n}/{run.board}"
 
 
-def solved(run, time_limit: float) -> bool:
-    """True if the run answered within ``time_limit`` seconds and its answer was not flagged (an answer
-    after the limit counts as unsolved, as in the competitions)."""
-    return run.answered and not run.flag and run.seconds is not None and run.seconds <= time_limit
+def seconds_on(run, clock: str = "wall") -> float | None:
+    """The run's seconds on ``clock``: its CPU seconds for ``cpu`` (wall seconds where none were recorded)."""
+    if clock == "cpu" and getattr(run, "cpu_seconds", None) is not None:
+        return run.cpu_seconds
+    return run.seconds
 
 
-def left_out(runs: Iterable) -> dict[str, list[str]]:
-    """``family -> [instance]``: the instances some strategy did not run (they are not scored), in order."""
-    out: dict[str, list[str]] = {}
-    for r in runs:
-        if r.status == NOT_RUN:
-            names = out.setdefault(r.family, [])
-            if instance_name(r) not in names:
-                names.append(instance_name(r))
-    return out
+def solved(run, time_limit: float, clock: str = "wall") -> bool:
+    """True if the run answered within ``time_limit`` seconds on ``clock`` and its answer was not flagged (an
+    answer after the limit counts as unsolved, as in the competitions)."""
+    seconds = seconds_on(run, clock)
+    return run.answered and not run.flag and seconds is not None and seconds <= time_limit
 
 
-def times(runs: Iterable, time_limit: float) -> dict[tuple[str, str], dict[str, float | None]]:
-    """``(family, strategy) -> {instance: seconds or None (unsolved)}`` over the scored instances (those
-    every strategy ran), plus the VBS per family.  O(runs)."""
-    runs = list(runs)
-    skip = {i for names in left_out(runs).values() for i in names}
+def times(runs: Iterable, time_limit: float, clock: str = "wall") -> dict[tuple[str, str], dict[str, float | None]]:
+    """``(family, strategy) -> {instance: seconds or None (unsolved)}`` by the rule (refused runs left out),
+    plus the VBS per family over the instances some strategy can express.  O(runs)."""
     out: dict[tuple[str, str], dict[str, float | None]] = {}
     for r in runs:
-        per = out.setdefault((r.family, r.strategy), {})
-        if instance_name(r) not in skip:
-            per[instance_name(r)] = r.seconds if solved(r, time_limit) else None
+        if r.status == REFUSED:
+            continue
+        out.setdefault((r.family, r.strategy), {})[instance_name(r)] = (
+            seconds_on(r, clock) if solved(r, time_limit, clock) else None)
     for family in {f for f, _ in out}:
-        best: dict[str, float | None] = {}
-        for (f, _), per in out.items():
-            if f != family:
-                continue
-            for inst, s in per.items():
-                old = best.get(inst)
-                best[inst] = s if old is None else (old if s is None else min(old, s))
-        out[(family, VBS)] = best
+        out[(family, VBS)] = best_of([per for (f, s), per in out.items() if f == family and s != VBS])
     return out
+
+
+def best_of(per_strategy: Sequence[dict[str, float | None]]) -> dict[str, float | None]:
+    """Per instance the least seconds over the strategies (None where none solved it)."""
+    best: dict[str, float | None] = {}
+    for per in per_strategy:
+        for inst, s in per.items():
+            old = best.get(inst)
+            best[inst] = s if old is None else (old if s is None else min(old, s))
+    return best
 
 
 def par(seconds: Sequence[float | None], time_limit: float, factor: int = PAR_FACTOR) -> float | None:
@@ -108,52 +135,57 @@ def shifted_geometric_mean(seconds: Sequence[float | None], time_limit: float,
     return math.exp(sum(logs) / len(logs)) - shift
 
 
-def metrics(runs: Sequence, time_limit: float) -> list[dict]:
-    """Per (family, strategy) and the VBS: ``instances`` scored, ``solved``, ``par2`` and ``sgm`` (s, None
-    when no instance is scored), and ``left_out`` (the family's instances some strategy did not run).
+def marginal(per: dict[tuple[str, str], dict], family: str, strategy: str, time_limit: float) -> float | None:
+    """The VBS's PAR-2 on ``family`` without ``strategy`` minus with it (0: the others do as well)."""
+    vbs = per.get((family, VBS), {})
+    others = best_of([p for (f, s), p in per.items() if f == family and s not in (VBS, strategy)])
+    without = [others.get(inst) for inst in vbs]
+    with_all = par(list(vbs.values()), time_limit)
+    return None if with_all is None else par(without, time_limit) - with_all
 
-    Running time: O(runs).
+
+def metrics(runs: Sequence, time_limit: float, clock: str = "wall") -> list[dict]:
+    """Per (family, strategy) and the VBS, by the rule: ``instances`` scored, ``solved``, ``na`` (refused),
+    ``not_run`` (scored as unsolved), ``par2``, ``par10``, ``sgm`` (s; None with no instance) and ``marginal``.
+
+    Running time: O(runs x strategies).
     """
-    out = left_out(runs)
+    per = times(runs, time_limit, clock)
+    na, not_run = _counts(runs)
     rows = []
-    for (family, strategy), per in sorted(times(runs, time_limit).items(), key=lambda kv: (kv[0][0], kv[0][1] == VBS)):
-        secs = list(per.values())
+    for family, strategy in sorted({*per, *na}, key=lambda k: (k[0], k[1] == VBS, k[1])):
+        secs = list(per.get((family, strategy), {}).values())  # empty: refused every instance of the family
         rows.append({"family": family, "strategy": strategy, "instances": len(secs),
-                     "solved": sum(s is not None for s in secs), "par2": par(secs, time_limit),
-                     "sgm": shifted_geometric_mean(secs, time_limit), "left_out": len(out.get(family, []))})
+                     "solved": sum(s is not None for s in secs), "na": na.get((family, strategy), 0),
+                     "not_run": not_run.get((family, strategy), 0), "par2": par(secs, time_limit),
+                     "par10": par(secs, time_limit, PAR_FACTOR_HIGH), "sgm": shifted_geometric_mean(secs, time_limit),
+                     "marginal": None if strategy == VBS or not secs else marginal(per, family, strategy, time_limit)})
     return rows
 
 
-def scope(runs: Sequence, run_all: bool = False) -> str:
-    """One sentence: which instances PAR-2 and SGM are taken over, and which were left out (at most 8 named
-    per family)."""
-    out = left_out(runs)
-    if not out:
-        how = "every strategy ran every instance (--run-all)" if run_all else "every strategy ran every instance"
-        return f"PAR-2 and SGM over all instances: {how}."
-    parts = []
-    for family, names in out.items():
-        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-        parts.append(f"{family}: {len(names)} left out ({shown})")
-    why = "over the budget" if run_all else "not run after a time-out at a smaller size, or over the budget"
-    return ("PAR-2 and SGM over the instances every strategy ran; the others are not scored (" + why + "): "
-            + "; ".join(parts) + ".")
+def _counts(runs: Iterable) -> tuple[dict, dict]:
+    na: dict[tuple[str, str], int] = {}
+    not_run: dict[tuple[str, str], int] = {}
+    for r in runs:
+        if r.status in (REFUSED, NOT_RUN):
+            bucket = na if r.status == REFUSED else not_run
+            bucket[(r.family, r.strategy)] = bucket.get((r.family, r.strategy), 0) + 1
+    return na, not_run
 
 
-def text(runs: Sequence, time_limit: float, run_all: bool = False) -> str:
-    """The metrics as a table per family, the scope, the shift and the penalty stated."""
+def text(runs: Sequence, time_limit: float, clock: str = "wall") -> str:
+    """The metrics as a table per family, under the rule stated."""
     def num(v, fmt):
         return "-" if v is None else format(v, fmt)
 
-    lines = [f"Field metrics (solved = a proven answer within {time_limit:g} s, not flagged; PAR-2 counts an "
-             f"unsolved instance as {PAR_FACTOR} x {time_limit:g} s; shifted geometric mean with shift "
-             f"{SGM_SHIFT:g} s counts it as {time_limit:g} s; VBS = per instance the fastest strategy that "
-             f"solved it).", scope(runs, run_all)]
+    lines = [rule(time_limit, clock)]
     family = None
-    for row in metrics(runs, time_limit):
+    for row in metrics(runs, time_limit, clock):
         if row["family"] != family:
             family = row["family"]
-            lines += ["", f"{family}:", f"  {'strategy':<20} {'solved':>11} {'PAR-2 s':>9} {'SGM(10) s':>10}"]
-        lines.append(f"  {row['strategy']:<20} {row['solved']:>5} of {row['instances']:<3} "
-                     f"{num(row['par2'], '.3f'):>9} {num(row['sgm'], '.4f'):>10}")
+            lines += ["", f"{family}:", f"  {'strategy':<20} {'solved':>11} {'n/a':>4} {'not run':>7} {'PAR-2 s':>9} "
+                                        f"{'PAR-10 s':>9} {'SGM(10) s':>10} {'marginal':>9}"]
+        lines.append(f"  {row['strategy']:<20} {row['solved']:>5} of {row['instances']:<3} {row['na']:>4} "
+                     f"{row['not_run']:>7} {num(row['par2'], '.3f'):>9} {num(row['par10'], '.3f'):>9} "
+                     f"{num(row['sgm'], '.4f'):>10} {num(row['marginal'], '.3f'):>9}")
     return "\n".join(lines)

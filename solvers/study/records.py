@@ -32,7 +32,8 @@ def _num(v, digits: int = 6) -> str:
     return "" if v is None else f"{v:.{digits}f}"
 
 
-def write_csv(runs: Iterable, path: str, time_limit: float, environment: dict | None = None) -> int:
+def write_csv(runs: Iterable, path: str, time_limit: float, environment: dict | None = None,
+              clock: str = "wall") -> int:
     """One row per (instance, strategy): :data:`CSV_FIELDS`.  Returns the rows written.  Raises OSError."""
     env = environment or {}
     machine, limits, solvers = env.get("machine", {}), env.get("limits", {}), env.get("solvers", {})
@@ -43,7 +44,7 @@ def write_csv(runs: Iterable, path: str, time_limit: float, environment: dict | 
         for r in runs:
             s = solvers.get(r.strategy, {})
             w.writerow([instance_name(r), r.family, r.n, "" if r.nullity is None else r.nullity, r.board, r.strategy,
-                        r.status, solved(r, time_limit), r.answer() if r.answered else "", _num(r.seconds),
+                        r.status, solved(r, time_limit, clock), r.answer() if r.answered else "", _num(r.seconds),
                         _num(getattr(r, "cpu_seconds", None)),
                         _num(None if getattr(r, "peak_rss", None) is None else r.peak_rss / 2**20, 1),
                         _num(getattr(r, "build_seconds", None)), _num(getattr(r, "export_seconds", None)),

@@ -30,13 +30,13 @@ def summary(st: StrategyStudy) -> list[dict]:
     for f in st.families:
         for name in st.strategies:
             runs = [r for r in st.runs if r.family == f and r.strategy == name]
-            done = [r for r in runs if solved(r, st.time_limit)]
+            done = [r for r in runs if solved(r, st.time_limit, st.clock)]
             secs = sorted(r.seconds for r in done)
             peaks = [r.peak_rss for r in done if r.peak_rss]
             rows.append({
                 "strategy": name, "family": f, "instances": len(runs), "solved": len(done),
-                "time_outs": sum(r.status == "UNKNOWN" or (r.answered and not r.flag and not solved(r, st.time_limit))
-                                 for r in runs),
+                "time_outs": sum(r.status == "UNKNOWN" or (r.answered and not r.flag and not solved(
+                                 r, st.time_limit, st.clock)) for r in runs),
                 "refused": sum(r.status == "refused" for r in runs),
                 "errors": sum(r.status == "ERROR" for r in runs),
                 "not_run": sum(r.status == NOT_RUN for r in runs),
@@ -63,10 +63,11 @@ def to_json(st: StrategyStudy, runs: list[dict]) -> dict:
         "wall_seconds": round(st.wall_seconds, 3), "budget_note": st.budget_note,
         "disagreements": st.disagreements,
         "summary": summary(st),
-        "metrics": {"sgm_shift_seconds": study_metrics.SGM_SHIFT, "par_factor": study_metrics.PAR_FACTOR,
-                    "scope": study_metrics.scope(st.runs, st.run_all), "left_out": study_metrics.left_out(st.runs),
-                    "rows": study_metrics.metrics(st.runs, st.time_limit)},
-        "runs": [{**r, "solved": solved(o, st.time_limit)} for r, o in zip(runs, st.runs, strict=True)],
+        "metrics": {"clock": st.clock, "sgm_shift_seconds": study_metrics.SGM_SHIFT,
+                    "par_factor": study_metrics.PAR_FACTOR, "par_factor_high": study_metrics.PAR_FACTOR_HIGH,
+                    "rule": study_metrics.rule(st.time_limit, st.clock),
+                    "rows": study_metrics.metrics(st.runs, st.time_limit, st.clock)},
+        "runs": [{**r, "solved": solved(o, st.time_limit, st.clock)} for r, o in zip(runs, st.runs, strict=True)],
     }
 
 
@@ -138,7 +139,7 @@ def not_run_lines(st: StrategyStudy) -> list[str]:
         names = [instance_name(r) for r in runs]
         shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
         lines.append(f"  {name}: {shown} ({runs[0].note})")
-    return (["", "Not run (never scored as time-outs):"] + lines) if lines else []
+    return (["", "Not run (scored as unsolved for that strategy, at the penalty):"] + lines) if lines else []
 
 
 def text(st: StrategyStudy) -> str:
