@@ -48,6 +48,7 @@ from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, de
 from flipgame.backends.program import ANSWERS, DECISION, FORMATS, Call, Program, version_of
 from flipgame.backends.result import Solution, Status
 from flipgame.core.errors import RefusedError
+from flipgame.core.limits import WALL_SAFETY_FACTOR
 from flipgame.model.system import PressSystem
 
 RESULT_STATUSES = {"SATISFIABLE": "sat", "OPTIMUM FOUND": "sat", "UNSATISFIABLE": "unsat", "UNSAT": "unsat",
@@ -68,10 +69,11 @@ def _presses(true, n: int) -> int:
 class _Descent:
     """The calls of one board: their summed measures, and the answer as ``(status, presses, stats)``."""
 
-    def __init__(self, prog: Program, version: str, time_limit: float, memory_gib: float | None):
-        self.prog = prog
+    def __init__(self, prog: Program, version: str, time_limit: float, memory_gib: float | None, clock: str = "wall"):
+        self.prog, self.clock = prog, clock
         self.stats = {"program": prog.program, "format": prog.fmt, "calls": 0, "wall": 0.0, "cpu": 0.0,
-                      "peak_rss": None, "export_seconds": 0.0, "time_limit": time_limit, "memory_limit": memory_gib}
+                      "peak_rss": None, "export_seconds": 0.0, "time_limit": time_limit, "memory_limit": memory_gib,
+                      "clock": clock, "termination": None, "measured_by": "rusage"}
         if version:
             self.stats["version"] = version
 
@@ -84,6 +86,7 @@ class _Descent:
         if run.peak_rss is not None:
             s["peak_rss"] = max(s["peak_rss"] or 0, run.peak_rss)
         s["exit_status"], s["signal"] = run.exit_status, run.signal
+        s["termination"], s["measured_by"] = run.termination, run.measured_by
 
     def no_answer(self, status: Status, why: str) -> tuple[Status, None, dict]:
         return status, None, self.stats | {"error": f"{self.prog.program} {why}"}
@@ -93,16 +96,21 @@ class _Descent:
         """One call that answered SAT or UNSAT (its ``status`` then a key of :data:`RESULT_STATUSES`), or the
         board's final ``(status, None, stats)`` when it gave no answer."""
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
+        cpu_left = time_limit - self.stats["cpu"] if self.clock == "cpu" else None
+        late = f"did not finish within {time_limit:g} s of {'CPU' if self.clock == 'cpu' else 'wall-clock'} time"
+        if remaining <= 0 or (cpu_left is not None and cpu_left <= 0):
+            return self.no_answer(Status.UNKNOWN, late if remaining > 0 else "reached the wall-clock safety net")
         try:
-            call = self.prog.run(game, board, remaining, bound, memory_gib)
+            call = self.prog.run(game, board, remaining, bound, memory_gib, cpu_left)
         except OSError as exc:
             return self.no_answer(Status.ERROR, f"cannot be run: {exc.strerror or exc}")
         self.add(call)
         meaning = RESULT_STATUSES.get(call.status.upper())
-        if call.run.timed_out:
-            return self.no_answer(Status.UNKNOWN, f"did not finish within {time_limit:g} s")
+        if call.run.termination == "memory":
+            return self.no_answer(Status.UNKNOWN, f"ran out of memory (limit {memory_gib:g} GiB of resident memory)")
+        if call.run.timed_out or (cpu_left is not None and call.run.cpu > cpu_left):
+            return self.no_answer(Status.UNKNOWN, late if call.run.termination != "walltime" else
+                                  "reached the wall-clock safety net")
         if call.problem:
             return self.no_answer(Status.ERROR, f"printed no answer: {call.problem} ({call.run.describe()})")
         if call.run.over_cap or meaning is None:
@@ -113,14 +121,18 @@ class _Descent:
 
 
 def solve_external(prog: Program, game: PressSystem, board: int, time_limit: float, memory_gib: float | None = None,
-                   version: str = "") -> tuple[Status, int | None, dict]:
+                   version: str = "", clock: str = "wall", wall_limit: float | None = None
+                   ) -> tuple[Status, int | None, dict]:
     """``(status, presses, stats)``: one optimisation call, or the SAT descent over the bound.
 
-    A press set that reaches no goal ends the descent and is returned as claimed (OPTIMAL, for the
+    ``clock="cpu"``: ``time_limit`` is CPU time over the calls (BenchExec enforces it where it can be used),
+    with ``wall_limit`` seconds of wall-clock time as the safety net (default :data:`WALL_SAFETY_FACTOR` x the
+    limit).  A press set that reaches no goal ends the descent and is returned as claimed (OPTIMAL, for the
     witness check to reject); a model over the bound asked for is ERROR; see the module docstring.
     """
-    deadline = time.monotonic() + time_limit
-    d = _Descent(prog, version, time_limit, memory_gib)
+    wall = time_limit if clock == "wall" else (wall_limit or WALL_SAFETY_FACTOR * time_limit)
+    deadline = time.monotonic() + wall
+    d = _Descent(prog, version, time_limit, memory_gib, clock)
     bound, best = None, None
     while True:
         call = d.call(game, board, deadline, bound, memory_gib, time_limit)
@@ -162,6 +174,10 @@ class External(Backend):
                "result file at {out}", choices=ANSWERS, flag="--solver-answer"),
         Option("version", str, "", "a command printing the external program's version (recorded)",
                flag="--solver-version"),
+        Option("clock", str, "wall", "the clock of the time limit: wall, or cpu (the program's CPU time, measured "
+               "and enforced by BenchExec where cgroups can be used)", choices=("wall", "cpu"), flag=""),
+        Option("wall_limit", float, None, "with clock cpu: the wall-clock safety net in seconds (default 3 x the "
+               "time limit)", minimum=0, positive=True, flag=""),
     )
 
     def check_options(self, options: dict) -> dict:
@@ -182,7 +198,8 @@ class External(Backend):
         limit = options.get("time_limit") or default_time_limit(game)
         prog = Program(options["command"], options["format"], options["answer"])
         status, presses, stats = solve_external(prog, game, board, limit, options["memory_limit"],
-                                                version_of(options["version"]))
+                                                version_of(options["version"]), options["clock"],
+                                                options["wall_limit"])
         seconds = time.perf_counter() - start
         if status is not Status.OPTIMAL:
             return Solution(self.name, status, seconds=seconds, stats=stats)

@@ -169,12 +169,12 @@ class Program:
         return reader(text, n, limit)
 
     def run(self, game: PressSystem, board: int, seconds: float, bound: int | None = None,
-            memory_gib: float | None = None) -> Call:
+            memory_gib: float | None = None, cpu_seconds: float | None = None) -> Call:
         """Write the instance, run the program on it bounded, read its answer (``problem`` quotes the offending
-        line of an output that is no answer).  Raises OSError when it cannot be started."""
+        line of an output that is no answer).  ``seconds`` is the wall-clock limit; ``cpu_seconds``, when given,
+        a CPU-time limit enforced and measured by BenchExec (:mod:`flipgame.core.cgroup_run`) where it can be
+        used, the memory limit then the tree's resident memory.  Raises OSError when it cannot be started."""
         import tempfile
-
-        from flipgame.core.processes import run_bounded  # child processes: only when a program runs
 
         memory = None if memory_gib is None else int(memory_gib * (1 << 30))
         with tempfile.TemporaryDirectory(prefix="flipgame-") as tmp:
@@ -188,7 +188,7 @@ class Program:
             fill = {"{file}": path, "{out}": out, "{seconds}": str(max(1, math.ceil(seconds))),
                     "{memory_mb}": str(memory >> 20 if memory else 0)}
             argv = [_fill(a, fill) for a in self.argv]
-            run = run_bounded(argv, seconds, memory_limit=memory)
+            run = measured_run(argv, seconds, memory, cpu_seconds)
             if run.timed_out or run.over_cap:
                 return Call("", frozenset(), run, export_seconds=exported)
             try:
@@ -198,6 +198,17 @@ class Program:
             except ProgramOutputError as exc:
                 return Call("", frozenset(), run, str(exc), exported)
         return Call(status, frozenset(true), run, export_seconds=exported)
+
+
+def measured_run(argv: list[str], seconds: float, memory: int | None, cpu_seconds: float | None):
+    """The program's run: under BenchExec with a CPU-time limit when one is asked for and BenchExec can be used,
+    else :func:`~flipgame.core.processes.run_bounded` (wall-clock limit, address-space limit)."""
+    from flipgame.core import cgroup_run
+    from flipgame.core.processes import run_bounded
+
+    if cpu_seconds is not None and cgroup_run.unavailable() is None:
+        return cgroup_run.run_cgroup(argv, cpu_seconds, seconds, memory)
+    return run_bounded(argv, seconds, memory_limit=memory)
 
 
 def _fill(arg: str, fill: dict[str, str]) -> str:

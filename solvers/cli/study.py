@@ -142,6 +142,12 @@ def _add_strategy_run_arguments(group) -> None:
                             "own time limits hold (rc2 has none) and no memory limit (default: a process of its own "
                             f"per run, killed {MEASURE_MARGIN_SECONDS:g} s past --time-limit, its address space "
                             "bounded by --memory-limit)")
+    group.add_argument("--clock", choices=("cpu", "wall"),
+                       help="the clock of --time-limit and of every score: cpu (default, as runsolver -C and "
+                            "BenchExec: a run is stopped at its CPU time, a solver program's measured and stopped by "
+                            "BenchExec in cgroups) or wall")
+    group.add_argument("--wall-limit", type=positive_seconds, metavar="SECONDS",
+                       help="with --clock cpu: the wall-clock safety net per run (default 3 x --time-limit)")
     group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
                        help=f"seconds for the whole run (default {STRATEGY_BUDGET:g}); the runs left are not run "
                             f"(a note says how many). Per run: --time-limit (default {STRATEGY_TIME_LIMIT:g} s here) "
@@ -214,7 +220,7 @@ def _sides(text: str) -> list[int]:
 NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "lower_bound": "all_lit"}
 """Flags that only apply with another one."""
 STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "ecdf", "scatter", "pairs",
-                 "table", "width", "panels", "title", "caption")
+                 "table", "width", "panels", "title", "caption", "clock", "wall_limit")
 """Options of ``--strategies`` mode (refused without it)."""
 
 
@@ -305,7 +311,8 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
     st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards or 2,
                             time_limit=time_limit, budget=args.budget, seed=args.seed or 0, progress=print_progress,
                             plan=plan, source=plan_source(args, plan), run_all=args.run_all,
-                            isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit)
+                            isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit,
+                            clock=args.clock or "cpu", wall_limit=args.wall_limit)
     failed = _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args) or write_metrics(st, args)
     if failed:
         return failed

@@ -12,7 +12,8 @@ extra                 libraries                               what it brings
 ``proofs``            dratify, cdclkit                        ``--certify``: DRAT proofs checked
 ``mip``               pyscipopt, highspy                      the ``mip`` backend; the covering LP bound
 ``pb``                exact                                   the ``pb`` backend (Exact)
-``study``             matplotlib                              the study's figures (``--plot``, ``--cactus``)
+``study``             matplotlib, benchexec, scipy            the study's figures; runs measured by BenchExec
+                                                              (cgroups); paired statistics in ``--html``
 ``dask``              dask[distributed]                       ``--scheduler`` (a Dask cluster)
 ``progress``          tqdm                                    progress bars on a terminal
 ====================  ======================================  =============================================
@@ -34,7 +35,8 @@ from types import ModuleType
 from flipgame.core.errors import RefusedError
 
 EXTRA_OF = {"numba": "fast", "pycryptosat": "xor", "dratify": "proofs", "cdclkit": "proofs", "pyscipopt": "mip",
-            "highspy": "mip", "exact": "pb", "matplotlib": "study", "distributed": "dask", "tqdm": "progress"}
+            "highspy": "mip", "exact": "pb", "matplotlib": "study", "benchexec": "study", "scipy": "study",
+            "distributed": "dask", "tqdm": "progress"}
 """Each optional library (its import name) and the extra that installs it."""
 
 

@@ -234,3 +234,10 @@ FUZZ_SLOW_FACTOR = 1.5
 """A fuzzed call that answers after this many times its time limit (plus 1 s) did not honour the limit."""
 FUZZ_SHRINK_TRIES = 400
 """Candidate instances the shrinker tries per finding at most."""
+WALL_SAFETY_FACTOR = 3.0
+"""With a CPU-time limit (a study's default clock, a solver program's ``clock cpu``), the wall-clock safety net
+is this many times the limit unless given (``--wall-limit``)."""
+BENCHEXEC_CHECK_SECONDS = 1.5
+"""BenchExec checks a run's CPU and wall time about once a second: a study waits this long past a solver
+program's limit and margin before its own watchdog stops the run, so BenchExec's kill and reason are recorded
+(measured: a 2 s CPU limit stopped a spinning program at 2.96 s of CPU beside two CPU hogs)."""

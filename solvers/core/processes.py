@@ -71,6 +71,10 @@ class RunResult:
         Standard output, at most the cap.
     stdout_tail, stderr_tail : bytes
         The last :data:`~flipgame.core.pipes.TAIL_BYTES` of each stream.
+    termination : str or None
+        BenchExec's termination reason (``cputime``, ``walltime``, ``memory``) for a run measured by it.
+    measured_by : str
+        ``rusage`` (this module: ``wait4`` and ``/proc``) or ``benchexec`` (:mod:`flipgame.core.cgroup_run`).
     """
 
     argv: tuple[str, ...]
@@ -84,6 +88,8 @@ class RunResult:
     stdout: bytes
     stdout_tail: bytes
     stderr_tail: bytes
+    termination: str | None = None
+    measured_by: str = "rusage"
 
     @property
     def command(self) -> str:
@@ -93,6 +99,8 @@ class RunResult:
     @property
     def ended(self) -> str:
         """``exit status 3``, ``killed at the time limit``, ``killed by SIGSEGV``, ..."""
+        if self.termination in LIMIT_WORDS:
+            return f"killed at the {LIMIT_WORDS[self.termination]} limit"
         if self.timed_out:
             return "killed at the time limit"
         if self.over_cap:
@@ -118,14 +126,16 @@ class RunResult:
     def measures(self) -> dict:
         """``wall``, ``cpu`` (seconds), ``peak_rss`` (bytes), ``exit_status`` and ``signal``: a study's record."""
         return {"wall": self.wall, "cpu": self.cpu, "peak_rss": self.peak_rss, "exit_status": self.exit_status,
-                "signal": self.signal}
+                "signal": self.signal, "termination": self.termination, "measured_by": self.measured_by}
 
 
 _SIGNALS = {int(s) for s in signal.Signals}
+LIMIT_WORDS = {"cputime": "CPU-time", "walltime": "wall-clock", "memory": "memory"}
+"""BenchExec's termination reasons (:mod:`flipgame.core.cgroup_run`), as a run's end is written."""
 _SETPRIV: list[str | None] = []
 
 
-def _launcher(argv: list[str]) -> list[str]:
+def launcher(argv: list[str]) -> list[str]:
     """``argv`` behind util-linux ``setpriv --pdeathsig KILL`` where it is installed (Linux): the program
     dies with flipgame even when flipgame is killed by SIGKILL.  An exec chain, not a ``preexec_fn``:
     Python then spawns by ``vfork``, where a preexec function forces a ``fork`` that copies the page
@@ -231,7 +241,7 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
     given = stdin if hasattr(stdin, "fileno") else None
     feed = subprocess.DEVNULL if stdin is None else given if given is not None else subprocess.PIPE
     children_before = _adopting()
-    proc = subprocess.Popen(_launcher(argv), stdin=feed, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(launcher(argv), stdin=feed, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, cwd=cwd)
     _limit_memory(proc.pid, memory_limit)
     streams = Streams(proc, None if given is not None else stdin, output_cap, stderr_keep)

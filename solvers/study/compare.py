@@ -20,7 +20,8 @@ import numpy as np
 from flipgame.algebra.zk import system_nullity
 from flipgame.backends.registry import STRATEGIES
 from flipgame.backends.result import Status
-from flipgame.core.limits import MEASURE_MARGIN_SECONDS
+from flipgame.core import cgroup_run
+from flipgame.core.limits import MEASURE_MARGIN_SECONDS, WALL_SAFETY_FACTOR
 from flipgame.model.system import PressSystem
 from flipgame.pipeline.decide import (
     IMPOSSIBLE_KEY,
@@ -36,6 +37,11 @@ from flipgame.study.environment import environment
 from flipgame.study.families import FAMILIES
 from flipgame.study.metrics import NOT_RUN
 from flipgame.study.runner import Outcome, run_measured
+
+STARVED_RATIO = 0.5
+"""A run that got less than this share of a core over its wall time (CPU / wall) was starved: the note says so."""
+STARVED_MIN_SECONDS = 0.5
+"""Runs shorter than this are never called starved (a process start weighs too much in them)."""
 
 
 @dataclass
@@ -66,6 +72,8 @@ class Run:
     export_seconds: float | None = None
     solve_seconds: float | None = None
     measured: str = ""
+    termination: str = ""  # cputime, walltime or memory: the limit that stopped the run
+    measured_by: str = ""  # rusage, or benchexec (a solver program's own tree, in cgroups)
 
     @property
     def answered(self) -> bool:
@@ -101,6 +109,7 @@ class StrategyStudy:
     memory_limit: float | None = None
     environment: dict = field(default_factory=dict)
     clock: str = "wall"
+    wall_limit: float | None = None
 
     @property
     def disagreements(self) -> int:
@@ -128,7 +137,8 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
                        sizes: list[int] | None = None, boards: int = 2, time_limit: float = 5.0,
                        budget: float = 600.0, seed: int = 0, progress=None, plan: list | None = None,
                        source: str = "families", run_all: bool = False, isolate: bool = True,
-                       memory_limit: float | None = None) -> StrategyStudy:
+                       memory_limit: float | None = None, clock: str = "cpu",
+                       wall_limit: float | None = None) -> StrategyStudy:
     """Run named strategies across instance families, each run measured, every answer cross-checked.
 
     Parameters
@@ -161,6 +171,9 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
         backend bounded by its own time limit only (rc2 has none).
     memory_limit : float, optional
         GiB of address space per run (isolated runs), also handed to backends that declare a memory limit.
+    clock : {"cpu", "wall"}
+        The clock of ``time_limit`` and of every score (default CPU time, as runsolver ``-C`` and
+        BenchExec); ``wall_limit`` is then the wall-clock safety net (default 3 x the limit).
 
     Returns
     -------
@@ -183,11 +196,15 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
         per_family = {f: sorted({n for g, n, *_ in plan if g == f}) for f in families}
         if not source.startswith("rules"):  # a suite's manifest lists its instances
             boards = seed = None
-    limits = {"time_limit": time_limit, "margin": MEASURE_MARGIN_SECONDS if isolate else 0.0,
-              "memory_limit_gib": memory_limit, "budget": budget}
+    wall = wall_limit or (time_limit if clock == "wall" else WALL_SAFETY_FACTOR * time_limit)
+    limits = {"time_limit": time_limit, "clock": clock, "wall_limit": wall,
+              "margin": MEASURE_MARGIN_SECONDS if isolate else 0.0, "memory_limit_gib": memory_limit, "budget": budget,
+              "programs_measured_by": "rusage" if cgroup_run.unavailable() else "benchexec",
+              "benchexec_unavailable": cgroup_run.unavailable()}
     out = StrategyStudy(strategies, families, per_family, boards, time_limit, budget, seed, source=source,
                         run_all=run_all, isolate=isolate, memory_limit=memory_limit,
-                        environment=environment([STRATEGIES[s] for s in strategies], limits))
+                        environment=environment([STRATEGIES[s] for s in strategies], limits), clock=clock,
+                        wall_limit=wall)
     _run_plan(out, plan, progress)
     return out
 
@@ -253,7 +270,8 @@ def _execute(run: Run, strategy, game: PressSystem, board, st: StrategyStudy) ->
     if refused:
         run.status, run.note = "refused", refused
         return False
-    got = run_measured(strategy, game, board, st.time_limit, st.memory_limit, isolate=st.isolate)
+    got = run_measured(strategy, game, board, st.time_limit, st.memory_limit, isolate=st.isolate, clock=st.clock,
+                       wall_limit=st.wall_limit)
     _record(run, got)
     if not run.answered:
         return False
@@ -268,7 +286,11 @@ def _record(run: Run, got: Outcome) -> None:
     run.status, run.note, run.measured = got.status, got.note, m.where
     run.seconds, run.cpu_seconds, run.peak_rss = m.wall, m.cpu, m.peak_rss
     run.build_seconds, run.export_seconds, run.solve_seconds = m.build, m.export, m.solve
+    run.termination, run.measured_by = m.termination or "", m.measured_by
     run.moves = got.solution.moves if got.solution is not None else None
+    if m.wall and m.cpu is not None and m.wall >= STARVED_MIN_SECONDS and m.cpu < STARVED_RATIO * m.wall:
+        starved = f"starved: {m.cpu:.2f} s of CPU in {m.wall:.2f} s of wall time"
+        run.note = f"{run.note}; {starved}" if run.note else starved
 
 
 def _key(run: Run) -> int:

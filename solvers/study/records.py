@@ -16,10 +16,11 @@ from flipgame.study.metrics import NOT_RUN, instance_name, solved
 
 RUN_FIELDS = ("instance", "family", "n", "nullity", "board", "strategy", "status", "solved", "answer",
               "wall_seconds", "cpu_seconds", "peak_rss_mib", "build_seconds", "export_seconds", "solve_seconds",
-              "measured", "note", "flag")
+              "measured", "note", "flag", "clock", "termination", "measured_by")
 """Columns of each run: its instance, status, whether it is solved (:func:`flipgame.study.metrics.solved`),
 its answer, the measures (seconds, MiB), how it was measured (``child`` or ``in-process``), why there
-is no answer, and why the answer is flagged."""
+is no answer, why the answer is flagged, the clock of the limit and scores (``cpu`` or ``wall``), the limit
+that stopped the run (``cputime``, ``walltime``, ``memory``) and what measured it (``rusage`` or ``benchexec``)."""
 ENVIRONMENT_FIELDS = ("solver", "solver_version", "time_limit", "margin", "memory_limit_gib", "flipgame_version",
                       "cpu_model", "cores", "memory_gib")
 """Columns recorded once per study and repeated on every row (so that CSVs of several machines concatenate):
@@ -49,7 +50,8 @@ def write_csv(runs: Iterable, path: str, time_limit: float, environment: dict | 
                         _num(None if getattr(r, "peak_rss", None) is None else r.peak_rss / 2**20, 1),
                         _num(getattr(r, "build_seconds", None)), _num(getattr(r, "export_seconds", None)),
                         _num(getattr(r, "solve_seconds", None)), getattr(r, "measured", ""), getattr(r, "note", ""),
-                        r.flag, s.get("solver", ""), s.get("version", ""), time_limit, limits.get("margin", ""),
+                        r.flag, clock, getattr(r, "termination", ""), getattr(r, "measured_by", ""),
+                        s.get("solver", ""), s.get("version", ""), time_limit, limits.get("margin", ""),
                         "" if limits.get("memory_limit_gib") is None else limits["memory_limit_gib"],
                         env.get("flipgame", ""), machine.get("cpu", ""), machine.get("cores", ""),
                         machine.get("memory_gib", "")])
@@ -73,6 +75,8 @@ class CsvRun:
     cpu_seconds: float | None = None
     peak_rss: int | None = None
     note: str = ""
+    termination: str = ""
+    measured_by: str = ""
 
     @property
     def answered(self) -> bool:
@@ -84,6 +88,16 @@ class CsvRun:
 
 def _float(text: str | None) -> float | None:
     return float(text) if text not in (None, "") else None
+
+
+def csv_clock(path: str) -> tuple[str, float | None]:
+    """The clock and time limit a study CSV was scored on (``wall`` for a CSV older than the column), read
+    from its first row; OSError, ValueError as :func:`read_csv`."""
+    with open(path, newline="") as f:
+        first = next(csv.DictReader(f), None)
+    if first is None:
+        raise ValueError(f"{path}: no runs")
+    return first.get("clock") or "wall", _float(first.get("time_limit"))
 
 
 def read_csv(path: str) -> list[CsvRun]:
@@ -108,7 +122,8 @@ def read_csv(path: str) -> list[CsvRun]:
             out.append(CsvRun(r["family"], int(r["n"]), int(r["nullity"]) if r.get("nullity") else None, board,
                               r["strategy"], status, _float(r.get("wall_seconds", r.get("seconds"))),
                               int(answer) if answer.isdigit() else None, r["flag"] or "", _float(r.get("cpu_seconds")),
-                              None if peak is None else int(peak * 2**20), r.get("note") or ""))
+                              None if peak is None else int(peak * 2**20), r.get("note") or "",
+                              r.get("termination") or "", r.get("measured_by") or ""))
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise ValueError(f"{path}, row {i}: not a flipgame study CSV ({type(exc).__name__}: {exc})") from None
     return out

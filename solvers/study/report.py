@@ -15,7 +15,7 @@ from flipgame.backends.registry import STRATEGIES
 from flipgame.study import metrics as study_metrics
 from flipgame.study.environment import machine_line
 from flipgame.study.families import family
-from flipgame.study.metrics import NOT_RUN, instance_name, solved
+from flipgame.study.metrics import NOT_RUN, clock_name, instance_name, solved
 
 if TYPE_CHECKING:
     from flipgame.study.compare import StrategyStudy
@@ -71,6 +71,15 @@ def to_json(st: StrategyStudy, runs: list[dict]) -> dict:
     }
 
 
+def _programs_measured(st: StrategyStudy) -> str:
+    """How the solver programs' runs were measured: by BenchExec, or why not."""
+    limits = st.environment.get("limits", {})
+    why = limits.get("benchexec_unavailable")
+    if why:
+        return f"solver programs measured by rusage, not BenchExec ({why})"
+    return "solver programs measured and limited by BenchExec (cgroups: the program's whole process tree)"
+
+
 def header(st: StrategyStudy) -> list[str]:
     """What was run, how it was measured and where: the lines above the tables."""
     if st.source.startswith("suite"):
@@ -79,16 +88,20 @@ def header(st: StrategyStudy) -> list[str]:
         where = f"{st.source}: {st.boards_per_size} random board(s) (seed {st.seed})"
     else:
         where = f"{st.boards_per_size} random board(s) per size (seed {st.seed})"
+    limit = f"{st.time_limit:g} s of {clock_name(st.clock)} per run"
+    if st.clock == "cpu":
+        limit += f" (wall-clock safety net {st.wall_limit:g} s)"
     if st.isolate:
-        how = (f"each run in a process of its own, killed at {st.time_limit + st.margin:g} s (limit + "
-               f"{st.margin:g} s margin); start-up, imports and a warm-up not counted")
+        how = (f"each run in a process of its own, stopped {st.margin:g} s past the limit; start-up, imports and a "
+               f"warm-up not counted; {_programs_measured(st)}")
     else:
         how = "each run in this process (--in-process: the backends' own limits only, rc2 has none)"
-    memory = f"{st.memory_limit:g} GiB of address space per run" if st.memory_limit else "no memory limit"
+    memory = (f"{st.memory_limit:g} GiB per run (address space; a program's resident memory under BenchExec)"
+              if st.memory_limit else "no memory limit")
     skip = ("every strategy runs every instance (--run-all)" if st.run_all else
             "after a time-out a strategy does not run the family's later, no smaller boards (not run)")
     env = st.environment
-    lines = [f"Strategies x families: {where}; {st.time_limit:g} s time limit per run, {memory}; {how}; {skip}; "
+    lines = [f"Strategies x families: {where}; {limit}, {memory}; {how}; {skip}; "
              f"budget {st.budget:g} s, wall time {st.wall_seconds:.1f} s."]
     if env:
         lines.append(f"Machine: {machine_line(env['machine'])}; flipgame {env['flipgame']}, Python "

@@ -37,19 +37,31 @@ import contextlib
 import faulthandler
 import os
 import resource
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
+from flipgame.backends.external import is_program
 from flipgame.backends.result import Solution, Status
 from flipgame.backends.strategies import Strategy
 from flipgame.core.errors import RefusedError
-from flipgame.core.limits import MEASURE_MARGIN_SECONDS, START_ALLOWANCE_SECONDS
+from flipgame.core.limits import (
+    BENCHEXEC_CHECK_SECONDS,
+    MEASURE_MARGIN_SECONDS,
+    START_ALLOWANCE_SECONDS,
+    WALL_SAFETY_FACTOR,
+)
 from flipgame.core.workers import run_function
 from flipgame.model.grid import Game
 from flipgame.model.system import PressSystem
 from flipgame.pipeline.gate import solve_strategy, solve_strategy_checked
 
+CPU_STAMP = "flipgame-cpu-limit"
+"""The line a run's CPU watchdog writes on standard error before it kills the run."""
+CPU_POLL_SECONDS = 0.01
+"""How often the CPU watchdog reads the process's CPU time."""
 START_STAMP = "flipgame-measure-start"
 """The line a run's process writes on standard error when its clock starts: ``STAMP monotonic cpu``."""
 KILL_SLACK_SECONDS = 0.2
@@ -68,6 +80,20 @@ class Measure:
     solve: float | None = None
     where: str = "child"
     killed: bool = False
+    termination: str | None = None
+    measured_by: str = "rusage"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A run's limits: ``time_limit`` seconds on ``clock`` (``cpu`` or ``wall``), ``wall`` seconds of wall-clock
+    time (the limit itself on the wall clock, the safety net on the CPU clock), ``margin`` seconds past either
+    before the run is stopped."""
+
+    time_limit: float
+    clock: str
+    wall: float
+    margin: float
 
 
 @dataclass(frozen=True)
@@ -84,7 +110,8 @@ class Outcome:
 
 
 def run_measured(strategy: Strategy, game: PressSystem, board, time_limit: float, memory_gib: float | None = None,
-                 *, isolate: bool = True, margin: float = MEASURE_MARGIN_SECONDS) -> Outcome:
+                 *, isolate: bool = True, margin: float = MEASURE_MARGIN_SECONDS, clock: str = "wall",
+                 wall_limit: float | None = None) -> Outcome:
     """``strategy`` on ``board`` of ``game``, measured (in a process of its own unless ``isolate`` is False).
 
     Parameters
@@ -96,6 +123,11 @@ def run_measured(strategy: Strategy, game: PressSystem, board, time_limit: float
         ``memory_limit`` (they refuse a model estimated over it).
     margin : float
         Seconds past the limit before the kill (default :data:`MEASURE_MARGIN_SECONDS`).
+    clock : {"wall", "cpu"}
+        The clock of ``time_limit``.  ``cpu``: the run is stopped at ``time_limit + margin`` seconds of its
+        CPU time (a watchdog thread of its process; a solver program's own by BenchExec), and at
+        ``wall_limit + margin`` of wall-clock time as the safety net (default :data:`WALL_SAFETY_FACTOR` x the
+        limit); the backends get ``wall_limit`` as their own limit, a program its CPU limit.
 
     Returns
     -------
@@ -105,34 +137,43 @@ def run_measured(strategy: Strategy, game: PressSystem, board, time_limit: float
 
     Running time: the solve's, plus (isolated) a process start, the solver's import and a 3x3 warm-up.
     """
+    limits = Limits(time_limit, clock, wall_limit or (time_limit if clock == "wall" else
+                                                      WALL_SAFETY_FACTOR * time_limit), margin)
     if not isolate:
         _warm_up_once(strategy, game, time_limit)
-        return _outcome(_measured_call(strategy, game, board, time_limit, memory_gib), "in-process")
+        return _outcome(_measured_call(strategy, game, board, limits, memory_gib), "in-process")
     spec = (strategy.name, strategy.backend, dict(strategy.options), strategy.summary)
-    got = run_function("flipgame.study.runner:measured_child", (spec, game, board, time_limit, memory_gib, margin),
-                       START_ALLOWANCE_SECONDS + time_limit + margin,
-                       memory_limit=None if memory_gib is None else int(memory_gib * 2**30))
+    got = run_function("flipgame.study.runner:measured_child", (spec, game, board, limits, memory_gib),
+                       START_ALLOWANCE_SECONDS + limits.wall + margin + BENCHEXEC_CHECK_SECONDS,
+                       memory_limit=None if memory_gib is None or is_program(strategy.method) else
+                       int(memory_gib * 2**30))
     end = time.monotonic()
     if got.ok:
         return _outcome(got.value, "child")
-    return _no_value(got, end, time_limit, margin)
+    return _no_value(got, end, limits)
 
 
-def _no_value(got, end: float, time_limit: float, margin: float) -> Outcome:
-    """The outcome of a run's process that returned nothing: killed by its watchdog at the limit, never
-    started (no clock stamp), or died (how, and its last words)."""
+def _no_value(got, end: float, limits: Limits) -> Outcome:
+    """The outcome of a run's process that returned nothing: stopped by its CPU watchdog or its wall-clock
+    watchdog, never started (no clock stamp), or died (how, and its last words)."""
     stamp = _stamp(got.run.stderr_tail)
     if stamp is None:
         return Outcome("ERROR", None, f"the run's process {got.error}", Measure(where="child"))
     started, cpu_before = stamp
-    wall, kill_at = end - started, time_limit + margin
+    wall, kill_at, margin = end - started, limits.wall + limits.margin, limits.margin
     cpu = max(got.run.cpu - cpu_before, 0.0)
+    if CPU_STAMP.encode() in got.run.stderr_tail:
+        at = limits.time_limit + margin
+        why = f"stopped at {at:g} s of CPU time (limit {limits.time_limit:g} s + {margin:g} s margin)"
+        return Outcome("UNKNOWN", None, why, Measure(wall, max(cpu, at), got.run.peak_rss, where="child", killed=True,
+                                                     termination="cputime"))
     if got.run.timed_out:  # the parent's backstop, past the start allowance: the watchdog did not fire
-        return Outcome("UNKNOWN", None, f"killed by the parent at {wall:.3g} s", Measure(wall, cpu, got.run.peak_rss,
-                                                                                       where="child", killed=True))
+        return Outcome("UNKNOWN", None, f"killed by the parent at {wall:.3g} s", Measure(
+            wall, cpu, got.run.peak_rss, where="child", killed=True, termination="walltime"))
     if wall >= kill_at - KILL_SLACK_SECONDS:
-        return Outcome("UNKNOWN", None, f"killed at {kill_at:g} s (time limit {time_limit:g} s + {margin:g} s margin)",
-                       Measure(kill_at, cpu, got.run.peak_rss, where="child", killed=True))
+        what = "time limit" if limits.clock == "wall" else "wall-clock safety net"
+        return Outcome("UNKNOWN", None, f"killed at {kill_at:g} s ({what} {limits.wall:g} s + {margin:g} s margin)",
+                       Measure(kill_at, cpu, got.run.peak_rss, where="child", killed=True, termination="walltime"))
     return Outcome("ERROR", None, f"the run's process {got.error}", Measure(wall, cpu, got.run.peak_rss, where="child"))
 
 
@@ -147,17 +188,21 @@ def _stamp(stderr: bytes) -> tuple[float, float] | None:
 
 
 def _outcome(value: dict, where: str) -> Outcome:
-    """An :class:`Outcome` from what :func:`_measured_call` returned (in this process or a child's)."""
+    """An :class:`Outcome` from what :func:`_measured_call` returned (in this process or a child's); a solver
+    program measured by BenchExec is measured as the program's own tree (its CPU, wall and peak memory)."""
     m = Measure(value["wall"], value["cpu"], value["peak_rss"], where=where)
     kind = value["kind"]
     if kind != "solution":
         return Outcome("refused" if kind == "refused" else "ERROR", None, value["note"], m)
     backend, status, moves, presses, target, seconds, stats, certificates = value["solution"]
     sol = Solution(backend, Status(status), moves, presses, target, seconds, stats, certificates)
-    m = Measure(m.wall, m.cpu, m.peak_rss, _seconds(stats, "build_seconds"), _seconds(stats, "export_seconds"),
-                seconds, where)
+    wall, cpu, peak, by = m.wall, m.cpu, m.peak_rss, stats.get("measured_by", "rusage")
+    if by == "benchexec":
+        wall, cpu, peak = stats["wall"], stats["cpu"], stats["peak_rss"]
+    m = Measure(wall, cpu, peak, _seconds(stats, "build_seconds"), _seconds(stats, "export_seconds"),
+                seconds, where, termination=stats.get("termination"), measured_by=by)
     if sol.status is Status.UNKNOWN:
-        return Outcome("UNKNOWN", sol, f"no proof within {value['time_limit']:g} s", m)
+        return Outcome("UNKNOWN", sol, str(stats.get("error") or f"no proof within {value['time_limit']:g} s"), m)
     if sol.status is Status.ERROR:
         return Outcome("ERROR", sol, str(stats.get("error", "")), m)
     return Outcome(sol.status.name, sol, "", m, value.get("problem"))
@@ -191,20 +236,24 @@ def _peak() -> int | None:
     return max(own, children) or None
 
 
-def _call_options(strategy: Strategy, memory_gib: float | None) -> dict:
-    """``memory_limit`` for a backend that declares one (and a limit is set)."""
-    if memory_gib is None or not any(o.name == "memory_limit" for o in strategy.method.all_options):
-        return {}
-    return {"memory_limit": memory_gib}
+def _call_options(strategy: Strategy, memory_gib: float | None, limits: Limits) -> tuple[float, dict]:
+    """The limit the backend gets and its other options: ``memory_limit`` where it declares one (and a limit is
+    set); on the CPU clock a solver program gets its CPU limit (``clock``, ``wall_limit``), a built-in backend
+    the wall-clock safety net (its own clock is the wall's; the watchdog keeps the CPU limit)."""
+    declared = {o.name for o in strategy.method.all_options}
+    extra = {"memory_limit": memory_gib} if memory_gib is not None and "memory_limit" in declared else {}
+    if limits.clock == "cpu" and "clock" in declared:
+        return limits.time_limit, {**extra, "clock": "cpu", "wall_limit": limits.wall}
+    return limits.wall, extra
 
 
-def _measured_call(strategy: Strategy, game: PressSystem, board, time_limit: float, memory_gib: float | None) -> dict:
+def _measured_call(strategy: Strategy, game: PressSystem, board, limits: Limits, memory_gib: float | None) -> dict:
     """Solve, measured: ``{"kind": "solution" | "refused" | "error", "solution": fields or None, "note",
     "wall", "cpu", "peak_rss", "time_limit"}`` (plain values, so that it crosses a pipe pickled)."""
-    extra = _call_options(strategy, memory_gib)
+    time_limit, extra = _call_options(strategy, memory_gib, limits)
     _reset_peak()
     cpu0, t0 = _cpu(), time.perf_counter()
-    out = {"kind": "solution", "solution": None, "note": "", "time_limit": time_limit, "problem": None}
+    out = {"kind": "solution", "solution": None, "note": "", "time_limit": limits.time_limit, "problem": None}
     try:
         checked = solve_strategy_checked(strategy, board, game, time_limit, **extra)
         s = checked.solution
@@ -252,17 +301,30 @@ def _warm_up_once(strategy: Strategy, game: PressSystem, time_limit: float) -> N
         _WARM.add(key)
 
 
-def measured_child(spec: tuple, game: PressSystem, board, time_limit: float, memory_gib: float | None,
-                   margin: float = MEASURE_MARGIN_SECONDS) -> dict:
+def measured_child(spec: tuple, game: PressSystem, board, limits: Limits, memory_gib: float | None) -> dict:
     """The run's process (:func:`run_measured`): the strategy ``spec`` (name, backend, options, summary; no
     registration needed), a warm-up (not counted), the clock-start stamp on standard error, and the measured
-    solve under the watchdog."""
+    solve under the watchdogs (wall clock; on the CPU clock also its CPU time)."""
     strategy = Strategy(*spec)
-    _warm_up(strategy, game, time_limit)
+    _warm_up(strategy, game, limits.time_limit)
     with open(os.devnull, "w") as sink:
-        print(f"{START_STAMP} {time.monotonic()!r} {_cpu()!r}", file=sys.stderr, flush=True)
-        faulthandler.dump_traceback_later(time_limit + margin, exit=True, file=sink)
+        cpu0 = _cpu()
+        print(f"{START_STAMP} {time.monotonic()!r} {cpu0!r}", file=sys.stderr, flush=True)
+        slack = BENCHEXEC_CHECK_SECONDS if is_program(strategy.method) else 0.0  # BenchExec reports its own kill
+        faulthandler.dump_traceback_later(limits.wall + limits.margin + slack, exit=True, file=sink)
+        if limits.clock == "cpu":
+            threading.Thread(target=_cpu_watchdog, args=(cpu0 + limits.time_limit + limits.margin,), daemon=True,
+                             name="flipgame-cpu-watchdog").start()
         try:
-            return _measured_call(strategy, game, board, time_limit, memory_gib)
+            return _measured_call(strategy, game, board, limits, memory_gib)
         finally:
             faulthandler.cancel_dump_traceback_later()
+
+
+def _cpu_watchdog(stop_at: float) -> None:
+    """Kill this process once its CPU time (every thread's, and its waited-for children's) passes ``stop_at``,
+    after writing :data:`CPU_STAMP` on standard error; polls every :data:`CPU_POLL_SECONDS`."""
+    while _cpu() < stop_at:
+        time.sleep(CPU_POLL_SECONDS)
+    os.write(2, f"\n{CPU_STAMP}\n".encode())
+    os.kill(os.getpid(), signal.SIGKILL)
