@@ -18,6 +18,7 @@ from flipgame.cli.arguments import count_up_to, positive_int, positive_seconds, 
 from flipgame.cli.common import ExitCode, fail, name_list, writable_path
 from flipgame.cli.rules import game_from_args
 from flipgame.cli.study_all_lit import run_all_lit
+from flipgame.cli.study_report import run_report
 from flipgame.cli.study_strategies import (
     plan_source,
     print_progress,
@@ -98,6 +99,10 @@ def add_parser(sub) -> None:
         epilog="Strategies: " + "; ".join(f"{n} ({s.backend}: {s.summary})" for n, s in STRATEGIES.items())
                + ". Families: " + "; ".join(f"{n} ({f.summary}; sizes {','.join(map(str, f.sizes))})"
                                            for n, f in FAMILIES.items()) + ".")
+    sp.add_argument("action", nargs="?", choices=("report",),
+                    help="report RUNS: re-score and redraw a finished study from its --csv or --json file, with the "
+                         "output options of --strategies (--html, --cactus, --table, ...); no solver runs")
+    sp.add_argument("data", nargs="?", metavar="RUNS", help="with report: the study's CSV or JSON file")
     _add_structure_arguments(sp)
     group = sp.add_argument_group("strategies x families (--strategies)")
     _add_strategy_run_arguments(group)
@@ -118,7 +123,9 @@ def _add_structure_arguments(sp) -> None:
     sp.add_argument("--plot", type=_figure_path, metavar="FILE",
                     help="draw the distribution and the timings; with --strategies, seconds against size per "
                          "strategy, one panel per family (.png, .pdf or .svg)")
-    sp.add_argument("--json", action="store_true", help="print everything as JSON instead of text")
+    sp.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                    help="write everything as JSON to FILE (the text still prints); without FILE print the JSON "
+                         "instead of the text")
 
 
 def _add_strategy_run_arguments(group) -> None:
@@ -173,6 +180,11 @@ def _add_strategy_output_arguments(group) -> None:
                        help="pairwise scatter plots (log-log, unsolved on the border): the best strategy against "
                             "the next ones, or --pairs; .png, .pdf or .svg")
     group.add_argument("--pairs", type=_pairs, metavar="A:B,...", help="the pairs --scatter draws (A on x, B on y)")
+    group.add_argument("--html", metavar="FILE",
+                       help="one self-contained HTML report: environment, limits, metrics, figures inline, the "
+                            "cross-check, Wilcoxon and Friedman tests with a critical-difference diagram")
+    group.add_argument("--benchexec-xml", metavar="DIR",
+                       help="BenchExec result XML, one file per strategy, for BenchExec's table-generator")
     group.add_argument("--table", type=_table_path, metavar="FILE",
                        help="per-family table (solved and PAR-2 per strategy, then the VBS): .tex, .md or .csv")
     group.add_argument("--top", type=_top, default=TOP_DEFAULT, metavar="N|all",
@@ -220,7 +232,7 @@ def _sides(text: str) -> list[int]:
 NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "lower_bound": "all_lit"}
 """Flags that only apply with another one."""
 STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "ecdf", "scatter", "pairs",
-                 "table", "width", "panels", "title", "caption", "clock", "wall_limit")
+                 "table", "width", "panels", "title", "caption", "clock", "wall_limit", "html", "benchexec_xml")
 """Options of ``--strategies`` mode (refused without it)."""
 
 
@@ -229,15 +241,17 @@ def _misplaced_flag(args: argparse.Namespace) -> str | None:
     for flag, needs in NEEDS.items():
         if getattr(args, flag) is not None and getattr(args, needs) is None:
             return f"--{flag.replace('_', '-')} needs --{needs.replace('_', '-')}"
-    if args.strategies is not None:
+    if args.strategies is not None or args.action == "report":
         return None
+    if args.data is not None:
+        return f"{args.data}: expected a command option; 'flipgame study report RUNS' reads a study's file"
     for flag in (*STRATEGY_ONLY, "suite"):
         if getattr(args, flag) not in (None, False):
             return f"--{flag.replace('_', '-')} needs --strategies"
     return None
 
 
-FIGURE_FLAGS = ("plot", "cactus", "ecdf", "scatter")
+FIGURE_FLAGS = ("plot", "cactus", "ecdf", "scatter", "html")
 """The flags that draw a figure (matplotlib, the extra ``study``)."""
 
 
@@ -248,6 +262,8 @@ def _figures_unavailable(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    if args.action == "report":
+        return run_report(args)
     if args.all_lit is not None:
         return run_all_lit(args)
     if problem := _misplaced_flag(args) or _figures_unavailable(args):
@@ -279,8 +295,10 @@ def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
             plot(st, args.plot)
         except OSError as exc:
             return fail(ExitCode.USAGE, f"cannot write {args.plot}: {exc.strerror}")
-    print(json.dumps(st.to_json(), indent=1) if args.json else st.text())
-    if args.plot and not args.json:
+    if args.json and args.json != "-" and (code := common.write_json(args.json, st.to_json(), "--json")):
+        return code
+    print(json.dumps(st.to_json(), indent=1) if args.json == "-" else st.text())
+    if args.plot and args.json != "-":
         print(f"Plot: {args.plot}")
     return None
 

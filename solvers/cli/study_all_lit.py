@@ -15,7 +15,7 @@ import time
 
 from flipgame.algebra.minweight import MAX_NULLITY
 from flipgame.cli import common
-from flipgame.cli.common import ExitCode, fail, writable_path
+from flipgame.cli.common import ExitCode, fail, writable_path, write_json
 from flipgame.core.errors import FlipgameError
 from flipgame.study import all_lit
 
@@ -37,8 +37,10 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
             worst = max(worst, _all_lit_term(args, n, done))
         except OSError as exc:
             return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
-    if args.json:
+    if args.json == "-":
         print(json.dumps([t.to_json() for t in done], indent=1))
+    elif args.json and write_json(args.json, {"terms": [t.to_json() for t in done]}, "--json"):
+        return ExitCode.USAGE
     return worst
 
 

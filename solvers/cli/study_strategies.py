@@ -9,8 +9,9 @@ import sys
 
 from flipgame.backends.strategies import PROGRAM_KEYS
 from flipgame.cli.arguments import positive_seconds
-from flipgame.cli.common import ExitCode, fail, option_flags
+from flipgame.cli.common import ExitCode, fail, option_flags, write_json
 from flipgame.cli.rules import game_from_args
+from flipgame.core import extras
 from flipgame.core.errors import OptionError, RulesError
 from flipgame.core.limits import MEMORY_LIMIT_GIB, RUN_MEMORY_MIN_GIB, STRATEGY_TIME_LIMIT
 from flipgame.model.boards import BoardSet
@@ -117,14 +118,33 @@ def write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
         if args.table:
             write_table(st.runs, st.time_limit, args.table, context=context)
             print(f"Table: {args.table}", file=sys.stderr)
+        write_reports(st.runs, st.time_limit, args, context, env, st.header())
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
     except ValueError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    if not args.json:
+    if args.json and args.json != "-" and write_json(args.json, st.to_json(), "--json"):
+        return ExitCode.USAGE
+    if args.json != "-":
         print()
         print(study_metrics.text(st.runs, st.time_limit, st.clock))
     return None
+
+
+def write_reports(runs, time_limit: float, args: argparse.Namespace, context: Context, env: dict,
+                  header: list[str]) -> None:
+    """--html (with the paired statistics) and --benchexec-xml; OSError, ValueError as the figures'."""
+    if getattr(args, "html", None):
+        from flipgame.study.html_report import write_html
+
+        extras.require("scipy", "--html (paired statistics)")
+        write_html(runs, time_limit, args.html, context=context, header=header, top=args.top)
+        print(f"HTML report: {args.html}", file=sys.stderr)
+    if getattr(args, "benchexec_xml", None):
+        from flipgame.study.benchexec_xml import write_benchexec_xml
+
+        paths = write_benchexec_xml(runs, time_limit, args.benchexec_xml, clock=context.clock, environment=env)
+        print(f"BenchExec result XML: {len(paths)} file(s) in {args.benchexec_xml}", file=sys.stderr)
 
 
 RULE_FLAGS = ("rules", "states", "size", "goal", "target", "stencil")

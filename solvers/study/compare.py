@@ -128,6 +128,10 @@ class StrategyStudy:
         """Everything, as JSON-ready dicts; see :func:`flipgame.study.report.to_json`."""
         return report.to_json(self, [dataclasses.asdict(r) for r in self.runs])
 
+    def header(self) -> list[str]:
+        """What was run, how it was measured and where; see :func:`flipgame.study.report.header`."""
+        return report.header(self)
+
     def text(self) -> str:
         """The tables per family; see :func:`flipgame.study.report.text`."""
         return report.text(self)
@@ -284,7 +288,9 @@ def _record(run: Run, got: Outcome) -> None:
     """The outcome's status, answer and measures into ``run``."""
     m = got.measure
     run.status, run.note, run.measured = got.status, got.note, m.where
-    run.seconds, run.cpu_seconds, run.peak_rss = m.wall, m.cpu, m.peak_rss
+    # to the microsecond, as the CSV keeps them: a study re-scored from its CSV gives the same metrics
+    run.seconds, run.cpu_seconds = (None if v is None else round(v, 6) for v in (m.wall, m.cpu))
+    run.peak_rss = m.peak_rss
     run.build_seconds, run.export_seconds, run.solve_seconds = m.build, m.export, m.solve
     run.termination, run.measured_by = m.termination or "", m.measured_by
     run.moves = got.solution.moves if got.solution is not None else None

@@ -1,0 +1,87 @@
+"""``flipgame study report RUNS``: a finished study re-scored and redrawn from its CSV or JSON file, with the
+output options of ``--strategies`` (the metrics under the one scoring rule, --table, the figures, --html,
+--benchexec-xml, --json), without running a solver."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from flipgame.cli.common import ExitCode, fail
+from flipgame.cli.study_strategies import figure_options, write_reports
+from flipgame.study import metrics as study_metrics
+from flipgame.study.cactus import plot_cactus, plot_ecdf
+from flipgame.study.compare import Run
+from flipgame.study.environment import machine_line
+from flipgame.study.family_table import write_table
+from flipgame.study.figures import Context, plot_scatter
+from flipgame.study.records import csv_clock, read_csv
+
+
+def load_runs(path: str) -> tuple[list, float, str, dict]:
+    """``(runs, time limit, clock, environment)`` of a study's ``--csv`` or ``--json`` file.
+
+    Raises OSError (unreadable), ValueError (not such a file, naming what is wrong)."""
+    if path.endswith(".json"):
+        with open(path, encoding="utf-8") as f:
+            try:
+                data = json.load(f)
+                fields = set(Run.__dataclass_fields__)
+                runs = [Run(**{k: v for k, v in r.items() if k in fields}) for r in data["runs"]]
+                return runs, float(data["time_limit"]), data.get("metrics", {}).get("clock", "wall"), \
+                    data.get("environment", {})
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path}: not a flipgame study JSON ({type(exc).__name__}: {exc})") from None
+    clock, limit = csv_clock(path)
+    if limit is None:
+        raise ValueError(f"{path}: no time_limit column (expected a CSV written by flipgame study --csv)")
+    return read_csv(path), limit, clock, {}
+
+
+def run_report(args: argparse.Namespace) -> ExitCode:
+    """Re-score and redraw; exit 1 (DISAGREEMENT) when the study had flagged answers, as the study did."""
+    if not args.data:
+        return fail(ExitCode.USAGE, "study report needs the study's file: flipgame study report RUNS.csv")
+    try:
+        runs, limit, clock, env = load_runs(args.data)
+    except OSError as exc:
+        return fail(ExitCode.USAGE, f"cannot read {args.data}: {exc.strerror}")
+    except ValueError as exc:
+        return fail(ExitCode.USAGE, str(exc))
+    if not runs:
+        return fail(ExitCode.USAGE, f"{args.data}: no runs")
+    context = Context(machine_line(env["machine"]) if env.get("machine") else "", env.get("flipgame", ""), 0.0,
+                      args.clock or clock)
+    head = [f"Re-scored from {args.data}: {len(runs)} runs, time limit {limit:g} s of "
+            f"{study_metrics.clock_name(context.clock)} (no solver was run)."]
+    try:
+        _figures_and_tables(runs, limit, args, context)
+        write_reports(runs, limit, args, context, env, head)
+    except OSError as exc:
+        return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
+    except ValueError as exc:
+        return fail(ExitCode.USAGE, str(exc))
+    rows = study_metrics.metrics(runs, limit, context.clock)
+    if args.json and args.json != "-":
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"time_limit": limit, "clock": context.clock, "rule": study_metrics.rule(limit, context.clock),
+                       "rows": rows}, f, indent=1)
+    if args.json == "-":
+        print(json.dumps(rows, indent=1))
+    else:
+        print("\n".join(head))
+        print(study_metrics.text(runs, limit, context.clock))
+    return ExitCode.DISAGREEMENT if any(r.flag for r in runs) else ExitCode.OK
+
+
+def _figures_and_tables(runs, limit: float, args: argparse.Namespace, context: Context) -> None:
+    options = figure_options(args)
+    for flag, plot in (("cactus", plot_cactus), ("ecdf", plot_ecdf)):
+        if getattr(args, flag):
+            plot(runs, limit, getattr(args, flag), context=context, top=args.top, options=options)
+            print(f"{flag}: {getattr(args, flag)}", file=sys.stderr)
+    if args.scatter:
+        plot_scatter(runs, limit, args.scatter, context=context, top=args.top, pairs=args.pairs, options=options)
+    if args.table:
+        write_table(runs, limit, args.table, context=context)
