@@ -1,0 +1,96 @@
+"""A study's reports: one self-contained HTML file with the metrics, figures and paired statistics, BenchExec
+result XML that table-generator reads, --json FILE beside the text, and 'study report' re-scoring a finished
+study from its CSV or JSON without running a solver."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from flipgame.cli import main
+from flipgame.study import statistics
+
+STUDY = ["study", "--strategies", "gauss,cpsat,sat-cnf-minisat", "--families", "random,mod3", "--sizes", "3,4",
+         "--boards", "3", "--in-process"]
+
+
+@pytest.fixture(scope="module")
+def study_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("study")
+    files = {"csv": d / "runs.csv", "json": d / "runs.json", "html": d / "report.html", "xml": d / "bx"}
+    code = main([*STUDY, "--csv", str(files["csv"]), "--json", str(files["json"]), "--html", str(files["html"]),
+                 "--benchexec-xml", str(files["xml"])])
+    assert code == 0
+    return files
+
+
+@pytest.mark.needs("matplotlib", "scipy")
+def test_the_html_report_is_one_file_with_metrics_figures_and_paired_statistics(study_files):
+    text = study_files["html"].read_text()
+    assert text.startswith("<!DOCTYPE html>") and text.count("<svg") >= 3  # cactus, ECDF, scatter, CD diagram
+    assert not re.search(r"""(src|href)=["']?(https?:|//)""", text)  # nothing fetched to view it
+    assert "refused (the strategy cannot express the instance) = n/a" in text
+    assert "<td>mod3</td><td>sat-cnf-minisat</td><td>0 of 0</td><td>6</td>" in text  # n/a on every mod-3 board
+    assert "Friedman test over the 6 instances every one of the 3 strategies can express" in text
+    assert "Wilcoxon signed-rank test" in text and "<td>cpsat</td><td>gauss</td><td>12</td>" in text
+    assert "Every answer agrees" in text
+
+
+@pytest.mark.needs("benchexec")
+def test_table_generator_reads_the_benchexec_result_xml(study_files, tmp_path):
+    files = sorted(study_files["xml"].iterdir())
+    assert [f.name for f in files] == ["flipgame.cpsat.results.xml", "flipgame.gauss.results.xml",
+                                       "flipgame.sat-cnf-minisat.results.xml"]
+    tool = shutil.which("table-generator") or str(__import__("pathlib").Path(sys.executable).with_name(
+        "table-generator"))
+    out = subprocess.run([tool, "-o", str(tmp_path), "-q", *map(str, files)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    table = next(tmp_path.glob("*.table.csv")).read_text()
+    assert "random/3x3/0" in table and "mod3/4x4/2" in table and "refused" in table
+
+
+def test_study_report_rescores_the_csv_and_the_json_without_running_a_solver(study_files, tmp_path, monkeypatch,
+                                                                            capsys):
+    def no_solver(*args, **kwargs):
+        raise AssertionError("a solver ran")
+
+    monkeypatch.setattr("flipgame.study.compare.run_measured", no_solver)
+    original = json.loads(study_files["json"].read_text())["metrics"]["rows"]
+    for source in ("csv", "json"):
+        out = tmp_path / f"m-{source}.json"
+        assert main(["study", "report", str(study_files[source]), "--json", str(out)]) == 0
+        assert json.loads(out.read_text())["rows"] == original
+    text = capsys.readouterr().out
+    assert "Re-scored from" in text and "no solver was run" in text and "PAR-2 s" in text
+
+
+def test_json_file_is_written_and_the_text_still_prints(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert main(["study", "--strategies", "gauss", "--families", "random", "--sizes", "3", "--boards", "1",
+                 "--in-process", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["metrics"]["clock"] == "cpu" and data["runs"][0]["strategy"] == "gauss"
+    assert "Scoring: solved = a proven answer within" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["study", "report"], "study report needs the study's file"),
+    (["study", "report", "nope.csv"], "cannot read nope.csv"),
+])
+def test_study_report_errors_are_one_line(args, words, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+
+
+def test_average_ranks_share_ties_and_the_critical_difference_follows_demsar():
+    score = {"a": {"i": 1.0, "j": 1.0}, "b": {"i": 2.0, "j": 1.0}, "c": {"i": 3.0, "j": 5.0}}
+    f = statistics.friedman(score)
+    assert f["average_ranks"] == {"a": 1.25, "b": 1.75, "c": 3.0}
+    assert f["critical_difference"] == pytest.approx(2.343 * (3 * 4 / 12) ** 0.5)
