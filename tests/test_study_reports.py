@@ -94,3 +94,36 @@ def test_average_ranks_share_ties_and_the_critical_difference_follows_demsar():
     f = statistics.friedman(score)
     assert f["average_ranks"] == {"a": 1.25, "b": 1.75, "c": 3.0}
     assert f["critical_difference"] == pytest.approx(2.343 * (3 * 4 / 12) ** 0.5)
+
+
+def test_an_exported_file_s_system_header_reads_back_as_the_same_rules(tmp_path, capsys):
+    from flipgame import Game, from_json
+
+    board = tmp_path / "b.txt"
+    board.write_text("101\n020\n101\n")
+    out = tmp_path / "e.lp"
+    assert main(["export", "--states", "3", "--size", "3x3", "--wrap", "--format", "lp", "-o", str(out),
+                 str(board)]) == 0
+    header = next(line for line in out.read_text().splitlines() if "system (JSON):" in line)
+    rules = tmp_path / "rules.json"
+    rules.write_text(header.split("system (JSON): ", 1)[1])
+    assert from_json(rules.read_text()) == Game(3, 3, "any", wrap=True, states=3)
+    capsys.readouterr()
+    assert main(["solve", "--rules", str(rules), str(board)]) == 0
+    assert capsys.readouterr().out.strip() == "6"  # as --states 3 --size 3x3 --wrap answers, gauss and bfs
+
+
+def test_every_row_carries_the_instance_s_content_hash(study_files):
+    import csv
+
+    from flipgame import Game
+    from flipgame.study.compare import instance_hash
+
+    with open(study_files["csv"], newline="") as f:
+        rows = list(csv.DictReader(f))
+    by_instance: dict[str, set[str]] = {}
+    for r in rows:
+        by_instance.setdefault(r["instance"], set()).add(r["instance_hash"])
+    assert all(len(h) == 1 and len(next(iter(h))) == 16 for h in by_instance.values())  # one per instance
+    assert len({next(iter(h)) for h in by_instance.values()}) == len(by_instance)  # distinct instances differ
+    assert instance_hash(Game(4, 4), 5) == instance_hash(Game(4, 4), 5) != instance_hash(Game(4, 4), 6)

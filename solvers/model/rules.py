@@ -28,6 +28,9 @@ from flipgame.model.system import PressSystem
 
 JSON_KEYS = ("grid", "cells", "states", "buttons", "amounts", "edges", "neighbourhood", "directed", "goal",
              "target", "comment")
+GRID_KEYS = ("rows", "cols", "wrap", "neighbourhood", "stencil", "goal", "target", "states", "comment")
+"""The keys of a grid's rules as :meth:`flipgame.model.grid.Game.to_json` writes them (an exported file's
+``system (JSON)`` header, a suite's manifest): read back by :func:`from_json` as the same grid."""
 
 
 def from_edges(cells: int, edges: Iterable[tuple[int, int]], *, closed: bool = True, directed: bool = False,
@@ -123,6 +126,8 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str | N
     data = _parse_json(data) if isinstance(data, str) else data
     if not isinstance(data, dict):
         raise RulesError("a press-system file is a JSON object")
+    if "rows" in data or "cols" in data:
+        return _grid_rules(data, states, goal)
     extra = sorted(set(data) - set(JSON_KEYS))
     if extra:
         raise RulesError(f"unknown key {', '.join(map(repr, extra))} in the press-system file "
@@ -138,6 +143,25 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str | N
         raise RulesError('counters need a "goal" value D or a "target" board (or --goal D / --target FILE)')
     target = _int_list(data["target"], '"target"') if goal == "board" and "target" in data else None
     return PressSystem(cells, buttons, k, goal, target, shape)
+
+
+def _grid_rules(data: dict, states, goal: str | None) -> PressSystem:
+    """The grid of :data:`GRID_KEYS` (a game's own JSON); RulesError naming a key at fault."""
+    from flipgame.model.grid import Game
+
+    extra = sorted(set(data) - set(GRID_KEYS))
+    if extra:
+        raise RulesError(f"unknown key {', '.join(map(repr, extra))} beside \"rows\" and \"cols\" (a grid's keys: "
+                         f"{', '.join(GRID_KEYS)})")
+    k = _states(data.get("states", 2)) if states == "file" else states
+    stencil = data.get("stencil")
+    try:
+        return Game(data.get("rows"), data.get("cols"), goal if goal is not None else data.get("goal", "any"),
+                    wrap=data.get("wrap", False) is True, neighbourhood=data.get("neighbourhood") or "plus",
+                    stencil=[tuple(o) for o in stencil] if isinstance(stencil, list) else stencil,
+                    target=data.get("target"), states=k)
+    except (TypeError, ValueError) as exc:
+        raise RulesError(f"a grid's rules: {exc}") from None
 
 
 ONLY_WITH = {"amounts": "buttons", "neighbourhood": "edges", "directed": "edges"}

@@ -74,6 +74,7 @@ class Run:
     measured: str = ""
     termination: str = ""  # cputime, walltime or memory: the limit that stopped the run
     measured_by: str = ""  # rusage, or benchexec (a solver program's own tree, in cgroups)
+    instance_hash: str = ""  # of the rules and the board (instance_hash): two studies join on it
 
     @property
     def answered(self) -> bool:
@@ -220,10 +221,10 @@ def _run_plan(out: StrategyStudy, plan: list, progress) -> None:
     done = over_budget = 0
     timed_out: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (family, strategy) -> [(n, nullity)]
     for f, n, game, i, board in plan:
-        k = system_nullity(game)
+        k, key = system_nullity(game), instance_hash(game, board)
         sols = {}
         for name in out.strategies:
-            run = Run(f, n, k, i, name, NOT_RUN)
+            run = Run(f, n, k, i, name, NOT_RUN, instance_hash=key)
             if time.perf_counter() - start >= out.budget:
                 run.note = "over budget"
                 over_budget += 1
@@ -242,6 +243,16 @@ def _run_plan(out: StrategyStudy, plan: list, progress) -> None:
     if over_budget:
         out.budget_note = (f"Budget of {out.budget:g} s spent: {over_budget} of {total} runs not run "
                            f"(raise --budget, or choose fewer --strategies / --families / --sizes).")
+
+
+def instance_hash(game: PressSystem, board) -> str:
+    """A content hash of an instance: SHA-256 of its rules' JSON (keys sorted) and its cells, 16 hex digits,
+    the same for the same instance in any study, family name or order."""
+    import hashlib
+    import json
+
+    text = json.dumps({"rules": game.to_json(), "board": game.cells_of(board)}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _plan(families: list[str], per_family: dict[str, list[int]], boards: int,

@@ -16,11 +16,12 @@ from flipgame.study.metrics import NOT_RUN, instance_name, solved
 
 RUN_FIELDS = ("instance", "family", "n", "nullity", "board", "strategy", "status", "solved", "answer",
               "wall_seconds", "cpu_seconds", "peak_rss_mib", "build_seconds", "export_seconds", "solve_seconds",
-              "measured", "note", "flag", "clock", "termination", "measured_by")
+              "measured", "note", "flag", "clock", "termination", "measured_by", "instance_hash")
 """Columns of each run: its instance, status, whether it is solved (:func:`flipgame.study.metrics.solved`),
 its answer, the measures (seconds, MiB), how it was measured (``child`` or ``in-process``), why there
 is no answer, why the answer is flagged, the clock of the limit and scores (``cpu`` or ``wall``), the limit
-that stopped the run (``cputime``, ``walltime``, ``memory``) and what measured it (``rusage`` or ``benchexec``)."""
+that stopped the run (``cputime``, ``walltime``, ``memory``), what measured it (``rusage`` or ``benchexec``),
+and the instance's content hash (:func:`flipgame.study.compare.instance_hash`: two studies join on it)."""
 ENVIRONMENT_FIELDS = ("solver", "solver_version", "time_limit", "margin", "memory_limit_gib", "flipgame_version",
                       "cpu_model", "cores", "memory_gib")
 """Columns recorded once per study and repeated on every row (so that CSVs of several machines concatenate):
@@ -51,6 +52,7 @@ def write_csv(runs: Iterable, path: str, time_limit: float, environment: dict | 
                         _num(getattr(r, "build_seconds", None)), _num(getattr(r, "export_seconds", None)),
                         _num(getattr(r, "solve_seconds", None)), getattr(r, "measured", ""), getattr(r, "note", ""),
                         r.flag, clock, getattr(r, "termination", ""), getattr(r, "measured_by", ""),
+                        getattr(r, "instance_hash", ""),
                         s.get("solver", ""), s.get("version", ""), time_limit, limits.get("margin", ""),
                         "" if limits.get("memory_limit_gib") is None else limits["memory_limit_gib"],
                         env.get("flipgame", ""), machine.get("cpu", ""), machine.get("cores", ""),
@@ -77,6 +79,7 @@ class CsvRun:
     note: str = ""
     termination: str = ""
     measured_by: str = ""
+    instance_hash: str = ""
 
     @property
     def answered(self) -> bool:
@@ -123,7 +126,7 @@ def read_csv(path: str) -> list[CsvRun]:
                               r["strategy"], status, _float(r.get("wall_seconds", r.get("seconds"))),
                               int(answer) if answer.isdigit() else None, r["flag"] or "", _float(r.get("cpu_seconds")),
                               None if peak is None else int(peak * 2**20), r.get("note") or "",
-                              r.get("termination") or "", r.get("measured_by") or ""))
+                              r.get("termination") or "", r.get("measured_by") or "", r.get("instance_hash") or ""))
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise ValueError(f"{path}, row {i}: not a flipgame study CSV ({type(exc).__name__}: {exc})") from None
     return out
