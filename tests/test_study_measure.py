@@ -79,3 +79,17 @@ def test_a_two_state_strategy_on_mod3_instances_is_n_a_there_and_scored_over_the
     assert rows[("mod3", "sat-cnf-minisat")]["par2"] is None and rows[("random", "sat-cnf-minisat")]["instances"] == 2
     assert rows[("random", "sat-cnf-minisat")]["solved"] == 2 and st.clock == "cpu"
     assert "refused (the strategy cannot express the instance) = n/a" in m.text(st.runs, st.time_limit, st.clock)
+
+
+def test_repeat_records_the_run_of_median_seconds_and_the_spread():
+    from flipgame.study.compare import median_outcome
+    from flipgame.study.runner import Measure, Outcome
+
+    def out(status, cpu):
+        return Outcome(status, None, "", Measure(wall=cpu + 1.0, cpu=cpu))
+
+    runs = [out("OPTIMAL", 3.0), out("UNKNOWN", 9.0), out("OPTIMAL", 1.0), out("OPTIMAL", 2.0)]
+    assert median_outcome(runs, "cpu").measure.cpu == 2.0  # the lower median; the time-out counts as slowest
+    st = compare_strategies(["gauss"], ["random"], sizes=[4], boards=1, isolate=False, repeat=3)
+    (run,) = st.runs
+    assert run.repeats == 3 and run.spread_seconds is not None and run.spread_seconds >= 0

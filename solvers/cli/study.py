@@ -33,6 +33,7 @@ from flipgame.core.limits import (
     BOARDS_PER_SIZE_MAX,
     MEASURE_MARGIN_SECONDS,
     MEMORY_LIMIT_GIB,
+    REPEAT_MAX,
     STRATEGY_BUDGET,
     STRATEGY_TIME_LIMIT,
     TIMED_BOARDS_MAX,
@@ -153,6 +154,9 @@ def _add_strategy_run_arguments(group) -> None:
                        help="the clock of --time-limit and of every score: cpu (default, as runsolver -C and "
                             "BenchExec: a run is stopped at its CPU time, a solver program's measured and stopped by "
                             "BenchExec in cgroups) or wall")
+    group.add_argument("--repeat", type=count_up_to(REPEAT_MAX), metavar="N",
+                       help=f"run each (instance, strategy) pair N times and record the run of median seconds, with "
+                            f"the spread (max - min) in the CSV (default 1, at most {REPEAT_MAX})")
     group.add_argument("--wall-limit", type=positive_seconds, metavar="SECONDS",
                        help="with --clock cpu: the wall-clock safety net per run (default 3 x --time-limit)")
     group.add_argument("--budget", type=positive_seconds, default=STRATEGY_BUDGET, metavar="SECONDS",
@@ -232,7 +236,8 @@ def _sides(text: str) -> list[int]:
 NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "lower_bound": "all_lit"}
 """Flags that only apply with another one."""
 STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "ecdf", "scatter", "pairs",
-                 "table", "width", "panels", "title", "caption", "clock", "wall_limit", "html", "benchexec_xml")
+                 "table", "width", "panels", "title", "caption", "clock", "wall_limit", "html", "benchexec_xml",
+                 "repeat")
 """Options of ``--strategies`` mode (refused without it)."""
 
 
@@ -330,7 +335,7 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
                             time_limit=time_limit, budget=args.budget, seed=args.seed or 0, progress=print_progress,
                             plan=plan, source=plan_source(args, plan), run_all=args.run_all,
                             isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit,
-                            clock=args.clock or "cpu", wall_limit=args.wall_limit)
+                            clock=args.clock or "cpu", wall_limit=args.wall_limit, repeat=args.repeat or 1)
     failed = _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args) or write_metrics(st, args)
     if failed:
         return failed

@@ -241,3 +241,5 @@ BENCHEXEC_CHECK_SECONDS = 1.5
 """BenchExec checks a run's CPU and wall time about once a second: a study waits this long past a solver
 program's limit and margin before its own watchdog stops the run, so BenchExec's kill and reason are recorded
 (measured: a 2 s CPU limit stopped a spinning program at 2.96 s of CPU beside two CPU hogs)."""
+REPEAT_MAX = 100
+"""The most runs of one (instance, strategy) pair a study makes (``--repeat``)."""

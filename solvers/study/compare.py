@@ -75,6 +75,8 @@ class Run:
     termination: str = ""  # cputime, walltime or memory: the limit that stopped the run
     measured_by: str = ""  # rusage, or benchexec (a solver program's own tree, in cgroups)
     instance_hash: str = ""  # of the rules and the board (instance_hash): two studies join on it
+    repeats: int = 1  # runs of this pair (--repeat): the median one recorded
+    spread_seconds: float | None = None  # max - min of their seconds on the study's clock
 
     @property
     def answered(self) -> bool:
@@ -111,6 +113,7 @@ class StrategyStudy:
     environment: dict = field(default_factory=dict)
     clock: str = "wall"
     wall_limit: float | None = None
+    repeat: int = 1
 
     @property
     def disagreements(self) -> int:
@@ -143,7 +146,7 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
                        budget: float = 600.0, seed: int = 0, progress=None, plan: list | None = None,
                        source: str = "families", run_all: bool = False, isolate: bool = True,
                        memory_limit: float | None = None, clock: str = "cpu",
-                       wall_limit: float | None = None) -> StrategyStudy:
+                       wall_limit: float | None = None, repeat: int = 1) -> StrategyStudy:
     """Run named strategies across instance families, each run measured, every answer cross-checked.
 
     Parameters
@@ -179,6 +182,8 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     clock : {"cpu", "wall"}
         The clock of ``time_limit`` and of every score (default CPU time, as runsolver ``-C`` and
         BenchExec); ``wall_limit`` is then the wall-clock safety net (default 3 x the limit).
+    repeat : int
+        Runs of each (instance, strategy) pair; the one of median seconds is recorded, with the spread.
 
     Returns
     -------
@@ -209,7 +214,7 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     out = StrategyStudy(strategies, families, per_family, boards, time_limit, budget, seed, source=source,
                         run_all=run_all, isolate=isolate, memory_limit=memory_limit,
                         environment=environment([STRATEGIES[s] for s in strategies], limits), clock=clock,
-                        wall_limit=wall)
+                        wall_limit=wall, repeat=repeat)
     _run_plan(out, plan, progress)
     return out
 
@@ -285,14 +290,33 @@ def _execute(run: Run, strategy, game: PressSystem, board, st: StrategyStudy) ->
     if refused:
         run.status, run.note = "refused", refused
         return False
-    got = run_measured(strategy, game, board, st.time_limit, st.memory_limit, isolate=st.isolate, clock=st.clock,
-                       wall_limit=st.wall_limit)
+    outcomes = [run_measured(strategy, game, board, st.time_limit, st.memory_limit, isolate=st.isolate,
+                             clock=st.clock, wall_limit=st.wall_limit) for _ in range(st.repeat)]
+    got = median_outcome(outcomes, st.clock)
     _record(run, got)
+    if st.repeat > 1:
+        run.repeats = st.repeat
+        clocked = [_clock_seconds(o, st.clock) for o in outcomes]
+        run.spread_seconds = round(max(clocked) - min(clocked), 6) if None not in clocked else None
     if not run.answered:
         return False
     if got.problem:
         run.flag = got.problem
     return True
+
+
+def _clock_seconds(o: Outcome, clock: str) -> float | None:
+    return o.measure.cpu if clock == "cpu" and o.measure.cpu is not None else o.measure.wall
+
+
+def median_outcome(outcomes: list[Outcome], clock: str) -> Outcome:
+    """Of ``--repeat`` runs, the one of median seconds on ``clock`` (a run without an answer counts as the
+    slowest; the lower median of an even count), so its answer and measures are one run's, never a mix."""
+    def key(o: Outcome) -> tuple:
+        answered = o.status in ("OPTIMAL", "INFEASIBLE")
+        return (not answered, _clock_seconds(o, clock) or 0.0)
+
+    return sorted(outcomes, key=key)[(len(outcomes) - 1) // 2]
 
 
 def _record(run: Run, got: Outcome) -> None:

@@ -16,7 +16,8 @@ from flipgame.study.metrics import NOT_RUN, instance_name, solved
 
 RUN_FIELDS = ("instance", "family", "n", "nullity", "board", "strategy", "status", "solved", "answer",
               "wall_seconds", "cpu_seconds", "peak_rss_mib", "build_seconds", "export_seconds", "solve_seconds",
-              "measured", "note", "flag", "clock", "termination", "measured_by", "instance_hash")
+              "measured", "note", "flag", "clock", "termination", "measured_by", "instance_hash", "repeats",
+              "spread_seconds")
 """Columns of each run: its instance, status, whether it is solved (:func:`flipgame.study.metrics.solved`),
 its answer, the measures (seconds, MiB), how it was measured (``child`` or ``in-process``), why there
 is no answer, why the answer is flagged, the clock of the limit and scores (``cpu`` or ``wall``), the limit
@@ -38,27 +39,35 @@ def write_csv(runs: Iterable, path: str, time_limit: float, environment: dict | 
               clock: str = "wall") -> int:
     """One row per (instance, strategy): :data:`CSV_FIELDS`.  Returns the rows written.  Raises OSError."""
     env = environment or {}
-    machine, limits, solvers = env.get("machine", {}), env.get("limits", {}), env.get("solvers", {})
     count = 0
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(CSV_FIELDS)
         for r in runs:
-            s = solvers.get(r.strategy, {})
-            w.writerow([instance_name(r), r.family, r.n, "" if r.nullity is None else r.nullity, r.board, r.strategy,
-                        r.status, solved(r, time_limit, clock), r.answer() if r.answered else "", _num(r.seconds),
-                        _num(getattr(r, "cpu_seconds", None)),
-                        _num(None if getattr(r, "peak_rss", None) is None else r.peak_rss / 2**20, 1),
-                        _num(getattr(r, "build_seconds", None)), _num(getattr(r, "export_seconds", None)),
-                        _num(getattr(r, "solve_seconds", None)), getattr(r, "measured", ""), getattr(r, "note", ""),
-                        r.flag, clock, getattr(r, "termination", ""), getattr(r, "measured_by", ""),
-                        getattr(r, "instance_hash", ""),
-                        s.get("solver", ""), s.get("version", ""), time_limit, limits.get("margin", ""),
-                        "" if limits.get("memory_limit_gib") is None else limits["memory_limit_gib"],
-                        env.get("flipgame", ""), machine.get("cpu", ""), machine.get("cores", ""),
-                        machine.get("memory_gib", "")])
+            w.writerow(_run_cells(r, time_limit, clock) + _environment_cells(r.strategy, time_limit, env))
             count += 1
     return count
+
+
+def _run_cells(r, time_limit: float, clock: str) -> list:
+    """The :data:`RUN_FIELDS` of one run."""
+    def get(name, default=None):
+        return getattr(r, name, default)
+
+    peak = get("peak_rss")
+    return [instance_name(r), r.family, r.n, "" if r.nullity is None else r.nullity, r.board, r.strategy, r.status,
+            solved(r, time_limit, clock), r.answer() if r.answered else "", _num(r.seconds), _num(get("cpu_seconds")),
+            _num(None if peak is None else peak / 2**20, 1), _num(get("build_seconds")), _num(get("export_seconds")),
+            _num(get("solve_seconds")), get("measured", ""), get("note", ""), r.flag, clock, get("termination", ""),
+            get("measured_by", ""), get("instance_hash", ""), get("repeats", 1), _num(get("spread_seconds"))]
+
+
+def _environment_cells(strategy: str, time_limit: float, env: dict) -> list:
+    """The :data:`ENVIRONMENT_FIELDS` of a run of ``strategy``."""
+    machine, limits, s = env.get("machine", {}), env.get("limits", {}), env.get("solvers", {}).get(strategy, {})
+    return [s.get("solver", ""), s.get("version", ""), time_limit, limits.get("margin", ""),
+            "" if limits.get("memory_limit_gib") is None else limits["memory_limit_gib"], env.get("flipgame", ""),
+            machine.get("cpu", ""), machine.get("cores", ""), machine.get("memory_gib", "")]
 
 
 @dataclass
