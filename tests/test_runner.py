@@ -36,9 +36,10 @@ def test_rc2_and_exact_record_their_model_building_apart(name):
     assert m.build is not None and m.build > 0 and m.solve is not None and m.build + m.solve <= m.wall
 
 
+@pytest.mark.needs("numba")
 def test_a_strategy_without_a_clock_is_killed_at_the_limit_plus_the_margin():
     # gauss has no time limit of its own: the all-white 39x39 board to all black enumerates 2**32 press sets
-    # (most of a second); the run is killed at 0.15 s
+    # (most of a second, compiled: nullity 32 needs numba); the run is killed at 0.15 s
     got = run_measured(STRATEGIES["gauss"], Game(39, 39, "black"), 0, 0.05, margin=0.1)
     assert got.status == "UNKNOWN" and got.solution is None and got.measure.killed
     assert got.note == "killed at 0.15 s (time limit 0.05 s + 0.1 s margin)" and got.measure.wall == pytest.approx(0.15)

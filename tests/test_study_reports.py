@@ -91,6 +91,7 @@ def test_study_report_errors_are_one_line(args, words, capsys):
     assert words in err and err.count("\n") == 1
 
 
+@pytest.mark.needs("scipy")
 def test_average_ranks_share_ties_and_the_critical_difference_follows_demsar():
     score = {"a": {"i": 1.0, "j": 1.0}, "b": {"i": 2.0, "j": 1.0}, "c": {"i": 3.0, "j": 5.0}}
     f = statistics.friedman(score)

@@ -166,6 +166,8 @@ def _run_grid(args: argparse.Namespace) -> ExitCode:
                                     "solve answers them (auto, cpsat, ilp, bfs)")
     if args.certify and not extras.installed("dratify"):
         return fail(ExitCode.USAGE, extras.missing("dratify", "--certify (checked DRAT proofs)"))
+    if args.scheduler and not extras.installed("distributed"):
+        return fail(ExitCode.USAGE, extras.missing("distributed", "--scheduler"))
     if args.certify and not game.binary:
         return fail(ExitCode.USAGE, f"--certify proves two-state minima; {game.size} is {game.kind} (every answer is "
                                     f"still checked: each witness re-applied, each Impossible against its "
