@@ -21,6 +21,17 @@ from flipgame.verify.fuzz.settings import draw_settings
 from flipgame.verify.fuzz.shrink import shrink
 
 
+@pytest.fixture(autouse=True)
+def no_tables_left_behind():
+    """bfs keeps its last two distance tables (up to hundreds of MiB over Z_7): dropped after each test, so the
+    test process does not stay large (a large process makes every later fork and measured child slower)."""
+    yield
+    from flipgame.backends import bfs, bfs_zk
+
+    bfs.distance_table.cache_clear()
+    bfs_zk.distance_table.cache_clear()
+
+
 def test_an_instance_is_the_same_from_the_same_seed_and_index():
     a, b = draw(7, 11), draw(7, 11)
     assert (a.system, a.board, a.family) == (b.system, b.board, b.family)
