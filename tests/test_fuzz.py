@@ -211,8 +211,41 @@ def test_a_solver_program_of_a_strategies_file_is_fuzzed_and_its_lie_replayed(tm
     assert set(report["findings_by_kind"]) == {"wrong Impossible"}
     folder = next(p for p in out.iterdir() if p.is_dir())
     assert f"--strategies-file {toml} --rules rules.json --strategy unsat" in (folder / "replay.sh").read_text()
+    assert (folder / "instance.cnf").exists() and "(the strategy's own command)" in (folder / "README.md").read_text()
+    record = json.loads((folder / "finding.json").read_text())
+    assert record["drawn"]["family"] in ("grid", "graph", "buttons") and record["finding"]["reproducer"]
+    assert record["finding"]["expected"]  # what the oracle or gauss says, never empty for a wrong Impossible
     assert main(["fuzz", "--strategies-file", str(toml), "--replay", str(folder)]) == 1
     assert "still fails: wrong Impossible by unsat" in capsys.readouterr().out
+
+
+def _interrupted_campaign(tmp_path, backends: str, jobs: str):
+    """A campaign stopped by Ctrl-C once its first round is in the checkpoint: (process, stderr, paths)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    checkpoint, out = tmp_path / "c.json", tmp_path / "o"
+    cmd = [sys.executable, "-m", "flipgame", "fuzz", "--backends", backends, "--count", "100000", "--jobs", jobs,
+           "--out", str(out), "--checkpoint", str(checkpoint)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not checkpoint.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    return proc, err, checkpoint, out
+
+
+@pytest.mark.needs("exact")
+def test_ctrl_c_in_this_process_stops_the_campaign_even_after_exact_took_the_signal_handler(tmp_path):
+    # Exact installs its own SIGINT handler as it solves: Ctrl-C ended its calls as crashes, never the campaign
+    proc, err, checkpoint, out = _interrupted_campaign(tmp_path, "gauss,pb", "1")
+    assert proc.returncode == 130, err
+    report = json.loads((out / "report.json").read_text())
+    assert report["interrupted"] and not report["findings_by_kind"] and "Traceback" not in err
 
 
 def test_ctrl_c_stops_a_campaign_with_its_report_and_the_checkpoint_resumes(tmp_path):
@@ -238,3 +271,34 @@ def test_ctrl_c_stops_a_campaign_with_its_report_and_the_checkpoint_resumes(tmp_
     assert main(["fuzz", "--backends", "gauss,cpsat", "--count", str(done + 16), "--out", str(out),
                  "--checkpoint", str(checkpoint)]) == 0
     assert json.loads((out / "report.json").read_text())["instances"] == done + 16
+
+
+def test_a_hand_edited_reproducer_or_checkpoint_is_refused_in_one_line(no_minimise, tmp_path, capsys):
+    out = tmp_path / "f"
+    assert main(["fuzz", "--backends", f"gauss,{no_minimise}", "--count", "30", "--seed", "2", "--out", str(out)]) == 1
+    folder = next(p for p in out.iterdir() if p.is_dir())
+    record = json.loads((folder / "finding.json").read_text())
+    for edit in ({"time_limit": -5}, {"time_limit": float("nan")}, {"settings": [1]}, {"settings": {"nope": 1}}):
+        (folder / "finding.json").write_text(json.dumps({**record, **edit}))
+        capsys.readouterr()
+        assert main(["fuzz", "--replay", str(folder)]) == 2, edit
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "finding.json" in err
+    checkpoint = tmp_path / "c.json"
+    checkpoint.write_text(json.dumps({"seed": 0, "backends": ["gauss"], "time_limit": 5.0, "tally": {
+        "next_index": -5, "seconds": 0, "families": {}, "oracle": 0, "calls": {}, "kinds": {}, "findings": []}}))
+    assert main(["fuzz", "--backends", "gauss", "--count", "4", "--out", str(tmp_path / "g"),
+                 "--checkpoint", str(checkpoint)]) == 2
+    assert "not a flipgame fuzz checkpoint (next_index is -5)" in capsys.readouterr().err
+
+
+def test_limits_that_stop_a_search_early_are_refused_as_solver_parameters():
+    from flipgame import solve
+
+    for params in ("max_deterministic_time:0.0001", "max_number_of_conflicts:1"):
+        with pytest.raises(OptionError, match="changes the question"):
+            solve(["bwwb", "bbwb", "bwwb", "bwww"], "cpsat", params=params)
+    from flipgame.backends.parameters import scip_settings
+
+    with pytest.raises(OptionError, match="limits/softtime changes the question"):
+        scip_settings("limits/softtime:0.01")

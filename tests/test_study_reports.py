@@ -130,3 +130,18 @@ def test_every_row_carries_the_instance_s_content_hash(study_files):
     assert all(len(h) == 1 and len(next(iter(h))) == 16 for h in by_instance.values())  # one per instance
     assert len({next(iter(h)) for h in by_instance.values()}) == len(by_instance)  # distinct instances differ
     assert instance_hash(Game(4, 4), 5) == instance_hash(Game(4, 4), 5) != instance_hash(Game(4, 4), 6)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--html", "/proc/x.html"], "--html"),
+    (["--json", "/proc/x.json"], "--json"),
+    (["--wall-limit", "1", "--time-limit", "5"], "--wall-limit is the safety net of --clock cpu"),
+])
+def test_a_study_s_outputs_and_limits_are_checked_before_it_runs(args, words, monkeypatch, capsys):
+    def no_solver(*a, **k):
+        raise AssertionError("the study ran before refusing")
+
+    monkeypatch.setattr("flipgame.study.compare.run_measured", no_solver)
+    assert main(["study", "--strategies", "gauss", "--families", "random", "--sizes", "3", *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1

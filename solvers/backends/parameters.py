@@ -17,7 +17,8 @@ from flipgame.core.errors import OptionError
 
 CPSAT_QUESTION = ("relative_gap_limit", "absolute_gap_limit", "stop_after_first_solution", "stop_after_presolve",
                   "max_time_in_seconds", "catch_sigint_signal", "num_workers", "num_search_workers",
-                  "enumerate_all_solutions", "fill_tightened_domains_in_response", "stop_after_root_propagation")
+                  "enumerate_all_solutions", "fill_tightened_domains_in_response", "stop_after_root_propagation",
+                  "max_deterministic_time", "max_number_of_conflicts", "max_memory_in_mb", "solution_pool_size")
 """CP-SAT parameters that change the question or are set from another option (``workers``, ``time_limit``)."""
 CPSAT_FUZZ = ("cp_model_presolve:false", "cp_model_probing_level:0", "cp_model_probing_level:2",
               "linearization_level:0", "linearization_level:2", "symmetry_level:0", "symmetry_level:4",
@@ -27,9 +28,8 @@ CPSAT_FUZZ = ("cp_model_presolve:false", "cp_model_probing_level:0", "cp_model_p
               "use_optimization_hints:false", "find_multiple_cores:false")
 """CP-SAT settings ``flipgame fuzz`` draws (a subset per run): presolve, probing, LP relaxation, symmetry,
 search branching, inprocessing, core-based optimisation."""
-SCIP_QUESTION = ("limits/gap", "limits/absgap", "limits/time", "limits/solutions", "limits/bestsol", "limits/nodes",
-                 "limits/totalnodes", "limits/stallnodes", "limits/memory", "limits/primal", "limits/dual")
-"""SCIP parameters that stop before a proven minimum (the backend sets ``limits/time`` itself)."""
+SCIP_QUESTION = ("limits/",)
+"""SCIP parameters that stop before a proven minimum: every ``limits/`` one (the backend sets ``limits/time``)."""
 SCIP_FUZZ = ("presolving/maxrounds:0", "presolving/donotaggr:true", "presolving/donotmultaggr:true",
              "separating/maxrounds:0", "separating/maxroundsroot:0", "heuristics/rounding/freq:-1",
              "propagating/maxrounds:0", "conflict/enable:false", "branching/relpscost/priority:-1000",
@@ -66,8 +66,10 @@ def settings(text: str, what: str) -> list[tuple[str, str]]:
 
 
 def refused(pairs: list[tuple[str, str]], question: tuple[str, ...], what: str) -> None:
-    """OptionError if a setting changes the question asked (a gap, a stop, a limit the backend owns)."""
-    bad = [name for name, _ in pairs if name in question]
+    """OptionError if a setting changes the question asked (a gap, a stop, a limit the backend owns); a name
+    ending in ``/`` in ``question`` refuses every parameter under it (SCIP's ``limits/``)."""
+    bad = [name for name, _ in pairs if name in question or any(q.endswith("/") and name.startswith(q)
+                                                                 for q in question)]
     if bad:
         raise OptionError(f"{what}: {bad[0]} changes the question asked (a proven minimum) or is set by "
                           f"another option; not taken")

@@ -52,7 +52,12 @@ class ExactModel(Model):
     def _minimise(self, board: int):
         s = self.solver
         s.setAssumptions([(f"b{i}", board >> i & 1) for i in range(self.game.n)])
-        status, value = s.toOptimum(self._board_seconds(self.time_limit))
+        try:
+            status, value = s.toOptimum(self._board_seconds(self.time_limit))
+        except RuntimeError as exc:  # Exact's own SIGINT/SIGTERM handler took a Ctrl-C: it is the caller's
+            if "interrupted" in str(exc).lower():
+                raise KeyboardInterrupt from None
+            raise
         stats = {"exact": status}
         if status == "SAT":
             values = s.getLastSolutionFor(self.press)

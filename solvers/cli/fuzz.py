@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,6 +21,8 @@ from flipgame.verify.fuzz.settings import settings_text
 NOT_FUZZED = ("external",)
 """Built-in backends left out by default: ``external`` needs a program (name it in --backends with a strategy
 file's program instead)."""
+SHOWN_UNSHRUNK = 10
+"""Findings listed by seed and instance when none was shrunk (--no-shrink); all are in the report."""
 PROGRESS_SECONDS = 10.0
 """Seconds between progress lines."""
 
@@ -68,11 +71,13 @@ def run(args: argparse.Namespace) -> ExitCode:
         cfg = _config(args)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    print(f"Fuzzing {', '.join(cfg.backends)} (seed {cfg.seed}, {cfg.time_limit:g} s per call) ...", file=sys.stderr)
     try:
         tally = resume(cfg)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
+    print(f"Fuzzing {', '.join(cfg.backends)} (seed {cfg.seed}, {cfg.time_limit:g} s per call) ..."
+          + (f" resuming after {tally.next_index:,} instances of {cfg.checkpoint}" if tally.next_index else ""),
+          file=sys.stderr)
     previous = second_ctrl_c_ends_at_once()
     interrupted = False
     try:
@@ -85,7 +90,10 @@ def run(args: argparse.Namespace) -> ExitCode:
         restore_ctrl_c(previous)
     data = report(cfg, tally, interrupted=interrupted)
     code = write_json(args.report or str(cfg.out / "report.json"), data, "--report")
-    _summary(data)
+    try:
+        _summary(data)
+    except BrokenPipeError:  # the reader went away (| head): the exit status still says what was found
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if interrupted:
         return fail(ExitCode.INTERRUPTED, f"interrupted after {tally.next_index} instances; "
                                           f"{'--checkpoint resumes' if cfg.checkpoint else 'the report holds them'}")
@@ -95,14 +103,18 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    names = [*(args.backends or ([] if args.strategies else default_backends())), *(args.strategies or [])]
+    names = list(dict.fromkeys([*(args.backends or ([] if args.strategies else default_backends())),
+                                *(args.strategies or [])]))  # a strategy named as a backend is one caller
     for n in names:
         missing = get_backend(n).missing_library({})
         if missing:
             raise FlipgameError(f"backend {n} needs {missing}, which is not installed")
     out = Path(args.out)
     report_path = args.report or str(out / "report.json")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FlipgameError(f"--out {args.out}: cannot make the folder ({exc.strerror})") from None
     writable_path(report_path, "--report")
     if args.checkpoint:
         writable_path(args.checkpoint, "--checkpoint")
@@ -141,10 +153,12 @@ def _summary(data: dict) -> None:
         return
     for kind, backends in data["findings_by_kind"].items():
         print(f"FINDING {kind}: " + ", ".join(f"{b} x{n}" for b, n in backends.items()))
-    for f in data["findings"]:
-        if f["reproducer"]:
-            print(f"  {f['kind']} by {f['backend']} ({settings_text(f['settings'])}), seed {f['seed']} instance "
-                  f"{f['index']}: got {f['got']}, expected {f['expected'] or '?'}; reproducer {f['reproducer']}")
+    shown = [f for f in data["findings"] if f["reproducer"]] or data["findings"][:SHOWN_UNSHRUNK]
+    for f in shown:
+        where = f"; reproducer {f['reproducer']}" if f["reproducer"] else ""
+        expected = f", expected {f['expected']}" if f["expected"] else ""
+        print(f"  {f['kind']} by {f['backend']} ({settings_text(f['settings'])}), seed {f['seed']} instance "
+              f"{f['index']}: got {f['got']}{expected}{where}")
 
 
 def _replay(folder: Path) -> ExitCode:

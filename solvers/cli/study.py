@@ -21,6 +21,7 @@ from flipgame.cli.study_all_lit import run_all_lit
 from flipgame.cli.study_report import run_report
 from flipgame.cli.study_strategies import (
     plan_source,
+    print_metrics,
     print_progress,
     rules_plan,
     strategy_limits,
@@ -300,7 +301,8 @@ def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
             plot(st, args.plot)
         except OSError as exc:
             return fail(ExitCode.USAGE, f"cannot write {args.plot}: {exc.strerror}")
-    if args.json and args.json != "-" and (code := common.write_json(args.json, st.to_json(), "--json")):
+    if args.json and args.json != "-" and not hasattr(st, "runs") and (
+            code := common.write_json(args.json, st.to_json(), "--json")):
         return code
     print(json.dumps(st.to_json(), indent=1) if args.json == "-" else st.text())
     if args.plot and args.json != "-":
@@ -308,15 +310,27 @@ def _write(st, plot, args: argparse.Namespace) -> ExitCode | None:
     return None
 
 
+def _check_outputs(args: argparse.Namespace, time_limit: float) -> None:
+    """Every file the study will write, checked before it runs (RulesError or ArgumentTypeError naming it), and
+    the limits that go together."""
+    for flag in ("plot", "csv", "cactus", "ecdf", "scatter", "table", "html"):
+        if getattr(args, flag):
+            writable_path(getattr(args, flag), f"--{flag}")
+    if args.json not in (None, "-"):
+        writable_path(args.json, "--json")
+    if args.benchexec_xml and os.path.exists(args.benchexec_xml) and not os.path.isdir(args.benchexec_xml):
+        raise RulesError(f"--benchexec-xml {args.benchexec_xml}: not a folder")
+    if args.wall_limit is not None and (args.clock == "wall" or args.wall_limit < time_limit):
+        raise RulesError(f"--wall-limit is the safety net of --clock cpu, at least --time-limit ({time_limit:g} s)")
+    if args.pairs and not args.scatter:
+        raise argparse.ArgumentTypeError("--pairs needs --scatter")
+
+
 def run_strategies(args: argparse.Namespace) -> ExitCode:
     """``--strategies``: the table per strategy x family; exit 1 (DISAGREEMENT) if any answer was flagged."""
     try:
         time_limit, memory_limit = strategy_limits(args)
-        for flag in ("plot", "csv", "cactus", "scatter", "table"):
-            if getattr(args, flag):
-                writable_path(getattr(args, flag), f"--{flag}")
-        if args.pairs and not args.scatter:
-            raise argparse.ArgumentTypeError("--pairs needs --scatter")
+        _check_outputs(args, time_limit)
     except (argparse.ArgumentTypeError, RulesError) as exc:
         return fail(ExitCode.USAGE, str(exc))
     try:
@@ -336,9 +350,10 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
                             plan=plan, source=plan_source(args, plan), run_all=args.run_all,
                             isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit,
                             clock=args.clock or "cpu", wall_limit=args.wall_limit, repeat=args.repeat or 1)
-    failed = _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args) or write_metrics(st, args)
+    failed = write_metrics(st, args) or _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args)
     if failed:
         return failed
+    print_metrics(st, args)
     return _study_exit(st)
 
 

@@ -125,10 +125,14 @@ def write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
         return fail(ExitCode.USAGE, str(exc))
     if args.json and args.json != "-" and write_json(args.json, st.to_json(), "--json"):
         return ExitCode.USAGE
+    return None
+
+
+def print_metrics(st, args: argparse.Namespace) -> None:
+    """The field's metrics under the scoring rule, after the tables (not with --json alone)."""
     if args.json != "-":
         print()
         print(study_metrics.text(st.runs, st.time_limit, st.clock))
-    return None
 
 
 def write_reports(runs, time_limit: float, args: argparse.Namespace, context: Context, env: dict,

@@ -243,3 +243,5 @@ program's limit and margin before its own watchdog stops the run, so BenchExec's
 (measured: a 2 s CPU limit stopped a spinning program at 2.96 s of CPU beside two CPU hogs)."""
 REPEAT_MAX = 100
 """The most runs of one (instance, strategy) pair a study makes (``--repeat``)."""
+FUZZ_REPLAY_MAX_SECONDS = 3600.0
+"""The longest time limit a reproducer's ``finding.json`` may ask ``flipgame fuzz --replay`` for."""

@@ -22,6 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
 
+from flipgame.core.limits import KILL_GRACE_SECONDS
 from flipgame.core.process_tree import libc as process_libc
 from flipgame.core.processes import RunResult, run_bounded
 from flipgame.core.signals import signals_blocked, worker_ignores_ctrl_c
@@ -134,6 +135,11 @@ def kill_pool(pool) -> None:
     # Pending futures are not cancelled: the pool's manager thread fails them as a broken pool, and before
     # Python 3.12 it raised InvalidStateError on one cancelled under it (a traceback after SIGTERM).
     pool.shutdown(wait=False, cancel_futures=False)
+    # The manager thread sees the broken pool and ends; joined here, the interpreter's exit finds nothing to
+    # wake (waking it there raced its own close of the wake-up pipe: EBADF printed, 1 Ctrl-C in 12).
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None and manager is not threading.current_thread():
+        manager.join(KILL_GRACE_SECONDS)
 
 
 def pool_worker_init(parent_pid: int) -> None:

@@ -24,7 +24,7 @@ from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor
 
 from flipgame.core import extras
 from flipgame.core.errors import FlipgameError
-from flipgame.core.limits import DASK_CLOSE_TIMEOUT, SCHEDULER_TIMEOUT
+from flipgame.core.limits import DASK_CLOSE_TIMEOUT, JOBS_MAX, SCHEDULER_TIMEOUT
 from flipgame.core.signals import interrupts_held, signals_blocked, worker_ignores_ctrl_c
 from flipgame.core.workers import die_with_parent, start_resource_tracker
 
@@ -99,8 +99,8 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
     cluster = None
     if scheduler.startswith("local:"):
         n = scheduler[len("local:"):]
-        if not (n.isascii() and n.isdigit() and int(n) > 0):
-            raise FlipgameError(f"--scheduler local:N needs a positive number of workers, got {scheduler!r}")
+        if not (n.isascii() and n.isdigit() and 0 < int(n) <= JOBS_MAX):
+            raise FlipgameError(f"--scheduler local:N needs 1..{JOBS_MAX} workers (four per core), got {scheduler!r}")
         start_resource_tracker()  # not inside the block: its launch unblocks Ctrl-C in the thread that does it
         with signals_blocked():  # Ctrl-C waits for the start-up (Dask's threads never take it), then ends the run
             cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None,

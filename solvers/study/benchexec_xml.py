@@ -12,6 +12,7 @@ Source: BenchExec's result format (``result-3.0.dtd``, doc/run-results.md: colum
 
 from __future__ import annotations
 
+import datetime
 import os
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -30,13 +31,14 @@ def write_benchexec_xml(runs: Sequence, time_limit: float, folder: str, *, clock
     env = environment or {}
     machine, limits = env.get("machine", {}), env.get("limits", {})
     paths = []
+    stamp = env.get("date") or datetime.datetime.now(datetime.timezone.utc).astimezone().isoformat(timespec="seconds")
     for strategy in dict.fromkeys(r.strategy for r in runs):
         root = ET.Element("result", {
-            "benchmarkname": "flipgame", "name": f"flipgame.{strategy}", "tool": strategy, "toolmodule": "flipgame",
+            "benchmarkname": "flipgame", "name": f"flipgame.{strategy}", "tool": strategy,
             "version": env.get("solvers", {}).get(strategy, {}).get("version", env.get("flipgame", "")),
             "timelimit": f"{time_limit:g}s", "generator": "flipgame study", "options": f"clock={clock}",
             "memlimit": f"{int(limits['memory_limit_gib'] * 2**30)}B" if limits.get("memory_limit_gib") else "-",
-            "cpuCores": "1", "date": env.get("date", ""), "starttime": env.get("date", "")})
+            "cpuCores": "1", "date": stamp, "starttime": stamp})
         ET.SubElement(root, "columns")
         for title in ("status", "cputime", "walltime"):
             ET.SubElement(root.find("columns"), "column", {"title": title})

@@ -75,7 +75,8 @@ def _plot(runs, time_limit: float, path: str, context, top: int, options, kind: 
     for ax, (title, secs) in zip(axes.flat, shown, strict=False):
         draw = _cactus_panel if kind == "cactus" else _ecdf_panel
         draw(ax, secs, [VBS, *drawn], style, time_limit)
-        ax.set_title(f"{title} ({len(secs.get(VBS, {}))} instances)")
+        if len(shown) > 1:  # one panel is the figure: its title is the paper's caption, not drawn here
+            ax.set_title(f"{title} ({len(secs.get(VBS, {}))} instances)")
         ax.grid(True, which="major", alpha=0.3)
     for ax in list(axes.flat)[len(shown):]:
         ax.set_axis_off()

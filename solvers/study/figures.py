@@ -136,11 +136,12 @@ def finish(fig, path: str, text: str, handles: list, labels: list, options: Figu
     to what is drawn."""
     width = fig.get_size_inches()[0]
     cols = max(1, min(len(labels), int(width // 0.95)))
-    fig.tight_layout(pad=0.3, h_pad=1.0, w_pad=0.8)  # every label inside the figure; the legend goes under it
+    # every label inside the figure (below a title, if any); the legend goes under it
+    fig.tight_layout(pad=0.3, h_pad=1.0, w_pad=0.8, rect=(0, 0, 1, 0.93) if options.title else None)
     fig.legend(handles, labels, loc="upper center", ncols=cols, fontsize=7, frameon=False,
                bbox_to_anchor=(0.5, 0.0), handlelength=2.2, columnspacing=1.0)
     if options.title:
-        fig.suptitle(options.title, fontsize=9)
+        fig.suptitle(options.title, fontsize=9, y=0.99)
     if options.caption:
         rows = -(-len(labels) // cols)
         fig.text(0.5, -0.06 - 0.05 * rows, "\n".join(textwrap.wrap(text, width=int(width * 16))), ha="center",

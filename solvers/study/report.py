@@ -74,6 +74,8 @@ def to_json(st: StrategyStudy, runs: list[dict]) -> dict:
 def _programs_measured(st: StrategyStudy) -> str:
     """How the solver programs' runs were measured: by BenchExec, or why not."""
     limits = st.environment.get("limits", {})
+    if st.clock == "wall":
+        return "solver programs measured by wait4 and /proc (--clock wall: BenchExec is used for the CPU clock)"
     why = limits.get("benchexec_unavailable")
     if why:
         return f"solver programs measured by rusage, not BenchExec ({why})"
@@ -89,6 +91,8 @@ def header(st: StrategyStudy) -> list[str]:
     else:
         where = f"{st.boards_per_size} random board(s) per size (seed {st.seed})"
     limit = f"{st.time_limit:g} s of {clock_name(st.clock)} per run"
+    if st.repeat > 1:
+        limit += f", each pair run {st.repeat} times (the run of median seconds recorded, with the spread)"
     if st.clock == "cpu":
         limit += f" (wall-clock safety net {st.wall_limit:g} s)"
     if st.isolate:
@@ -142,16 +146,16 @@ def _family_lines(st: StrategyStudy, f: str, rows: list[dict]) -> list[str]:
 
 
 def not_run_lines(st: StrategyStudy) -> list[str]:
-    """Per strategy, the instances it did not run and why (the first reason given)."""
-    per: dict[str, list] = {}
+    """Per strategy and reason, the instances it did not run."""
+    per: dict[tuple[str, str], list] = {}
     for r in st.runs:
         if r.status == NOT_RUN:
-            per.setdefault(r.strategy, []).append(r)
+            per.setdefault((r.strategy, r.note), []).append(r)
     lines = []
-    for name, runs in per.items():
+    for (name, why), runs in per.items():
         names = [instance_name(r) for r in runs]
         shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-        lines.append(f"  {name}: {shown} ({runs[0].note})")
+        lines.append(f"  {name}: {shown} ({why})")
     return (["", "Not run (scored as unsolved for that strategy, at the penalty):"] + lines) if lines else []
 
 

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from flipgame.backends.external import is_program
 from flipgame.backends.result import Solution, Status
 from flipgame.backends.strategies import Strategy
+from flipgame.core import cgroup_run
 from flipgame.core.errors import RefusedError
 from flipgame.core.limits import (
     BENCHEXEC_CHECK_SECONDS,
@@ -312,7 +313,7 @@ def measured_child(spec: tuple, game: PressSystem, board, limits: Limits, memory
         print(f"{START_STAMP} {time.monotonic()!r} {cpu0!r}", file=sys.stderr, flush=True)
         slack = BENCHEXEC_CHECK_SECONDS if is_program(strategy.method) else 0.0  # BenchExec reports its own kill
         faulthandler.dump_traceback_later(limits.wall + limits.margin + slack, exit=True, file=sink)
-        if limits.clock == "cpu":
+        if limits.clock == "cpu" and not (slack and cgroup_run.unavailable() is None):  # BenchExec keeps a program's
             threading.Thread(target=_cpu_watchdog, args=(cpu0 + limits.time_limit + limits.margin,), daemon=True,
                              name="flipgame-cpu-watchdog").start()
         try:

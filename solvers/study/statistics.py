@@ -95,6 +95,18 @@ def _ranks(values: dict[str, float]) -> dict[str, float]:
     return out
 
 
+def cliques(ranks: list[float], cd: float) -> list[tuple[float, float]]:
+    """The maximal runs of sorted average ranks that lie within ``cd`` of each other (Demšar's bars), each as
+    ``(lowest, highest)``; a run contained in another is left out."""
+    ranks = sorted(ranks)
+    spans = []
+    for i, lo in enumerate(ranks):
+        hi = max(r for r in ranks[i:] if r - lo < cd)
+        if hi > lo and not any(a <= lo and hi <= b for a, b in spans):
+            spans.append((lo, hi))
+    return spans
+
+
 def plot_critical_difference(result: dict, path: str) -> None:
     """The critical-difference diagram of :func:`friedman`'s result (Demšar 2006, figure 1): each strategy at
     its average rank on an axis from 1 to k, strategies whose ranks differ by less than the critical difference
@@ -118,11 +130,9 @@ def plot_critical_difference(result: dict, path: str) -> None:
         y = -(i + 1) * 0.5
         ax.plot([rank, rank, k + 0.45], [0, y, y], color="#333333", linewidth=0.7)
         ax.text(k + 0.5, y, f"{name} ({rank:.2f})", ha="left", va="center", fontsize=6.5)
-    items = list(ranks.items())
-    for i, (_, lo) in enumerate(items):  # groups not significantly different: a bar under the axis
-        hi = max(r for _, r in items[i:] if r - lo < cd)
-        if hi > lo:
-            ax.plot([lo, hi], [-0.12 - 0.06 * i, -0.12 - 0.06 * i], color="black", linewidth=2.0)
+    for depth, (lo, hi) in enumerate(cliques(list(ranks.values()), cd)):  # no significant difference within
+        y = -0.15 - 0.12 * depth
+        ax.plot([lo - 0.03, hi + 0.03], [y, y], color="black", linewidth=1.6, solid_capstyle="butt")
     if cd:
         ax.plot([1, 1 + cd], [0.75, 0.75], color="black", linewidth=1.0)
         ax.text(1 + cd / 2, 0.8, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=6.5)

@@ -86,7 +86,17 @@ class Tally:
 
     @classmethod
     def from_json(cls, data: dict) -> Tally:
-        return cls(data["next_index"], data["seconds"], Counter(data["families"]), data["oracle"], data["calls"],
+        """The tally of a checkpoint; ValueError naming the field of a hand-edited one that is not a tally's."""
+        fields = {"next_index": int, "seconds": (int, float), "families": dict, "oracle": int, "calls": dict,
+                  "kinds": dict, "findings": list}
+        for name, kind in fields.items():
+            value = data[name]
+            if isinstance(value, bool) or not isinstance(value, kind) or (kind is int and value < 0):
+                raise ValueError(f"{name} is {value!r:.40}")
+        keys = {"kind", "backend", "seed", "index"}
+        if data["next_index"] > 10**12 or not all(isinstance(f, dict) and set(f) >= keys for f in data["findings"]):
+            raise ValueError("next_index or findings out of shape")
+        return cls(data["next_index"], float(data["seconds"]), Counter(data["families"]), data["oracle"], data["calls"],
                    Counter(data["kinds"]), data["findings"])
 
 
@@ -129,6 +139,7 @@ def run_campaign(cfg: Config, tally: Tally | None = None, progress=None) -> Tall
             if cfg.shrink:
                 _shrink_all(pool or ex, cfg, tally)
         except BaseException:
+            tally.seconds = time.perf_counter() - start  # the rounds finished are in the tally; their time too
             if pool is not None:
                 kill_pool(pool)
                 pool = None
@@ -187,10 +198,10 @@ def _shrink_all(ex, cfg: Config, tally: Tally) -> None:
         inst, settings, tried = value
         f = findings[k]
         folder = cfg.out / f"{f.kind.replace(' ', '-')}-{f.backend}-{f.seed}-{f.index}"
+        f.reproducer, f.shrunk = str(folder), {"tried": tried, "cells": inst.system.cells, "buttons": inst.system.m,
+                                               "states": inst.system.states, "settings": settings}
         reproducer.write(folder, f, inst, settings, cfg.time_limit, cfg.strategies_files)
-        tally.findings[chosen[k]].update(reproducer=str(folder), shrunk={
-            "tried": tried, "cells": inst.system.cells, "buttons": inst.system.m,
-            "states": inst.system.states, "settings": settings})
+        tally.findings[chosen[k]].update(reproducer=f.reproducer, shrunk=f.shrunk)
 
     _map(ex, shrink_finding, tasks, finish, cfg.jobs)
     _save(cfg, tally)
@@ -204,7 +215,7 @@ def resume(cfg: Config) -> Tally:
         data = json.loads(cfg.checkpoint.read_text(encoding="utf-8"))
         same = (data["seed"], data["backends"], data["time_limit"]) == (cfg.seed, cfg.backends, cfg.time_limit)
         tally = Tally.from_json(data["tally"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise FlipgameError(f"{cfg.checkpoint}: not a flipgame fuzz checkpoint ({exc})") from None
     if not same:
         raise FlipgameError(f"{cfg.checkpoint} is the checkpoint of another campaign (seed {data['seed']}, backends "

@@ -24,6 +24,7 @@ A call is one backend with one drawn setting on one instance, through the pipeli
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 import traceback
@@ -37,6 +38,8 @@ from flipgame.pipeline.decide import IMPOSSIBLE_KEY, NO_ANSWER_KEY, charged
 from flipgame.pipeline.gate import solve_checked
 from flipgame.verify.fuzz.settings import as_backend
 
+HANDLER_POLL_SECONDS = 0.05
+"""How often a fuzzed call's wait in the main thread puts the signal handlers back (see :func:`attempt`)."""
 KINDS = ("wrong minimum", "wrong Impossible", "failed witness", "disagreement", "crash", "limit not honoured",
          "hang")
 """Kinds of finding, most serious first."""
@@ -97,15 +100,32 @@ def attempt(system, board, backend: str | Backend, settings: dict, time_limit: f
     """``backend`` with ``settings`` on ``board``, through the gate and the referee, watched for a hang.
 
     The call runs in a daemon thread; past :data:`FUZZ_HANG_FACTOR` x ``time_limit`` + :data:`FUZZ_HANG_GRACE`
-    seconds the outcome is ``hang`` and the thread is left to its fate (it dies with the process).
+    seconds the outcome is ``hang`` and the thread is left to its fate (it dies with the process).  Called in
+    the main thread, the wait puts this process's SIGINT and SIGTERM handlers back every
+    :data:`HANDLER_POLL_SECONDS`: a solver (Exact) installs its own as it runs, and would take Ctrl-C as
+    the end of its search, not of the campaign.
     """
     backend = as_backend(backend)
     box: list[Outcome] = []
     start = time.perf_counter()
-    worker = threading.Thread(target=lambda: box.append(_call(system, board, backend, settings, time_limit)),
-                              daemon=True, name=f"fuzz-{backend.name}")
+    def call() -> None:
+        try:
+            box.append(_call(system, board, backend, settings, time_limit))
+        except BaseException as exc:  # noqa: BLE001 - whatever escapes is the call's error, never a hang
+            box.append(Outcome(backend.name, settings, "error", message=f"{type(exc).__name__}: {str(exc)[:300]}"))
+
+    worker = threading.Thread(target=call, daemon=True, name=f"fuzz-{backend.name}")
+    handlers = {}
+    if threading.current_thread() is threading.main_thread():
+        handlers = {s: h for s in (signal.SIGINT, signal.SIGTERM) if callable(h := signal.getsignal(s))}
     worker.start()
-    worker.join(FUZZ_HANG_FACTOR * time_limit + FUZZ_HANG_GRACE)
+    deadline = start + FUZZ_HANG_FACTOR * time_limit + FUZZ_HANG_GRACE
+    while worker.is_alive() and time.perf_counter() < deadline:
+        worker.join(HANDLER_POLL_SECONDS if handlers else deadline - time.perf_counter())
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    if box and box[0].status == "interrupted":
+        raise KeyboardInterrupt
     if box:
         return box[0]
     return Outcome(backend.name, settings, "hang", seconds=time.perf_counter() - start,
@@ -123,6 +143,8 @@ def _call(system, board, backend: Backend, settings: dict, time_limit: float) ->
 
     try:
         checked = solve_checked(board, backend, game=system, **options)
+    except KeyboardInterrupt:  # a solver's own signal handler took Ctrl-C (Exact): the campaign's to stop
+        return out("interrupted")
     except (RefusedError, OptionError, RulesError) as exc:
         return out("refused", message=str(exc))
     except (FlipgameError, Exception) as exc:  # noqa: BLE001 - any exception of a backend is a finding
@@ -153,9 +175,10 @@ def judge(instance, outcomes: list[Outcome], exact, time_limit: float) -> list[F
         found.append(Finding(kind, o.backend, o.settings, instance.seed, instance.index,
                              _got(o), expected, detail))
 
+    known = _known_answer(outcomes, exact)
     for o in outcomes:
         if o.status == "rejected":
-            add(o, "wrong Impossible" if o.check == "impossible" else "failed witness", "", o.message)
+            add(o, "wrong Impossible" if o.check == "impossible" else "failed witness", known, o.message)
         elif o.status in ("error", "hang"):
             add(o, "crash" if o.status == "error" else "hang", "an answer", o.message)
         elif o.status != "refused" and o.limited and o.seconds > FUZZ_SLOW_FACTOR * time_limit + 1:
@@ -177,6 +200,14 @@ def judge(instance, outcomes: list[Outcome], exact, time_limit: float) -> list[F
             kind = "wrong Impossible" if o.key == IMPOSSIBLE_KEY else "wrong minimum"
         add(o, kind, answer_text(truth) if truth is not None else "", reason)
     return found
+
+
+def _known_answer(outcomes: list[Outcome], exact) -> str:
+    """The right answer as text where it is known: the oracle's, else gauss's (the reference); else ""."""
+    if exact is not None:
+        return answer_text(exact.minimum)
+    ref = next((o for o in outcomes if o.backend == "gauss" and o.key != NO_ANSWER_KEY), None)
+    return answer_text(ref.key) if ref is not None else ""
 
 
 def _got(o: Outcome) -> str:
