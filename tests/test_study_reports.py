@@ -15,6 +15,8 @@ import pytest
 from flipgame.cli import main
 from flipgame.study import statistics
 
+DOC_RUNS = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs" / "study" / "runs.csv"
+"""The runs of the study docs/bench.md shows."""
 STUDY = ["study", "--strategies", "gauss,cpsat,sat-cnf-minisat", "--families", "random,mod3", "--sizes", "3,4",
          "--boards", "3", "--in-process"]
 
@@ -84,6 +86,8 @@ def test_json_file_is_written_and_the_text_still_prints(tmp_path, capsys):
 @pytest.mark.parametrize("args, words", [
     (["study", "report"], "study report needs the study's file"),
     (["study", "report", "nope.csv"], "cannot read nope.csv"),
+    (["study", "report", str(DOC_RUNS), "--time-limit", "1"], "--time-limit applies to a study that runs"),
+    (["study", "report", str(DOC_RUNS), "--strategies", "gauss"], "--strategies applies to a study that runs"),
 ])
 def test_study_report_errors_are_one_line(args, words, capsys):
     assert main(args) == 2

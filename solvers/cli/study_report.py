@@ -18,6 +18,10 @@ from flipgame.study.family_table import write_table
 from flipgame.study.figures import Context, plot_scatter
 from flipgame.study.records import csv_clock, read_csv
 
+RUN_ONLY = ("strategies", "backends", "families", "sizes", "boards", "run_all", "in_process", "suite",
+            "opt_time_limit", "opt_memory_limit", "wall_limit", "repeat", "csv")
+"""Options that choose what a study runs: refused by ``study report``, which runs nothing."""
+
 
 def load_runs(path: str) -> tuple[list, float, str, dict]:
     """``(runs, time limit, clock, environment)`` of a study's ``--csv`` or ``--json`` file.
@@ -31,18 +35,26 @@ def load_runs(path: str) -> tuple[list, float, str, dict]:
                 runs = [Run(**{k: v for k, v in r.items() if k in fields}) for r in data["runs"]]
                 return runs, float(data["time_limit"]), data.get("metrics", {}).get("clock", "wall"), \
                     data.get("environment", {})
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
                 raise ValueError(f"{path}: not a flipgame study JSON ({type(exc).__name__}: {exc})") from None
-    clock, limit = csv_clock(path)
-    if limit is None:
-        raise ValueError(f"{path}: no time_limit column (expected a CSV written by flipgame study --csv)")
-    return read_csv(path), limit, clock, {}
+    try:
+        clock, limit = csv_clock(path)
+        if limit is None:
+            raise ValueError(f"{path}: no time_limit column (expected a CSV written by flipgame study --csv)")
+        return read_csv(path), limit, clock, {}
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (expected a CSV written by flipgame study --csv)") from None
 
 
 def run_report(args: argparse.Namespace) -> ExitCode:
     """Re-score and redraw; exit 1 (DISAGREEMENT) when the study had flagged answers, as the study did."""
     if not args.data:
         return fail(ExitCode.USAGE, "study report needs the study's file: flipgame study report RUNS.csv")
+    given = [f"--{f.removeprefix('opt_').replace('_', '-')}" for f in RUN_ONLY if getattr(args, f, None) not in
+             (None, False)]
+    if given:
+        return fail(ExitCode.USAGE, f"{given[0]} applies to a study that runs; study report re-scores {args.data} as "
+                                    f"it was run (its outputs: --json, --html, --benchexec-xml, --table, the figures)")
     try:
         runs, limit, clock, env = load_runs(args.data)
     except OSError as exc:
