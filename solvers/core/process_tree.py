@@ -136,6 +136,18 @@ def _hiwater(pid: int) -> int:
     return 0
 
 
+def peak_resident_bytes(pid: int | str = "self") -> int:
+    """The peak resident bytes of ``pid`` so far (``VmHWM`` of ``/proc/PID/status``), 0 where unknown.
+
+    A program started by ``vfork`` (Python's ``subprocess`` does) shares this process's memory until its
+    ``exec``, and Linux records that memory's peak, not its size now, in the program's ``ru_maxrss``."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            return next((int(line.split()[1]) * 1024 for line in f if line.startswith(b"VmHWM:")), 0)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def resident_bytes(pid: int | str = "self") -> int:
     """Resident bytes of ``pid`` now (``/proc/PID/statm``), 0 where unknown."""
     try:

@@ -34,7 +34,13 @@ from dataclasses import dataclass
 
 from flipgame.core.limits import KILL_GRACE_SECONDS, OUTPUT_MAX_BYTES, TAIL_BYTES
 from flipgame.core.pipes import Streams
-from flipgame.core.process_tree import ProcessFamily, become_subreaper, children_of, resident_bytes
+from flipgame.core.process_tree import (
+    ProcessFamily,
+    become_subreaper,
+    children_of,
+    peak_resident_bytes,
+    resident_bytes,
+)
 from flipgame.core.text import printable
 
 POLL_SECONDS = 0.01
@@ -235,7 +241,7 @@ def run_bounded(argv: list[str], time_limit: float, *, memory_limit: int | None 
     >>> (r.stdout, r.exit_status, r.ended)
     (b'hi\\n', 3, 'exit status 3')
     """
-    own = resident_bytes()
+    own = max(resident_bytes(), peak_resident_bytes())
     start = time.monotonic()
     deadline = start + max(time_limit, 0.0)
     given = stdin if hasattr(stdin, "fileno") else None
