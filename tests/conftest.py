@@ -217,3 +217,15 @@ def wait_until_busy(pid: int, cpu_seconds: float = 1.5, timeout: float = 60.0) -
         if times.user + times.system >= cpu_seconds:
             return
         time.sleep(0.05)
+
+
+def started_clean() -> None:
+    """``preexec_fn`` of a command a test interrupts: the signal state a shell gives it (nothing blocked, SIGINT
+    and SIGTERM at their defaults), whatever an earlier test left in this worker process (children inherit the
+    mask and ignored signals across ``exec``)."""
+    import signal as _signal
+
+    _signal.pthread_sigmask(_signal.SIG_SETMASK, [])
+    for s in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(s, _signal.SIG_DFL)
+

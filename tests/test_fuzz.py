@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import started_clean
 from faulty_backends import FAULTY
 
 from flipgame import BACKENDS, STRATEGIES, Board, Game, PressSystem
@@ -229,7 +230,7 @@ def _interrupted_campaign(tmp_path, backends: str, jobs: str):
     checkpoint, out = tmp_path / "c.json", tmp_path / "o"
     cmd = [sys.executable, "-m", "flipgame", "fuzz", "--backends", backends, "--count", "100000", "--jobs", jobs,
            "--out", str(out), "--checkpoint", str(checkpoint)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=started_clean)
     deadline = time.monotonic() + 120
     while not checkpoint.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
@@ -257,7 +258,7 @@ def test_ctrl_c_stops_a_campaign_with_its_report_and_the_checkpoint_resumes(tmp_
     checkpoint, out = tmp_path / "c.json", tmp_path / "o"
     cmd = [sys.executable, "-m", "flipgame", "fuzz", "--backends", "gauss,cpsat", "--count", "100000", "--jobs", "2",
            "--out", str(out), "--checkpoint", str(checkpoint)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=started_clean)
     deadline = time.monotonic() + 120
     while not checkpoint.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import assert_within, wait_until_busy
+from conftest import assert_within, started_clean, wait_until_busy
 
 from flipgame import Game
 from flipgame.backends.sat_engines import CryptoMiniSat, cryptominisat_signals
@@ -89,7 +89,8 @@ def _interrupt(args: list[str], after_lines: int, tmp_path) -> tuple[int, list[s
     out = tmp_path / "out.txt"
     with out.open("w") as fh:
         p = subprocess.Popen([sys.executable, "-m", "flipgame", *args], stdout=fh, stderr=subprocess.PIPE,
-                             text=True, start_new_session=True, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+                             text=True, start_new_session=True, env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+                             preexec_fn=started_clean)
         deadline = time.monotonic() + 60
         while out.read_text().count("\n") < after_lines and time.monotonic() < deadline and p.poll() is None:
             time.sleep(0.05)
@@ -134,7 +135,7 @@ def _start_verify(tmp_path, *extra: str) -> tuple[subprocess.Popen, Path]:
     err = tmp_path / "err.txt"
     p = subprocess.Popen([sys.executable, "-m", "flipgame", "verify", "--jobs", "2", "--backends", "gauss,bfs,sat",
                           "--report", str(tmp_path / "r.json"), *extra], stdout=subprocess.DEVNULL,
-                         stderr=err.open("w"), start_new_session=True)
+                         stderr=err.open("w"), start_new_session=True, preexec_fn=started_clean)
     deadline = time.monotonic() + 60
     while "bfs:" not in err.read_text() and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)
@@ -172,7 +173,8 @@ def test_sigterm_on_solve_exits_143_in_one_line(tmp_path):
     cases = tmp_path / "cases.txt"
     _cases(cases, 200_000, seed=3)
     p = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--backend", "sat", str(cases)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=started_clean)
     wait_until_busy(p.pid, cpu_seconds=1.5)
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=30)
@@ -203,7 +205,7 @@ def test_ctrl_c_on_bench_exits_130_saying_interrupted(tmp_path):
     err = tmp_path / "err.txt"
     p = subprocess.Popen([sys.executable, "-m", "flipgame", "bench", "--backends", "gauss,bfs,sat", "--jobs", "1",
                           "--json", str(tmp_path / "b.json")], stdout=subprocess.PIPE, stderr=err.open("w"),
-                         text=True, start_new_session=True)
+                         text=True, start_new_session=True, preexec_fn=started_clean)
     deadline = time.monotonic() + 60
     while "bfs:" not in err.read_text() and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)
