@@ -127,7 +127,7 @@ def test_progress_lines_without_a_terminal(tmp_path):
     assert r.returncode == ExitCode.OK, r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("flipgame: progress: sat (in this process): ")]
     assert len(lines) >= 2, r.stderr
-    pattern = re.compile(r": ([\d,]+) of 20,000 boards \([\d.]+%\), [\d,]+ boards/s, ETA (\d+ s|unknown)$")
+    pattern = re.compile(r": ([\d,]+) of 20,000 boards \([\d.]+%\), [\d,]+ boards/s, ETA (\d.* (?:s|min)|unknown)$")
     done = [int(pattern.search(ln)[1].replace(",", "")) for ln in lines]
     assert done == sorted(done) and done[-1] <= 20000
 
