@@ -46,7 +46,8 @@ def test_study_writes_the_bfile_and_the_time_per_n(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = [f"{n} {A075464[n - 1]}" for n in [*range(1, 13), 19]]
     assert r.stdout.splitlines() == lines and bfile.read_text().splitlines() == lines
-    assert "a(19) = 141: nullity 16, 1 symmetry, " in r.stderr and r.stderr.count(" s\n") == 13
+    assert "a(19) = 141: nullity 16, 1 symmetry, " in r.stderr and r.stderr.count(" s; second check: ") == 13
+    assert "second check: all 2^16 solutions, second elimination and enumeration" in r.stderr
     witness = (tmp_path / "a075464-19.txt").read_text().splitlines()
     assert witness[0].startswith("# A075464 a(19) minimum: 141 presses") and len(witness) == 20
     assert sum(row.count("x") for row in witness[1:]) == 141

@@ -182,7 +182,7 @@ def _element(action: symmetry.CosetAction, a: int) -> int:
     return x
 
 
-def _block(part: Part, k: int, block: int, best: Best | None) -> tuple[Best | None, int]:
+def enumerate_block(part: Part, k: int, block: int, best: Best | None) -> tuple[Best | None, int]:
     """Enumerate one block of ``part``; returns the lighter of ``best`` and the block's lightest, and the
     number of groups transformed."""
     start = block * BLOCK_GROUPS
@@ -203,7 +203,7 @@ def _block(part: Part, k: int, block: int, best: Best | None) -> tuple[Best | No
     return Best(weight, x, part.target), groups.size
 
 
-class _Progress:
+class Progress:
     """The stderr progress bar (tqdm), or nothing; ``show`` None shows it on a terminal only."""
 
     def __init__(self, total: int, done: int, desc: str, show: bool | None):
@@ -271,12 +271,12 @@ def minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], qui
     total = sum(p.assignments for p in laid)
     order = max(p.action.order for p in laid)
     desc = f"nullity {k}" + (f", {order} symmetries" if order > 1 else "")
-    bar = _Progress(total, min(total, state.enumerated), desc, progress)
+    bar = Progress(total, min(total, state.enumerated), desc, progress)
     saved, first = time.perf_counter(), state.best is None
     try:
         for i, part in enumerate(laid):
             while state.next_block[i] < part.blocks:
-                best, groups = _block(part, k, state.next_block[i], state.best)
+                best, groups = enumerate_block(part, k, state.next_block[i], state.best)
                 state.advance(i, best, groups << part.action.inner)
                 bar.update(groups << part.action.inner, state.best)
                 if store and (time.perf_counter() - saved > CHECKPOINT_SECONDS or first and state.best):
@@ -293,5 +293,5 @@ def minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], qui
     return Result(state.best, order, state.enumerated, time.perf_counter() - start)
 
 
-__all__ = ["BLOCK_GROUPS", "RATE", "Best", "InterruptedRun", "Result", "describe", "estimate", "estimated_seconds",
-           "minimum", "plan"]
+__all__ = ["BLOCK_GROUPS", "RATE", "Best", "InterruptedRun", "Part", "Progress", "Result", "describe",
+           "enumerate_block", "estimate", "estimated_seconds", "minimum", "plan"]

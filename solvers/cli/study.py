@@ -221,6 +221,13 @@ def _add_all_lit_arguments(lit) -> None:
     lit.add_argument("--witness-dir", metavar="DIR",
                      help="with --all-lit: write each n's witness (its press set, x/.) to DIR/a075464-N.txt, and "
                           "with --lower-bound its weights to DIR/a075464-N-lower-bound.txt")
+    lit.add_argument("--checkpoint-dir", metavar="DIR",
+                     help="with --all-lit: keep each long run's state (nullity over 16) in DIR, so that a run stopped "
+                          "by Ctrl-C resumes where it was; with --scheduler, the manifest of finished chunks")
+    lit.add_argument("--scheduler", metavar="ADDRESS",
+                     help="with --all-lit: split each long run into fixed chunks and run them on a Dask cluster: "
+                          "local:N starts N single-thread workers here, or the address of a running scheduler "
+                          "(tcp://host:8786); a lost worker's chunks run again")
 
 
 def _sides(text: str) -> list[int]:
@@ -234,7 +241,8 @@ def _sides(text: str) -> list[int]:
     return out
 
 
-NEEDS = {"bfile": "all_lit", "search_seconds": "all_lit", "witness_dir": "all_lit", "lower_bound": "all_lit"}
+NEEDS = {"checkpoint_dir": "all_lit", "scheduler": "all_lit", "bfile": "all_lit", "search_seconds": "all_lit",
+         "witness_dir": "all_lit", "lower_bound": "all_lit"}
 """Flags that only apply with another one."""
 STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "ecdf", "scatter", "pairs",
                  "table", "width", "panels", "title", "caption", "clock", "wall_limit", "html", "benchexec_xml",

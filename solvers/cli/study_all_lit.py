@@ -25,8 +25,9 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
     try:
         if args.bfile:
             writable_path(args.bfile, "--bfile")
-        if args.witness_dir:
-            common.writable_folder(args.witness_dir, "--witness-dir")
+        for folder, flag in ((args.witness_dir, "--witness-dir"), (args.checkpoint_dir, "--checkpoint-dir")):
+            if folder:
+                common.writable_folder(folder, flag)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     done, worst = [], ExitCode.OK
@@ -54,14 +55,17 @@ def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
         return fail(ExitCode.REFUSED, f"a({n}): nullity {k}, over the {MAX_NULLITY} that can be enumerated; "
                                       f"--search-seconds S finds an upper bound, --lower-bound a lower one")
     t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(n)) \
-        if k > MAX_NULLITY else all_lit.term(n)
+        if k > MAX_NULLITY else all_lit.term(n, checkpoint=_checkpoint(args, n), scheduler=args.scheduler)
     t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
-    print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
-          flush=True)
     note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
     symmetries = f"{t.symmetries} symmetr{'y' if t.symmetries == 1 else 'ies'}"
+    if n > all_lit.PUBLISHED_MAX and t.proven and not any(d.n > all_lit.PUBLISHED_MAX for d in done):
+        print(all_lit.BEYOND_NOTE, flush=True)
+    print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
+          flush=True)
+    checked = f"; second check: {t.check}" if t.check else ""
     print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {symmetries}, "
-          f"{t.seconds:.2f} s{note}", file=sys.stderr, flush=True)
+          f"{t.seconds:.2f} s{note}{checked}", file=sys.stderr, flush=True)
     done.append(t)
     _write_term(args, t, done)
     return ExitCode.OK if t.agrees else ExitCode.DISAGREEMENT
@@ -91,4 +95,12 @@ def _write_term(args: argparse.Namespace, t, done: list) -> None:
             fh.write(all_lit.witness_text(t))
     if args.bfile:
         with open(args.bfile, "w", encoding="utf-8") as fh:
-            fh.write("".join(all_lit.bfile_line(d) + "\n" for d in done if d.proven))
+            fh.write(all_lit.bfile_text(done))
+
+
+def _checkpoint(args: argparse.Namespace, n: int) -> str | None:
+    """With --checkpoint-dir: the file that keeps a(n)'s long run (``DIR/a075464-N.checkpoint.json``)."""
+    if not args.checkpoint_dir:
+        return None
+    name = f"a075464-{n}.chunks.jsonl" if args.scheduler else f"a075464-{n}.checkpoint.json"
+    return os.path.join(args.checkpoint_dir, name)

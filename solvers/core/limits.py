@@ -245,3 +245,6 @@ REPEAT_MAX = 100
 """The most runs of one (instance, strategy) pair a study makes (``--repeat``)."""
 FUZZ_REPLAY_MAX_SECONDS = 3600.0
 """The longest time limit a reproducer's ``finding.json`` may ask ``flipgame fuzz --replay`` for."""
+CHUNK_BLOCKS = 64
+"""Blocks per chunk of a long run on a cluster (:mod:`flipgame.algebra.coset_chunks`): 2**34 assignments at
+most, about 6 s on one core of this machine without symmetry; a(65) is 256 chunks, a(119) 4,096."""

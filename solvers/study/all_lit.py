@@ -12,8 +12,11 @@ the solutions are one coset of the null space (nullity k), found by light chasin
   coset (:func:`flipgame.algebra.coset_search.search`) for an upper bound.
 
 Every witness is re-applied by the board model (:meth:`flipgame.model.grid.Game.apply`)
-before its count is reported, and every term with a published value
-(:data:`A075464`) is compared with it.
+before its count is reported, every term with a published value (:data:`A075464`) is
+compared with it, and every term is checked a second time by
+:mod:`flipgame.verify.proofs.all_lit_check`, which shares no code with this one: up to
+nullity 24 by its own elimination and enumeration of the whole coset, above by its own
+enumeration of :data:`SAMPLE_GROUPS` groups of the long run drawn at random (:func:`sample_groups`).
 
 Source: OEIS A075464 (E. W. Weisstein; terms by L. Reid, M. Alekseyev and Zhao Hui Du,
 whose b-file gives n = 1..78).
@@ -21,16 +24,20 @@ whose b-file gives n = 1..78).
 
 from __future__ import annotations
 
+import dataclasses
+import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from flipgame.algebra import coset_run, coset_search, minweight, symmetry
+import numpy as np
+
+from flipgame.algebra import coset_run, coset_search, minweight, symmetry, wht_blocked
 from flipgame.algebra import gf2 as algebra
 from flipgame.algebra.chase import last_row_system
 from flipgame.model.grid import Game, format_cells
-from flipgame.study import cover_bound
-from flipgame.verify.proofs import cover_check
+from flipgame.study import cover_bound, long_run
+from flipgame.verify.proofs import all_lit_check, cover_check
 
 A075464 = (1, 4, 5, 4, 15, 28, 33, 40, 25, 44, 55, 72, 105, 56, 117, 104, 147, 188, 141, 224, 245, 276, 231, 270,
            353, 356, 405, 416, 345, 376, 553, 428, 469, 520, 563, 600, 761, 772, 561, 696, 891, 940, 953, 772, 1069,
@@ -38,6 +45,11 @@ A075464 = (1, 4, 5, 4, 15, 28, 33, 40, 25, 44, 55, 72, 105, 56, 117, 104, 147, 1
 """The published terms a(1..54) of OEIS A075464 (the data section of the entry)."""
 DIRECT_MAX_NULLITY = 16
 """Up to this nullity the minimum is one transform (under a tenth of a second); above, the symmetric long run."""
+PUBLISHED_MAX = 78
+"""The last n of the published b-file (Zhao Hui Du, n = 1..78); later terms are marked as beyond it."""
+SAMPLE_GROUPS = 8
+"""Groups of a long run (nullity over :data:`flipgame.verify.proofs.all_lit_check.ENUMERATION_MAX_NULLITY`)
+enumerated again by the second check, drawn at random (seed n): about 0.3 s each at n = 119."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,8 @@ class Term:
     seconds: float
     witness: int
     proven: bool = True
+    check: str = ""
+    """How the second check confirmed the term (empty: not checked, e.g. an upper bound)."""
 
     @property
     def published(self) -> int | None:
@@ -64,7 +78,8 @@ class Term:
 
     def to_json(self) -> dict:
         return {"n": self.n, "presses": self.presses, "proven": self.proven, "nullity": self.nullity,
-                "symmetries": self.symmetries, "seconds": round(self.seconds, 3), "published": self.published}
+                "symmetries": self.symmetries, "seconds": round(self.seconds, 3), "published": self.published,
+                "check": self.check}
 
 
 def rules(n: int) -> Game:
@@ -84,15 +99,19 @@ def _checked(game: Game, presses: int) -> int:
     return presses.bit_count()
 
 
-def term(n: int, *, progress: bool | None = None) -> Term:
-    """a(n), by enumeration (nullity at most :data:`flipgame.algebra.minweight.MAX_NULLITY`).
+def term(n: int, *, progress: bool | None = None, checkpoint: str | None = None,
+         scheduler: str | None = None) -> Term:
+    """a(n), by enumeration (nullity at most :data:`flipgame.algebra.minweight.MAX_NULLITY`), checked a second
+    time (:func:`second_check`); ``checkpoint`` keeps a long run's state (:func:`flipgame.algebra.coset_run.minimum`).
+    With ``scheduler`` (``local:N`` or a Dask address) a long run goes in chunks to a cluster
+    (:func:`flipgame.study.long_run.chunked_minimum`), ``checkpoint`` then being its chunk manifest.
 
     Raises
     ------
     ValueError
         Nullity over 48 (use :func:`upper_bound`).
     RuntimeError
-        A witness that the board model rejects.
+        A witness that the board model rejects, or a term the second check refutes.
     InterruptedRun
         Ctrl-C during a long run.
     """
@@ -104,10 +123,64 @@ def term(n: int, *, progress: bool | None = None) -> Term:
         raise ValueError(f"a({n}): nullity {k}, over the {minweight.MAX_NULLITY} that can be enumerated")
     if k <= DIRECT_MAX_NULLITY:
         x, order = algebra.min_weight(parts[0][0], quiet, game.m), 1
+    elif scheduler:
+        chunked = long_run.chunked_minimum(game, game.full, parts, quiet, scheduler=scheduler, manifest=checkpoint,
+                                           progress=progress)
+        x, order = chunked.best.presses, chunked.symmetries
     else:
-        run = coset_run.minimum(game, game.full, parts, quiet, progress=progress)
+        run = coset_run.minimum(game, game.full, parts, quiet, progress=progress, checkpoint=checkpoint)
         x, order = run.best.presses, run.symmetries
-    return Term(n, _checked(game, x), k, order, time.perf_counter() - start, x)
+    found = Term(n, _checked(game, x), k, order, time.perf_counter() - start, x)
+    return dataclasses.replace(found, check=second_check(found))
+
+
+def second_check(t: Term) -> str:
+    """Check ``t`` with :mod:`flipgame.verify.proofs.all_lit_check` (no code shared): its witness re-applied,
+    then the whole coset up to nullity 24, else :data:`SAMPLE_GROUPS` groups of the long run.  Returns how;
+    RuntimeError when the check refutes the term."""
+    try:
+        if t.nullity <= all_lit_check.ENUMERATION_MAX_NULLITY:
+            return all_lit_check.check_term(t.n, t.presses, t.witness, t.nullity).how
+        all_lit_check.check_witness(t.n, t.presses, t.witness)
+        samples = sample_groups(t.n, SAMPLE_GROUPS, seed=t.n)
+    except all_lit_check.CheckFailed as exc:
+        raise RuntimeError(f"the second check refutes a({t.n}) = {t.presses}: {exc}") from exc
+    wrong = [s for s in samples if s.presses != s.checked or s.checked < t.presses]
+    if wrong:
+        raise RuntimeError(f"the second check refutes a({t.n}) = {t.presses}: group {wrong[0].group} of coset "
+                           f"{wrong[0].part} has {wrong[0].checked} presses, the transform says {wrong[0].presses}")
+    return f"witness re-applied; {len(samples)} random groups of 2^{samples[0].size} solutions enumerated again"
+
+
+@dataclass(frozen=True)
+class GroupSample:
+    """One group of a long run enumerated twice: coset ``part``, group index ``group`` (``size`` inner
+    coordinates), its lightest by the transform (``presses``) and by the second check (``checked``)."""
+
+    part: int
+    group: int
+    size: int
+    presses: int
+    checked: int
+
+
+def sample_groups(n: int, count: int, *, seed: int) -> list[GroupSample]:
+    """``count`` groups of a(n)'s long run, drawn at random (``seed``), each minimised by the blocked transform
+    and by :func:`flipgame.verify.proofs.all_lit_check.group_minimum` (its offset and null vectors re-applied
+    there).  O(count * 2**18 * n^2 / 64)."""
+    game = rules(n)
+    parts, quiet, _ = algebra.solution_cosets(game, game.full, "chase")
+    laid = coset_run.plan(game, game.full, parts, quiet)
+    rng, out = random.Random(seed), []
+    for _ in range(count):
+        i = rng.randrange(len(laid))
+        part, inner = laid[i], laid[i].action.inner
+        g = rng.randrange(1 << part.action.outer)
+        top = int(wht_blocked.group_maxima(part.codes, len(quiet), np.array([g], dtype=np.int64))[0])
+        offset = part.action.x ^ symmetry.combine(part.action.basis[inner:], g)
+        checked = all_lit_check.group_minimum(n, offset, list(part.action.basis[:inner]))
+        out.append(GroupSample(i, g, inner, part.w0 + (part.m - top) // 2, checked))
+    return out
 
 
 def terms(ns: Iterable[int], *, progress: bool | None = None,
@@ -175,6 +248,25 @@ def bfile_line(t: Term) -> str:
     return f"{t.n} {t.presses}"
 
 
+BEYOND_NOTE = (f"# n > {PUBLISHED_MAX}: beyond the published b-file of A075464 (n = 1..{PUBLISHED_MAX}); computed by "
+               f"flipgame, each term checked a second time (flipgame.verify.proofs.all_lit_check)")
+"""The b-file's comment line before its first term past :data:`PUBLISHED_MAX`."""
+
+
+def bfile_text(done: Iterable[Term]) -> str:
+    """The b-file of the proven terms: ``n a(n)`` lines, with :data:`BEYOND_NOTE` before the first n past
+    :data:`PUBLISHED_MAX`."""
+    out, noted = [], False
+    for t in done:
+        if not t.proven:
+            continue
+        if t.n > PUBLISHED_MAX and not noted:
+            out.append(BEYOND_NOTE)
+            noted = True
+        out.append(bfile_line(t))
+    return "".join(line + "\n" for line in out)
+
+
 def witness_text(t: Term) -> str:
     """The witness as text: a comment line, then the press set as rows of ``x`` (press) and ``.``."""
     what = "minimum" if t.proven else "upper bound (not proven minimal)"
@@ -182,5 +274,6 @@ def witness_text(t: Term) -> str:
             f"(plus, no wrap); re-applied by Game.apply\n" + format_cells(t.witness, t.n, t.n, "x", ".") + "\n")
 
 
-__all__ = ["A075464", "LowerBound", "Term", "bfile_line", "lower_bound", "lower_bound_text", "nullity", "rules", "term",
-           "terms", "upper_bound", "witness_text"]
+__all__ = ["A075464", "BEYOND_NOTE", "GroupSample", "LowerBound", "PUBLISHED_MAX", "Term", "bfile_line",
+           "bfile_text", "lower_bound", "lower_bound_text", "nullity", "rules", "sample_groups", "second_check",
+           "term", "terms", "upper_bound", "witness_text"]
