@@ -76,14 +76,17 @@ def _rules(tmp_path, text: str, name: str = "rules.json") -> str:
     return str(path)
 
 
-def test_gauss_refuses_a_3_state_game_over_its_memory_budget(tmp_path):
+def test_gauss_refuses_a_4_state_game_over_its_memory_budget_and_bands_a_3_state_one(tmp_path):
     """Item 10: ``--states 3 --size 100x100`` gave no answer after 90 s at 4.8 GB and climbing: the diagonal
-    form's n x m int64 matrices (3 GiB here) are now estimated and refused before anything is built."""
+    form's n x m int64 matrices (3 GiB here) are estimated and refused before anything is built.  Over a prime
+    number of states the banded elimination takes the grid instead; 4 states is not a field."""
     board = tmp_path / "b.txt"
     board.write_text("\n".join("1" * 100 for _ in range(100)) + "\n")
-    one_line(run("solve", "--states", "3", "--size", "100x100", "--goal", "0", str(board)), 5,
-             "gauss: the diagonal form of 10,000 cells x 10,000 buttons over Z_3 needs about 3,",
+    one_line(run("solve", "--states", "4", "--size", "100x100", "--goal", "0", str(board)), 5,
+             "gauss: the diagonal form of 10,000 cells x 10,000 buttons over Z_4 needs about 3,",
              "over gauss's 2,048 MiB budget", "taken by: cpsat, ilp, auto")
+    r = run("solve", "--states", "3", "--size", "100x100", "--goal", "0", "--backend", "gauss", "--stats", str(board))
+    assert r.returncode == 0 and "method=band" in r.stderr, r.stderr
 
 
 def test_gauss_over_z_k_stops_at_its_time_limit(monkeypatch):

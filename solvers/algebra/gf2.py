@@ -38,7 +38,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from flipgame.algebra import minweight
+import numpy as np
+
+from flipgame.algebra import band, minweight
 from flipgame.algebra.chase import chase_solutions, last_row_system, upright
 from flipgame.algebra.elimination import Elimination, gauss_jordan
 from flipgame.core.errors import BoardTooLargeError, RulesError
@@ -46,6 +48,8 @@ from flipgame.core.limits import CHASE_MAX_SIDE, DENSE_MAX_WORK
 from flipgame.model.grid import Game, to_bits
 from flipgame.model.system import PressSystem
 
+METHODS = ("auto", "dense", "chase", "band")
+"""The ways :func:`method_for` knows: ``auto`` picks one of the other three."""
 AUTO_DENSE_CELLS = 1024
 """Above this many cells light chasing is used where it applies (:func:`method_for`)."""
 GRAY_MAX_NULLITY = 10
@@ -125,9 +129,22 @@ def certificates(game: Game, board: int) -> dict[int, int] | None:
     BoardTooLargeError
         As :func:`consistency_rows`.
     """
+    if dense_refusal(game) is not None and not game.chaseable and band.refusal(game) is None:
+        return _band_certificates(game, board)
     checks = consistency_rows(game)
     found = {t: next((c for c in checks if ((board ^ t) & c).bit_count() & 1), None) for t in game.targets}
     return None if any(c is None for c in found.values()) else found
+
+
+def _band_certificates(game: PressSystem, board: int) -> dict[int, int] | None:
+    """Certificates from the banded elimination of A^T (:func:`flipgame.algebra.band.certificate`)."""
+    found = {}
+    for t in game.targets:
+        c = band.certificate(game, band.to_vector(board ^ t, game.n))
+        if c is None:
+            return None
+        found[t] = band.to_mask(c)
+    return found
 
 
 def _gray_min_weight(x: int, basis: tuple[int, ...], canonical_n: int | None = None) -> int:
@@ -162,10 +179,11 @@ def better(x: int, best: int | None, n: int, canonical: bool) -> bool:
 
 
 def method_for(game: Game, method: str = "auto") -> str:
-    """``"dense"`` or ``"chase"``: how :func:`solution_cosets` treats ``game``.
+    """``"dense"``, ``"chase"`` or ``"band"``: how :func:`solution_cosets` treats ``game``.
 
     ``auto`` chases above :data:`AUTO_DENSE_CELLS` cells when light chasing
-    applies, else eliminates densely.
+    applies, else eliminates densely within :func:`dense_refusal`'s limit, else by the banded
+    elimination of :mod:`flipgame.algebra.band` (grids of any stencil and wrap-around).
 
     Raises
     ------
@@ -174,10 +192,16 @@ def method_for(game: Game, method: str = "auto") -> str:
     BoardTooLargeError
         If neither method takes a board this size.
     """
-    if method not in ("auto", "dense", "chase"):
-        raise RulesError(f"unknown method {method!r}; expected auto, dense or chase")
+    if method not in METHODS:
+        raise RulesError(f"unknown method {method!r}; expected auto, dense, chase or band")
     if method == "auto":
         method = "chase" if game.chaseable and game.n > AUTO_DENSE_CELLS else "dense"
+        if method == "dense" and dense_refusal(game) and band.refusal(game) is None:
+            method = "band"
+    if method == "band":
+        if why := band.refusal(game):
+            raise BoardTooLargeError(f"{game.size}: {why}")
+        return method
     if method == "chase":
         if not game.chaseable:
             raise RulesError("light chasing needs the plus neighbourhood without wrap; use the dense method "
@@ -186,8 +210,7 @@ def method_for(game: Game, method: str = "auto") -> str:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")
     elif why := dense_refusal(game):
-        hint = "" if game.chaseable else " (light chasing, for larger boards, needs the plus neighbourhood " \
-                                          "without wrap)"
+        hint = "" if game.chaseable else f" (and {band.refusal(game)})"
         raise BoardTooLargeError(f"{why}{hint}")
     return method
 
@@ -201,9 +224,14 @@ def structure(game: Game, method: str = "auto") -> tuple[int, int, list[int]]:
     >>> structure(Game(4, 4))[:2]
     (12, 4)
     """
-    if method_for(game, method) == "dense":
+    method = method_for(game, method)
+    if method == "dense":
         e = eliminate(game)
         return e.rank, e.nullity, list(e.null_basis)
+    if method == "band":
+        _, quiet = band.solutions(band.sweep(game, np.zeros((game.n, 0), dtype=np.int64)))
+        quiet = quiet if isinstance(quiet, band.UnbuiltBasis) else [band.to_mask(v) for v in quiet]
+        return game.m - len(quiet), len(quiet), quiet
     _, quiet, k = chase_solutions(game, 0)
     return game.m - k, k, quiet
 
@@ -222,6 +250,11 @@ def solution_cosets(game: Game, board: int, method: str = "auto") -> tuple[list[
     if method == "chase":
         parts, quiet, _ = chase_solutions(game, board)
         return parts, quiet, method
+    if method == "band":
+        rhs = np.stack([band.to_vector(board ^ t, game.n) for t in game.targets], axis=1)
+        xs, quiet = band.solutions(band.sweep(game, rhs))
+        parts = [(band.to_mask(x), t) for x, t in zip(xs, game.targets, strict=True) if x is not None]
+        return parts, quiet if isinstance(quiet, band.UnbuiltBasis) else [band.to_mask(v) for v in quiet], method
     e = eliminate(game)
     parts = [(e.particular(board ^ t), t) for t in game.targets if e.consistent(board ^ t)]
     return parts, list(e.null_basis), method
@@ -263,4 +296,6 @@ def nullity(game: Game) -> int | None:
         return None
     if method == "chase":
         return last_row_system(upright(game)).nullity
+    if method == "band":
+        return band.system_nullity(game)
     return eliminate(game).nullity

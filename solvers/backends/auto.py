@@ -131,8 +131,8 @@ def plan(game: PressSystem, options: dict | None = None) -> Plan:
     >>> p = plan(Game(39, 39, "white"), {"max_nullity": 20})
     >>> (p.strategy, p.impossible_first)
     ('sat-xor', True)
-    >>> plan(Game(60, 60, "white", neighbourhood="king")).strategy
-    'sat-xor'
+    >>> plan(Game(60, 60, "white", neighbourhood="king")).strategy  # the banded elimination, nullity 0
+    'gauss'
     """
     options = options or {}
     if not game.binary:

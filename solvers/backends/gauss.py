@@ -46,12 +46,13 @@ import time
 
 import numpy as np
 
-from flipgame.algebra import coset_run, minweight, zk
+from flipgame.algebra import band, coset_run, minweight, zk
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends.base import Backend, Option, interruptible, kind_of
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError, NullityTooLargeError, RefusedError
 from flipgame.core.limits import (
+    BAND_ENUMERATION_MAX,
     BOARD_MAX_CELLS,
     DEFAULT_MAX_NULLITY,
     DENSE_MAX_WORK,
@@ -103,9 +104,10 @@ class Gauss(Backend):
                "and the lightest solution so far) and resume from it when FILE is given again; a file of "
                "another board or rules is refused (flipgame solve --checkpoint)", flag=""),
         Option("method", str, "auto",
-               f"auto, dense (elimination, any rules, cells x buttons <= {DENSE_MAX_WORK:,}) or chase (light chasing: "
-               "plus, no wrap, any size)", choices=("auto", "dense", "chase"), flag="--gauss-method",
-               fuzz=("auto", "dense")),
+               f"auto, dense (elimination, any rules, cells x buttons <= {DENSE_MAX_WORK:,}), chase (light chasing: "
+               "plus, no wrap, any size) or band (banded elimination: grids of any stencil and wrap-around, two or "
+               "a prime number of states; 256x256 tori in seconds)", choices=algebra.METHODS, flag="--gauss-method",
+               fuzz=("auto", "dense", "band")),
     )
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:
@@ -113,7 +115,10 @@ class Gauss(Backend):
         if why:
             return why
         if not game.binary:
-            return zk_memory_refusal(game)
+            if options.get("method") == "band" and (why := band.refusal(game)):
+                return f"gauss: {why}"
+            why = zk_memory_refusal(game)
+            return None if why and band.refusal(game) is None else why
         try:
             algebra.method_for(game, options.get("method", "auto"))
         except RefusedError as exc:
@@ -142,6 +147,8 @@ class Gauss(Backend):
             A ``checkpoint`` file of another board or rules, damaged, or not writable.
         """
         if not game.binary:
+            if method == "band" or zk_memory_refusal(game) and band.refusal(game) is None:
+                return _solve_band_zk(self.name, game, board)
             return _solve_zk(self.name, game, board)
         start = time.perf_counter()
         parts, quiet, method = algebra.solution_cosets(game, board, method)
@@ -152,7 +159,8 @@ class Gauss(Backend):
         if not parts:
             return Solution(self.name, Status.INFEASIBLE, seconds=time.perf_counter() - start, stats=stats)
         if k > max_nullity:
-            seconds, order = coset_run.estimate(game, board, parts, quiet)
+            seconds, order = (None, 1) if isinstance(quiet, band.UnbuiltBasis) else \
+                coset_run.estimate(game, board, parts, quiet)
             raise NullityTooLargeError(
                 f"nullity {k}: the minimum needs 2**{k} solutions enumerated, over max_nullity={max_nullity}; "
                 f"{nullity_hint(k, seconds, order)}")
@@ -319,6 +327,38 @@ def _solve_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solutio
     if best is None:
         return Solution(name, Status.INFEASIBLE, seconds=seconds, stats=stats, certificates=certs)
     return Solution(name, Status.OPTIMAL, sum(best[0]), best[0], system.apply(board, best[0]), seconds, stats)
+
+
+def _solve_band_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solution:
+    """Over Z_p (p prime) on a grid too large for the diagonal form: the banded elimination of
+    :mod:`flipgame.algebra.band`, one particular solution per goal board, the cheapest element of its coset by a
+    p-ary Gray walk (up to :data:`~flipgame.core.limits.BAND_ENUMERATION_MAX` additions), and for an Impossible
+    board a certificate per goal board from the transpose.  O(N W (2W + B)) for the elimination.
+
+    Raises NullityTooLargeError for a solvable board whose coset is over the enumeration budget."""
+    start, p = time.perf_counter(), system.states
+    cells = np.array(board, dtype=np.int64)
+    targets = list(system.targets)
+    rhs = np.stack([(np.array(t, dtype=np.int64) - cells) % p for t in targets], axis=1)
+    xs, basis = band.solutions(band.sweep(system, rhs))
+    k = len(basis)
+    stats = {"nullity": k, "method": "band"}
+    if all(x is None for x in xs):
+        certs = {t: tuple(int(v) for v in band.certificate(system, rhs[:, i])) for i, t in enumerate(targets)}
+        return Solution(name, Status.INFEASIBLE, seconds=time.perf_counter() - start, stats=stats, certificates=certs)
+    if isinstance(basis, band.UnbuiltBasis) or band.enumeration_work(basis, p) > BAND_ENUMERATION_MAX:
+        raise NullityTooLargeError(f"nullity {k} over Z_{p}: the cheapest solution needs {p}**{k} press vectors "
+                                   f"compared, over gauss's budget of {BAND_ENUMERATION_MAX:,} additions; cpsat and "
+                                   f"ilp search for it instead")
+    best = None
+    for x0, t in zip(xs, targets, strict=True):
+        if x0 is not None:
+            x = tuple(int(v) for v in band.cheapest(x0, basis, p))
+            if best is None or sum(x) < sum(best[0]):
+                best = (x, t)
+    stats["solutions"] = sum(x is not None for x in xs) * p ** k
+    return Solution(name, Status.OPTIMAL, sum(best[0]), best[0], system.apply(board, best[0]),
+                    time.perf_counter() - start, stats)
 
 
 def _solutions(reachable: int, diag: zk.Diagonal) -> int | str:

@@ -248,3 +248,12 @@ FUZZ_REPLAY_MAX_SECONDS = 3600.0
 CHUNK_BLOCKS = 64
 """Blocks per chunk of a long run on a cluster (:mod:`flipgame.algebra.coset_chunks`): 2**34 assignments at
 most, about 6 s on one core of this machine without symmetry; a(65) is 256 chunks, a(119) 4,096."""
+BAND_MAX_WIDTH = 1100
+"""Widest band (cells between a button and the farthest cell it changes, in row-major order) the banded
+elimination takes: a radius-2 stencil on 256 columns has 514, radius 4 on 220 columns 1,100."""
+BAND_BORDER_MAX = 2048
+"""Most far-reaching buttons (the wrap-around's first and last rows) the banded elimination keeps dense: the
+256x256 torus has 512 for radius 1, 1,024 for radius 2."""
+BAND_ENUMERATION_MAX = 1 << 33
+"""Additions the cheapest solution over Z_p may take after the banded elimination (p**nullity times the null
+vectors' support): 3**10 x 65,536 cells (the 256x256 cross torus over Z_3) is 3.9e9, a few seconds."""

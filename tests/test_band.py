@@ -1,0 +1,123 @@
+"""The banded elimination (flipgame.algebra.band): the same null space, solutions, minimum and certificates as
+the dense eliminations on any stencil and wrap over Z_2, Z_3, Z_5 and Z_7; the torus nullities of OEIS A165738;
+gauss on 256x256 tori; and its refusals."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from flipgame import solve
+from flipgame.algebra import band, zk
+from flipgame.algebra import gf2 as algebra
+from flipgame.backends.result import Status
+from flipgame.core.errors import BoardTooLargeError
+from flipgame.model.grid import Game
+from flipgame.verify.checks.certificates import check_certificate
+
+pytestmark = pytest.mark.needs("numba")
+
+A165738 = (0, 0, 4, 0, 8, 8, 0, 0, 4, 16, 0, 16, 0, 0, 12, 0, 16, 8, 0, 32, 4, 0, 0, 32, 8, 0, 4, 0, 0, 24, 40, 0, 44,
+           32, 8, 16, 0, 0, 4, 64, 0, 8, 0, 0, 12, 0, 0, 64, 0, 16, 20, 0, 0, 8, 8, 0, 4, 0, 0, 48, 0, 80, 52, 0, 56,
+           88, 0, 64, 4, 16, 0, 32, 0, 0, 12, 0, 0, 8, 0, 128, 4, 0, 0, 16, 24, 0, 4, 0, 0, 24)
+"""OEIS A165738, n = 1..90: the nullity of the n x n torus (plus, both wraps) over GF(2) (M. Alekseyev)."""
+
+
+def _random_games(count: int, seed: int):
+    rng = random.Random(seed)
+    while count:
+        offsets = sorted({(0, 0), *((rng.randint(-2, 2), rng.randint(-2, 2)) for _ in range(rng.randint(0, 5)))})
+        game = Game(rng.randint(1, 12), rng.randint(1, 12), neighbourhood="stencil", stencil=offsets,
+                    wrap=rng.random() < 0.5, states=rng.choice([2, 2, 3, 5, 7]))
+        if band.layout(game) is not None:
+            count -= 1
+            yield game, rng
+
+
+def _dense_nullity(game: Game) -> int:
+    return algebra.eliminate(game).nullity if game.binary else zk.diagonal_of(game.matrix, game.states).nullity
+
+
+def test_the_band_gives_the_dense_nullity_solutions_null_space_and_certificates_on_random_stencils():
+    for game, rng in _random_games(80, 3):
+        p, a = game.states, game.matrix % game.states
+        solvable = a @ np.array([rng.randrange(p) for _ in range(game.cells)]) % p
+        other = np.array([rng.randrange(p) for _ in range(game.cells)])
+        xs, basis = band.solutions(band.sweep(game, np.stack([solvable, other], axis=1)))
+        assert len(basis) == _dense_nullity(game), game.rules
+        assert (a @ xs[0] % p == solvable).all() and not any((a @ b % p).any() for b in basis)
+        if xs[1] is None:
+            c = band.certificate(game, other)
+            assert not (c @ a % p).any() and c @ other % p
+        else:
+            assert (a @ xs[1] % p == other).all()
+
+
+def test_the_torus_nullities_of_oeis_a165738_for_n_1_to_90():
+    got = [band.system_nullity(Game(n, n, wrap=True)) for n in range(1, 91)]
+    assert tuple(got) == A165738
+    assert algebra.nullity(Game(60, 60, wrap=True)) == 48 and algebra.method_for(Game(60, 60, wrap=True)) == "band"
+
+
+def test_the_gray_walk_finds_the_cheapest_element_of_the_coset():
+    game = Game(5, 5, wrap=True, states=3)  # nullity 8: 6,561 press vectors
+    rng = random.Random(4)
+    d = game.matrix @ np.array([rng.randrange(3) for _ in range(25)]) % 3
+    (x0,), basis = band.solutions(band.sweep(game, d[:, None]))
+    brute = min(int(((x0 + sum(c * b for c, b in zip(cs, basis, strict=True))) % 3).sum())
+                for cs in itertools.product(range(3), repeat=len(basis)))
+    x = band.cheapest(x0, basis, 3)
+    assert x.sum() == brute == 12 and (game.matrix @ x % 3 == d).all()  # 12: also the diagonal form's minimum
+
+
+@pytest.mark.parametrize("neighbourhood", ["plus", "king", "cross"])
+@pytest.mark.parametrize("states", [2, 3])
+def test_gauss_band_gives_the_dense_minimum_on_small_tori(neighbourhood, states):
+    rng = random.Random(len(neighbourhood) + states)
+    side = 4 if (neighbourhood, states) == ("king", 3) else 6  # nullity 5 to 20 (the 6x6 king over Z_3 has 20)
+    game = Game(side, side, "white" if states == 2 else "0", wrap=True, neighbourhood=neighbourhood, states=states)
+    for _ in range(3):
+        presses = tuple(rng.randrange(states) for _ in range(game.cells))
+        board = game.apply(0 if states == 2 else (0,) * game.cells, presses if states > 2 else band.to_mask(presses))
+        dense = solve(board, "gauss", game=game)
+        banded = solve(board, "gauss", game=game, method="band")
+        assert banded.status is dense.status is Status.OPTIMAL and banded.moves == dense.moves
+        assert banded.stats["method"] == "band" and banded.stats["nullity"] == dense.stats["nullity"]
+
+
+def test_an_impossible_torus_board_past_the_dense_limit_has_a_checked_certificate():
+    game = Game(60, 60, "white", wrap=True)  # nullity 48; 3,600 cells
+    board = 1 << 1234
+    s = solve(board, "gauss", game=game)
+    assert s.status is Status.INFEASIBLE and s.stats["method"] == "band"
+    (target, cert), = s.certificates.items()
+    assert check_certificate(game, board, target, cert) is None
+
+
+def test_gauss_answers_a_256x256_torus_with_its_unique_solution():
+    game = Game(256, 256, "white", wrap=True)  # nullity 0 (A165738: a(2n) = 2 a(n), a(1) = 0)
+    rng = random.Random(256)
+    presses = rng.getrandbits(256 * 256)
+    s = solve(game.apply(0, presses), "gauss", game=game)
+    assert s.status is Status.OPTIMAL and s.presses == presses and s.stats["nullity"] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("neighbourhood", "states", "nullity"), [("plus", 3, 5), ("king", 2, 0), ("cross", 3, 10)])
+def test_gauss_solves_256x256_tori_over_two_and_three_states(neighbourhood, states, nullity):
+    game = Game(256, 256, "white" if states == 2 else "0", wrap=True, neighbourhood=neighbourhood, states=states)
+    rng = random.Random(7)
+    presses = tuple(rng.randrange(states) for _ in range(game.cells))
+    board = game.apply(0 if states == 2 else (0,) * game.cells, presses if states > 2 else band.to_mask(presses))
+    s = solve(board, "gauss", game=game)
+    assert s.status is Status.OPTIMAL and s.stats["nullity"] == nullity
+
+
+def test_the_band_refuses_composite_states_and_systems_without_a_grid_in_one_line():
+    assert "4 states is not prime" in band.refusal(Game(5, 5, wrap=True, states=4))
+    with pytest.raises(BoardTooLargeError, match="not prime"):
+        algebra.method_for(Game(5, 5, wrap=True, states=4), "band")
+    assert band.refusal(Game(5, 5).normal) is None  # a plus grid without wrap is banded too
