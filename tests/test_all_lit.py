@@ -107,14 +107,15 @@ def test_a79_upper_bound(tmp_path):
 def test_the_covering_lower_bound_is_checked_and_below_every_published_term():
     from fractions import Fraction
 
-    from flipgame.verify.proofs.cover_check import cover_lower_bound
+    from flipgame.verify.proofs.cover_check import cover_lower_bound, cut_lower_bound
 
     for n in range(1, 31):
         bound = all_lit.lower_bound(n)
-        assert 1 <= bound.presses <= all_lit.A075464[n - 1], n
+        assert bound.cover <= bound.presses <= all_lit.A075464[n - 1], n
     game = all_lit.rules(12)
     b = all_lit.lower_bound(12)
-    assert cover_lower_bound(game.press_masks, game.full, b.weights) == b.presses == 32
+    assert cut_lower_bound(game.press_masks, game.full, b.weights, list(b.cuts)) == b.presses == 33
+    assert b.cover == 32  # the covering LP alone; the parity cuts add one press
     heavier = dict(b.weights)
     cell = next(iter(heavier))
     heavier[cell] += Fraction(1, 2)  # a press around that cell now covers more than weight 1
@@ -122,9 +123,27 @@ def test_the_covering_lower_bound_is_checked_and_below_every_published_term():
         cover_lower_bound(game.press_masks, game.full, heavier)
 
 
+@pytest.mark.needs("highspy")
+def test_the_cut_check_refuses_an_even_cut_an_overweight_cut_and_a_cell_outside_the_board():
+    from fractions import Fraction
+
+    from flipgame.verify.proofs.cover_check import cut_lower_bound
+
+    game = all_lit.rules(12)
+    b = all_lit.lower_bound(12)
+    (cells, w), *rest = b.cuts
+    for bad, why in (([(cells[:2], w), *rest], "odd set"), ([(cells, w + 1), *rest], "weight"),
+                     ([((*cells[:2], 144), w), *rest], "odd set")):
+        with pytest.raises(ValueError, match=why):
+            cut_lower_bound(game.press_masks, game.full, b.weights, bad)
+    assert cut_lower_bound(game.press_masks, game.full, b.weights, [(cells, Fraction(0)), *rest]) <= b.presses
+
+
 @pytest.mark.slow
 def test_a79_lower_bound_from_the_command_line(tmp_path):
     out = flipgame("study", "--all-lit", "79", "--lower-bound", "--witness-dir", str(tmp_path), timeout=300)
     assert out.returncode == 0
-    assert out.stdout == "# a(79) >= 1266 (covering LP, its dual weights checked in exact arithmetic)\n"
-    assert (tmp_path / "a075464-79-lower-bound.txt").read_text().startswith("# A075464 a(79) >= 1266")
+    assert out.stdout == ("# a(79) >= 1270 (covering LP with parity cuts, its dual weights checked in exact "
+                          "arithmetic)\n")
+    assert "(the covering LP alone: 1266)" in out.stderr
+    assert (tmp_path / "a075464-79-lower-bound.txt").read_text().startswith("# A075464 a(79) >= 1270")

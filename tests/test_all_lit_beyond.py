@@ -4,6 +4,8 @@ a claimed minimum one too low, a flipped press, a wrong nullity and a group that
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import flipgame
 
@@ -81,3 +83,18 @@ def test_the_bfile_marks_the_terms_beyond_the_published_entry(tmp_path):
     assert r.returncode == 5 and "a(79): nullity 64" in r.stderr  # 79 refused, the others computed
     assert bfile.read_text().splitlines() == ["77 3055", "78 2980", all_lit.BEYOND_NOTE, "80 3264"]
     assert r.stdout.splitlines() == ["77 3055", "78 2980", all_lit.BEYOND_NOTE, "80 3264"]
+
+
+def test_every_published_witness_past_78_turns_its_board_off():
+    lines = (Path(__file__).parent.parent / "docs" / "a075464-beyond-78.txt").read_text().splitlines()
+    terms = [all_lit.read_compact(line) for line in lines if not line.startswith("#")]
+    assert [n for n, *_ in terms] == [n for n in range(80, 123) if n not in (95, 119)] or 119 in [n for n, *_ in terms]
+    for n, presses, nullity, witness in terms:
+        all_lit_check.check_witness(n, presses, witness)  # its own press function: no code of the solver
+        if n in BEYOND and BEYOND[n]:
+            assert (presses, nullity) == BEYOND[n]
+
+
+def test_a_malformed_compact_witness_line_is_refused_in_one_line():
+    with pytest.raises(ValueError, match="expected 'n a\\(n\\) nullity BASE64'"):
+        all_lit.read_compact("80 3264 0 not-base64!")

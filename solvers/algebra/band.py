@@ -29,7 +29,7 @@ import numpy as np
 
 from flipgame.algebra import band_kernel
 from flipgame.core.errors import NullityTooLargeError
-from flipgame.core.limits import BAND_BORDER_MAX, BAND_MAX_WIDTH
+from flipgame.core.limits import BAND_BORDER_MAX, BAND_MAX_WIDTH, MEMORY_LIMIT_GIB
 from flipgame.model.system import PressSystem
 
 BASIS_MAX_NULLITY = 48
@@ -109,10 +109,22 @@ def refusal(system: PressSystem) -> str | None:
         return f"the banded elimination works over a field: {system.states} states is not prime"
     if system.shape is None or system.m != system.cells:
         return "the banded elimination needs a grid (rows x cols) with one button per cell"
-    if layout(system) is None:
+    lay = layout(system)
+    if lay is None:
         return (f"the press matrix is not banded enough: the banded elimination takes a band of at most "
                 f"{BAND_MAX_WIDTH:,} cells and {BAND_BORDER_MAX:,} far-reaching buttons")
+    if (need := estimate_bytes(system.cells, lay)) > MEMORY_LIMIT_GIB * 2**30:
+        return (f"the banded elimination's pivot rows need about {need >> 20:,} MiB, over its "
+                f"{MEMORY_LIMIT_GIB:g} GiB budget")
     return None
+
+
+def estimate_bytes(cells: int, lay: Layout) -> int:
+    """Bytes of the pivot rows the sweep keeps: one byte per band entry (2W + 1) and border entry per cell,
+    plus the active rows' ring.  The 256x256 plus torus: 64 MiB of pivot rows (297 MiB peak, Python and numba
+    included)."""
+    row = 2 * lay.width + 1 + len(lay.border)
+    return cells * row + (2 * lay.width + len(lay.border) + 64) * (row + 1)
 
 
 @lru_cache(maxsize=16)
@@ -334,5 +346,5 @@ def certificate(system: PressSystem, d: np.ndarray, tries: int = 8) -> np.ndarra
 
 
 __all__ = ["BASIS_MAX_NULLITY", "Factor", "Layout", "UnbuiltBasis", "certificate", "cheapest", "enumeration_work",
-           "is_prime", "layout",
-           "left_null_vectors", "nullity", "refusal", "solutions", "sweep", "system_nullity", "to_mask", "to_vector"]
+           "estimate_bytes", "is_prime", "layout", "left_null_vectors", "nullity", "refusal", "solutions", "sweep",
+           "system_nullity", "to_mask", "to_vector"]

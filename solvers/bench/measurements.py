@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from flipgame.bench import floors, programs, proofs
+from flipgame.bench import cluster, floors, programs, proofs
 from flipgame.bench.measure import Measurement, flipgame, flipgame_full, flipgame_run, stream_seconds
 from flipgame.core.processes import run_bounded
 from flipgame.model.grid import Game, format_cells
@@ -63,6 +63,54 @@ def _scaling(context: dict) -> dict[str, float]:
         if answer.split() != ["176"]:
             raise RuntimeError(f"{backend} answered {answer!r} on the 18x18 board, not 176")
         out[f"b18.{backend}"] = float(re.search(r"seconds=([0-9.]+)", err)[1])
+    return out
+
+
+BEYOND = [n for n in range(80, 123) if n not in (95, 119)]
+"""The terms past the published b-file that take seconds (95 has nullity 62, 119 nullity 46: the long run)."""
+
+
+def _all_lit_beyond(context: dict) -> dict[str, object]:
+    """OEIS A075464 past the published b-file, n = 80..122 but 95 and 119: each term, its nullity, its seconds
+    (the second check included) and how the second check confirmed it."""
+    wall, _, err = flipgame_full("study", "--all-lit", "80..94,96..118,120..122")
+    out: dict[str, object] = {"a075464_80_122.wall": wall}
+    for m in re.finditer(r"a\((\d+)\) = (\d+): nullity (\d+), .*?, ([0-9.]+) s; second check: ([^\n]+)", err):
+        n = int(m[1])
+        out[f"a075464.{n}.value"] = {"value": int(m[2]), "text": m[2]}
+        out[f"a075464.{n}.nullity"] = {"value": int(m[3]), "text": m[3]}
+        out[f"a075464.{n}.seconds"] = float(m[4])
+        out[f"a075464.{n}.check"] = {"value": int(m[3]), "text": m[5]}  # the text; the value: the nullity checked
+    if len(out) != 1 + 4 * len(BEYOND):
+        raise RuntimeError(f"study --all-lit 80..122 printed {(len(out) - 1) // 4} checked terms, not {len(BEYOND)}")
+    return out
+
+
+def _torus_256(context: dict) -> dict[str, object]:
+    """gauss (the banded elimination) on a 256x256 torus board per neighbourhood and state count: a solvable
+    board (a seeded random press vector applied to the goal board), or where gauss refuses its minimum (the
+    king torus over Z_3 has nullity 511) a random board, which is Impossible with a certificate."""
+    import random
+
+    out: dict[str, object] = {}
+    for nb in ("plus", "king", "cross"):
+        for k in (2, 3):
+            goal = "white" if k == 2 else "0"
+            game = Game(256, 256, goal, wrap=True, neighbourhood=nb, states=k)
+            rng = random.Random(256 * k)
+            presses = tuple(rng.randrange(k) for _ in range(game.cells))
+            solvable = game.apply((0,) * game.cells if k > 2 else 0,
+                                  presses if k > 2 else sum(v << i for i, v in enumerate(presses)))
+            scrambled = tuple(rng.randrange(k) for _ in range(game.cells)) if k > 2 else rng.getrandbits(game.cells)
+            args = ("solve", "--size", "256x256", "--wrap", "--neighbourhood", nb, "--states", str(k), "--goal", goal,
+                    "--backend", "gauss")
+            run = flipgame_run(*args, stdin=game.format_board(solvable) + "\n", check=False)
+            if run.exit_status == 5:  # the minimum refused (nullity): a random board, answered Impossible
+                run = flipgame_run(*args, stdin=game.format_board(scrambled) + "\n")
+            answer = run.stdout.decode().strip()
+            if not (answer.isdigit() or answer == "Impossible"):
+                raise RuntimeError(f"gauss answered {answer[:80]!r} on a 256x256 {nb} torus")
+            out[f"torus_256.{nb}.{k}"] = {"value": run.wall, "text": f"{run.wall:.1f} s ({answer})"}
     return out
 
 
@@ -126,6 +174,17 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
                                     "that takes three states), wall time"),
         **{f"verify_z3_3x3.{b}": ("s", f"its {b} share") for b in ("gauss", "bfs", "cpsat", "ilp")},
     }, _verify_z3),
+    Measurement("a075464_80_122", {
+        "a075464_80_122.wall": ("s", "flipgame study --all-lit 80..122 without 95 and 119, wall time, second checks "
+                                     "included"),
+        **{f"a075464.{n}.{col}": (unit, f"a({n}): {what}") for n in BEYOND
+           for col, unit, what in (("value", "", "the term"), ("nullity", "", "the nullity"),
+                                   ("seconds", "s", "its seconds, elimination and second check included"),
+                                   ("check", "", "how the second check confirmed it"))},
+    }, _all_lit_beyond),
+    Measurement("torus_256", {f"torus_256.{nb}.{k}": ("s", f"flipgame solve --backend gauss on a solvable 256x256 "
+                                                        f"{nb} torus board over {k} states, wall time")
+                              for nb in ("plus", "king", "cross") for k in (2, 3)}, _torus_256),
     Measurement("b18", {f"b18.{b}": ("s", f"the 18x18 unique-solution board (176 presses, goal black) on {b}, the "
                                           f"solve's seconds") for b in ("gauss", "sat", "ilp", "cpsat")}, _scaling),
     Measurement("floors", {f"floor.{lib}": ("ms", f"one {lib.replace('_', ' through ')} solve call on a one-variable "
@@ -152,6 +211,7 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
 LONG_MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     Measurement("certify_long", proofs.CERTIFY_LONG_FIGURES, proofs.measure_certify_long),
     Measurement("b18_cadical_unsat", programs.B18_LONG_FIGURES, programs.b18_cadical_unsat),
+    Measurement("a075464_65_cluster", cluster.CLUSTER_FIGURES, cluster.measure_cluster),
     Measurement("a075464_55_78", {
         "a075464_55_78.wall": ("s", "flipgame study --all-lit 55..78 (OEIS A075464's terms 55 to 78), wall time"),
         **{f"a075464.{n}.{col}": (unit, f"a({n}): {what}") for n in range(55, 79)

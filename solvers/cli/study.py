@@ -216,11 +216,14 @@ def _add_all_lit_arguments(lit) -> None:
                           "seconds for an upper bound (not proven minimal) instead of refusing")
     lit.add_argument("--lower-bound", action="store_true", default=None,
                      help="with --all-lit: also prove a lower bound on a(n) at any nullity, by the covering LP "
-                          "(every lit cell needs a press around it), its dual weights checked in exact arithmetic; "
-                          "stdout: '# a(n) >= L'")
+                          "(every lit cell needs a press around it) with Chvatal-Gomory cuts on odd sets of cells, "
+                          "its dual weights checked in exact arithmetic; stdout: '# a(n) >= L'")
     lit.add_argument("--witness-dir", metavar="DIR",
                      help="with --all-lit: write each n's witness (its press set, x/.) to DIR/a075464-N.txt, and "
                           "with --lower-bound its weights to DIR/a075464-N-lower-bound.txt")
+    lit.add_argument("--witness-file", metavar="FILE",
+                     help="with --all-lit: write every proven term's witness to FILE, one line 'n a(n) nullity "
+                          "BASE64' (the n*n press bits, cell r*n+c at bit r*n+c, little-endian bytes)")
     lit.add_argument("--checkpoint-dir", metavar="DIR",
                      help="with --all-lit: keep each long run's state (nullity over 16) in DIR, so that a run stopped "
                           "by Ctrl-C resumes where it was; with --scheduler, the manifest of finished chunks")
@@ -241,8 +244,8 @@ def _sides(text: str) -> list[int]:
     return out
 
 
-NEEDS = {"checkpoint_dir": "all_lit", "scheduler": "all_lit", "bfile": "all_lit", "search_seconds": "all_lit",
-         "witness_dir": "all_lit", "lower_bound": "all_lit"}
+NEEDS = dict.fromkeys(("witness_file", "checkpoint_dir", "scheduler", "bfile", "search_seconds", "witness_dir",
+                       "lower_bound"), "all_lit")
 """Flags that only apply with another one."""
 STRATEGY_ONLY = ("families", "sizes", "boards", "run_all", "in_process", "csv", "cactus", "ecdf", "scatter", "pairs",
                  "table", "width", "panels", "title", "caption", "clock", "wall_limit", "html", "benchexec_xml",

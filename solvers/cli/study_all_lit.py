@@ -23,11 +23,7 @@ from flipgame.study import all_lit
 def run_all_lit(args: argparse.Namespace) -> ExitCode:
     """``--all-lit``: one b-file line per n on stdout (and --bfile); exit 1 if a term differs from OEIS."""
     try:
-        if args.bfile:
-            writable_path(args.bfile, "--bfile")
-        for folder, flag in ((args.witness_dir, "--witness-dir"), (args.checkpoint_dir, "--checkpoint-dir")):
-            if folder:
-                common.writable_folder(folder, flag)
+        _check_outputs(args)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     done, worst = [], ExitCode.OK
@@ -43,6 +39,16 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
     elif args.json and write_json(args.json, {"terms": [t.to_json() for t in done]}, "--json"):
         return ExitCode.USAGE
     return worst
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every output file and folder writable before the first term (RulesError naming the option)."""
+    for path, flag in ((args.bfile, "--bfile"), (args.witness_file, "--witness-file")):
+        if path:
+            writable_path(path, flag)
+    for folder, flag in ((args.witness_dir, "--witness-dir"), (args.checkpoint_dir, "--checkpoint-dir")):
+        if folder:
+            common.writable_folder(folder, flag)
 
 
 def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
@@ -74,8 +80,10 @@ def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
 def _lower_bound(args: argparse.Namespace, n: int) -> None:
     """The covering LP's bound on a(n), its weights checked exactly; printed, and written with --witness-dir."""
     bound = all_lit.lower_bound(n)
-    print(f"# a({n}) >= {bound.presses} (covering LP, its dual weights checked in exact arithmetic)", flush=True)
-    print(f"a({n}) >= {bound.presses}: nullity {bound.nullity}, {bound.seconds:.2f} s", file=sys.stderr, flush=True)
+    print(f"# a({n}) >= {bound.presses} (covering LP with parity cuts, its dual weights checked in exact arithmetic)",
+          flush=True)
+    print(f"a({n}) >= {bound.presses}: nullity {bound.nullity}, {bound.seconds:.2f} s (the covering LP alone: "
+          f"{bound.cover})", file=sys.stderr, flush=True)
     if args.witness_dir:
         with open(os.path.join(args.witness_dir, f"a075464-{n}-lower-bound.txt"), "w", encoding="utf-8") as fh:
             fh.write(all_lit.lower_bound_text(bound))
@@ -96,6 +104,9 @@ def _write_term(args: argparse.Namespace, t, done: list) -> None:
     if args.bfile:
         with open(args.bfile, "w", encoding="utf-8") as fh:
             fh.write(all_lit.bfile_text(done))
+    if args.witness_file:
+        with open(args.witness_file, "w", encoding="utf-8") as fh:
+            fh.write("".join(all_lit.compact_line(d) + "\n" for d in done if d.proven))
 
 
 def _checkpoint(args: argparse.Namespace, n: int) -> str | None:

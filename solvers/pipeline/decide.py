@@ -39,7 +39,6 @@ from flipgame.core.errors import RefusedError
 from flipgame.core.limits import CERTIFY_SECONDS
 from flipgame.model.system import PressSystem
 from flipgame.pipeline.gate import solve
-from flipgame.verify.proofs.certify import CertStatus, certify_minimum
 
 REFERENCE = "gauss"
 """The backend whose answers are the reference wherever it gives one."""
@@ -195,6 +194,8 @@ def check_claim(game: PressSystem, board, sol: Solution, *, referee_problem: str
         return ClaimCheck("certificate") if sol.certificates else ClaimCheck(None)
     if not prove or not extras.installed("dratify"):  # no checker: the claim stays the program's word
         return ClaimCheck(None)
+    from flipgame.verify.proofs.certify import CertStatus, certify_minimum  # only a claim to prove loads the checker
+
     cert = certify_minimum(game, board, sol.moves, witness=sol.presses, time_limit=proof_seconds)
     if cert.status is CertStatus.FAILED:
         return ClaimCheck("parity proof", f"{program} claims {_claim(sol)}, but {cert.message}")

@@ -20,6 +20,7 @@ D. H. Ullman, *Fractional Graph Theory*, 1997, ch. 7); HiGHS (Huangfu and Hall, 
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -84,6 +85,88 @@ def cover_certificate(press_masks, diff: int) -> tuple[dict[int, Fraction], int]
         y = {c: w / worst for c, w in y.items()}
     y = {c: w for c, w in y.items() if w}
     return y, math.ceil(sum(y.values(), Fraction(0)))
+
+
+def odd_cuts(press_masks, diff: int) -> list[tuple[int, ...]]:
+    """The Chvatal-Gomory cut candidates: every odd set of 3 or 5 cells of ``diff`` that one press changes
+    together (for the plus grid, within a cell's closed neighbourhood), deduplicated, in a fixed order.
+    Each set ``S`` gives ``sum_j ceil(n_j / 2) x_j >= (|S| + 1) / 2`` (module notes of
+    :mod:`flipgame.verify.proofs.cover_check`)."""
+    out: dict[tuple[int, ...], None] = {}
+    for mask in press_masks:
+        cells = set_bits(mask & diff)
+        for size in (3, 5):
+            for subset in itertools.combinations(cells, size):
+                out[subset] = None
+    return list(out)
+
+
+def cut_certificate(press_masks, diff: int) -> tuple[dict[int, Fraction], list[tuple[tuple[int, ...], Fraction]], int]:
+    """The covering LP strengthened with the cuts of :func:`odd_cuts`: dual weights on the cells and on the cuts,
+    made exact as in :func:`cover_certificate`, and the bound they prove.  Returns ``(cell weights, [(cut cells,
+    weight)], bound)``; checked by :func:`flipgame.verify.proofs.cover_check.cut_lower_bound`.
+
+    On the all-lit n x n board the cuts count near the edges and corners, where the fractional covering pays
+    less than a whole press: at n = 20 the LP rises from 84.67 to 85.60.  Running time: one LP of presses x
+    (cells + cuts), 11 cuts per cell on the plus grid."""
+    cells = set_bits(diff)
+    if not cells:
+        return {}, [], 0
+    cuts = odd_cuts(press_masks, diff)
+    columns = [(c,) for c in cells] + cuts
+    presses_of: dict[int, list[int]] = {c: [] for c in cells}
+    for j, mask in enumerate(press_masks):
+        for c in set_bits(mask & diff):
+            presses_of[c].append(j)
+    coefficients = [_coefficients(col, presses_of) for col in columns]
+    rhs = [1.0] * len(cells) + [(len(cut) + 1) / 2 for cut in cuts]
+    values = _max_dual(len(press_masks), coefficients, np.array(rhs))
+    exact = [Fraction(max(0, round(v * DENOMINATOR)), DENOMINATOR) for v in values]
+    loads = [Fraction(0)] * len(press_masks)
+    for coef, w in zip(coefficients, exact, strict=True):
+        if w:
+            for j, a in coef.items():
+                loads[j] += w * a
+    worst = max(loads, default=Fraction(0))
+    if worst > 1:
+        exact = [w / worst for w in exact]
+    y = {c: w for c, w in zip(cells, exact[:len(cells)], strict=True) if w}
+    z = [(cut, w) for cut, w in zip(cuts, exact[len(cells):], strict=True) if w]
+    total = sum(y.values(), Fraction(0)) + sum((w * ((len(cut) + 1) // 2) for cut, w in z), Fraction(0))
+    return y, z, math.ceil(total)
+
+
+def _coefficients(cells: tuple[int, ...], presses_of: dict[int, list[int]]) -> dict[int, int]:
+    """Press -> ``ceil(hits / 2)`` for a cut's cells (a single cell: its covering row, coefficient 1)."""
+    hits: dict[int, int] = {}
+    for c in cells:
+        for j in presses_of[c]:
+            hits[j] = hits.get(j, 0) + 1
+    return {j: (h + 1) // 2 for j, h in hits.items()} if len(cells) > 1 else hits
+
+
+def _max_dual(presses: int, coefficients: list[dict[int, int]], rhs: np.ndarray) -> np.ndarray:
+    """max rhs . u over u >= 0 with, for every press j, sum over the columns of their coefficient of j times u
+    at most 1: the dual of the covering LP with cuts, by HiGHS's interior point method."""
+    highspy = extras.require("highspy", "the covering LP's lower bound")
+    starts = np.cumsum([0] + [len(c) for c in coefficients])
+    with quiet_stdout():
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("solver", "ipm")
+    h.setOptionValue("run_crossover", "off")
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = len(coefficients), presses
+    lp.col_cost_ = -rhs
+    lp.col_lower_, lp.col_upper_ = np.zeros(len(coefficients)), np.full(len(coefficients), highspy.kHighsInf)
+    lp.row_lower_, lp.row_upper_ = np.full(presses, -highspy.kHighsInf), np.ones(presses)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = starts
+    lp.a_matrix_.index_ = np.array([j for c in coefficients for j in c], dtype=np.int32)
+    lp.a_matrix_.value_ = np.array([float(a) for c in coefficients for a in c.values()])
+    h.passModel(lp)
+    h.run()
+    return np.array(h.getSolution().col_value)
 
 
 def certificate_text(y: dict[int, Fraction], cols: int) -> str:
