@@ -121,3 +121,24 @@ def test_the_band_refuses_composite_states_and_systems_without_a_grid_in_one_lin
     with pytest.raises(BoardTooLargeError, match="not prime"):
         algebra.method_for(Game(5, 5, wrap=True, states=4), "band")
     assert band.refusal(Game(5, 5).normal) is None  # a plus grid without wrap is banded too
+
+
+def test_the_band_past_gauss_time_limit_is_unknown_never_a_number(monkeypatch):
+    from flipgame.backends import gauss
+
+    monkeypatch.setattr(gauss, "TIME_LIMIT_DEFAULT_SECONDS", 0.0)
+    for states in (2, 3):
+        game = Game(70, 70, "white" if states == 2 else "0", wrap=True, states=states)
+        s = solve(1 if states == 2 else (1,) + (0,) * (game.cells - 1), "gauss", game=game, method="band")
+        assert s.status is Status.UNKNOWN and s.moves is None and "banded elimination takes over" in s.stats["error"]
+
+
+def test_a_grid_past_the_band_limits_is_refused_before_its_band_is_read():
+    from flipgame.core.limits import BAND_MAX_CELLS
+
+    big = Game(1001, 1000, neighbourhood="king")
+    assert band.refusal(big) == f"the banded elimination takes at most {BAND_MAX_CELLS:,} cells"
+    with pytest.raises(BoardTooLargeError, match="over the 6,250,000 the dense elimination takes .and the banded"):
+        algebra.method_for(big)
+    wide = Game(70, 70, neighbourhood="stencil", stencil=[(0, 0), (0, 1), (-1, 0)], wrap=True)
+    assert band.refusal(wide) is None and band.band_refusal(wide) is None  # a lopsided stencil is banded too

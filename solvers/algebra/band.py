@@ -28,8 +28,8 @@ from functools import lru_cache
 import numpy as np
 
 from flipgame.algebra import band_kernel
-from flipgame.core.errors import NullityTooLargeError
-from flipgame.core.limits import BAND_BORDER_MAX, BAND_MAX_WIDTH, MEMORY_LIMIT_GIB
+from flipgame.core.errors import BoardTooLargeError, NullityTooLargeError
+from flipgame.core.limits import BAND_BORDER_MAX, BAND_MAX_CELLS, BAND_MAX_WIDTH, MEMORY_LIMIT_GIB
 from flipgame.model.system import PressSystem
 
 BASIS_MAX_NULLITY = 48
@@ -104,12 +104,21 @@ def _layout_of(entries, system: PressSystem) -> Layout | None:
 
 
 def refusal(system: PressSystem) -> str | None:
-    """Why the banded elimination does not take ``system``, or None.  O(entries)."""
+    """Why the banded elimination does not take ``system`` (its states, shape or size), or None.  O(1): the band
+    itself is read when the system is solved (:func:`band_refusal`)."""
     if system.states is not None and not is_prime(system.states):
         return f"the banded elimination works over a field: {system.states} states is not prime"
     if system.shape is None or system.m != system.cells:
         return "the banded elimination needs a grid (rows x cols) with one button per cell"
-    lay = layout(system)
+    if system.cells > BAND_MAX_CELLS:
+        return f"the banded elimination takes at most {BAND_MAX_CELLS:,} cells"
+    return None
+
+
+def band_refusal(system: PressSystem, transpose: bool = False) -> str | None:
+    """Why the band of ``system`` (read from its buttons) is too wide or too large for the memory budget, or
+    None.  O(entries), cached through :func:`layout`."""
+    lay = layout(system, transpose)
     if lay is None:
         return (f"the press matrix is not banded enough: the banded elimination takes a band of at most "
                 f"{BAND_MAX_WIDTH:,} cells and {BAND_BORDER_MAX:,} far-reaching buttons")
@@ -160,14 +169,14 @@ def _csr(entries, n: int, p: int):
 
 
 def sweep(system: PressSystem, rhs: np.ndarray, transpose: bool = False) -> Factor:
-    """The forward sweep of A (or A^T) with right-hand sides ``rhs`` (int, shape (n, q)).  ValueError when the
-    system is not banded."""
+    """The forward sweep of A (or A^T) with right-hand sides ``rhs`` (int, shape (n, q)).  BoardTooLargeError
+    (one line) when the system is not banded or its band is over the memory budget."""
     p = system.states or 2
     n = system.cells
+    if why := refusal(system) or band_refusal(system, transpose):
+        raise BoardTooLargeError(f"{system.size}: {why}")
     entries = _entries(system, transpose)
     lay = layout(system, transpose)
-    if lay is None:
-        raise ValueError("not banded")
     border_of = np.full(n, -1, dtype=np.int64)
     border_of[list(lay.border)] = np.arange(len(lay.border))
     row_ptr, col, val = _csr(entries, n, p)
@@ -345,6 +354,6 @@ def certificate(system: PressSystem, d: np.ndarray, tries: int = 8) -> np.ndarra
     return None
 
 
-__all__ = ["BASIS_MAX_NULLITY", "Factor", "Layout", "UnbuiltBasis", "certificate", "cheapest", "enumeration_work",
-           "estimate_bytes", "is_prime", "layout", "left_null_vectors", "nullity", "refusal", "solutions", "sweep",
-           "system_nullity", "to_mask", "to_vector"]
+__all__ = ["BASIS_MAX_NULLITY", "Factor", "Layout", "UnbuiltBasis", "band_refusal", "certificate", "cheapest",
+           "enumeration_work", "estimate_bytes", "is_prime", "layout", "left_null_vectors", "nullity", "refusal",
+           "solutions", "sweep", "system_nullity", "to_mask", "to_vector"]

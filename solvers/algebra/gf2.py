@@ -210,7 +210,8 @@ def method_for(game: Game, method: str = "auto") -> str:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")
     elif why := dense_refusal(game):
-        hint = "" if game.chaseable else f" (and {band.refusal(game)})"
+        band_why = band.refusal(game)
+        hint = "" if game.chaseable else f" (and {band_why})" if band_why else " (--gauss-method band takes it)"
         raise BoardTooLargeError(f"{why}{hint}")
     return method
 

@@ -147,11 +147,12 @@ class Gauss(Backend):
             A ``checkpoint`` file of another board or rules, damaged, or not writable.
         """
         if not game.binary:
-            if method == "band" or zk_memory_refusal(game) and band.refusal(game) is None:
-                return _solve_band_zk(self.name, game, board)
-            return _solve_zk(self.name, game, board)
+            return _solve_mod_k(self.name, game, board, method)
         start = time.perf_counter()
-        parts, quiet, method = algebra.solution_cosets(game, board, method)
+        try:
+            parts, quiet, method = _cosets(game, board, method)
+        except TimeoutError:
+            return _band_timeout(self.name, start)
         k = len(quiet)
         stats = {"rank": game.m - k, "nullity": k, "method": method}
         if k <= SOLUTIONS_MAX_NULLITY:
@@ -201,6 +202,30 @@ class Gauss(Backend):
             return super().solve_batch(game, boards, max_nullity=max_nullity, method=method, canonical=canonical,
                                        checkpoint=checkpoint)
         return _dense_batch(self.name, game, np.asarray(boards, dtype=np.uint64), canonical, chunk_elements)
+
+
+def _solve_mod_k(name: str, game: PressSystem, board, method: str) -> Solution:
+    """Over Z_k: the banded elimination when asked for, or for a grid over the diagonal form's memory budget with
+    a prime k; else the diagonal form."""
+    if method == "band" or zk_memory_refusal(game) and band.refusal(game) is None:
+        return _solve_band_zk(name, game, board)
+    return _solve_zk(name, game, board)
+
+
+def _cosets(game: PressSystem, board: int, method: str):
+    """:func:`flipgame.algebra.gf2.solution_cosets`; the banded elimination (seconds of compiled code) in a thread
+    that Ctrl-C does not wait for."""
+    if algebra.method_for(game, method) == "band":
+        return interruptible(lambda: algebra.solution_cosets(game, board, "band"), lambda: None,
+                             seconds=TIME_LIMIT_DEFAULT_SECONDS)
+    return algebra.solution_cosets(game, board, method)
+
+
+def _band_timeout(name: str, start: float) -> Solution:
+    """UNKNOWN: the banded elimination did not finish within gauss's time limit."""
+    return Solution(name, Status.UNKNOWN, seconds=time.perf_counter() - start,
+                    stats={"error": f"the banded elimination takes over gauss's {TIME_LIMIT_DEFAULT_SECONDS:g} s; "
+                                    f"cpsat and ilp search instead", "method": "band"})
 
 
 def nullity_hint(k: int, seconds: float | None = None, symmetries: int = 1) -> str:
@@ -340,7 +365,11 @@ def _solve_band_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> So
     cells = np.array(board, dtype=np.int64)
     targets = list(system.targets)
     rhs = np.stack([(np.array(t, dtype=np.int64) - cells) % p for t in targets], axis=1)
-    xs, basis = band.solutions(band.sweep(system, rhs))
+    try:
+        xs, basis = interruptible(lambda: band.solutions(band.sweep(system, rhs)), lambda: None,
+                                  seconds=TIME_LIMIT_DEFAULT_SECONDS)
+    except TimeoutError:
+        return _band_timeout(name, start)
     k = len(basis)
     stats = {"nullity": k, "method": "band"}
     if all(x is None for x in xs):
@@ -353,7 +382,7 @@ def _solve_band_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> So
     best = None
     for x0, t in zip(xs, targets, strict=True):
         if x0 is not None:
-            x = tuple(int(v) for v in band.cheapest(x0, basis, p))
+            x = tuple(int(v) for v in interruptible(lambda x0=x0: band.cheapest(x0, basis, p), lambda: None))
             if best is None or sum(x) < sum(best[0]):
                 best = (x, t)
     stats["solutions"] = sum(x is not None for x in xs) * p ** k

@@ -257,3 +257,7 @@ BAND_BORDER_MAX = 2048
 BAND_ENUMERATION_MAX = 1 << 33
 """Additions the cheapest solution over Z_p may take after the banded elimination (p**nullity times the null
 vectors' support): 3**10 x 65,536 cells (the 256x256 cross torus over Z_3) is 3.9e9, a few seconds."""
+BAND_MAX_CELLS = 1_000_000
+"""Most cells the banded elimination looks at: reading the band from the buttons takes about 1 s per 65,536
+cells (the 256x256 torus), and past a million cells the pivot rows of any stencil reaching the next row exceed
+the memory budget anyway (the 1000x1000 torus: 3.8 GiB)."""
