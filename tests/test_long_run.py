@@ -98,3 +98,25 @@ def test_all_lit_on_local_dask_workers_gives_the_published_term_and_its_manifest
     assert out.returncode == 0 and out.stdout == "39 561\n", out.stderr  # nullity 32: chunks on the workers
     head = json.loads((tmp_path / "a075464-39.chunks.jsonl").read_text().splitlines()[0])
     assert head["rules_text"] == "39x39 plus, goal white" and "random groups" in out.stderr
+
+
+def test_ctrl_c_in_an_all_lit_long_run_is_one_line_and_its_checkpoint_dir_resumes_it(monkeypatch, tmp_path, capsys):
+    from flipgame.cli import main
+
+    real, calls = coset_run.enumerate_block, {"n": 0}
+
+    def stopping(*args):
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(coset_run, "enumerate_block", stopping)
+    assert main(["study", "--all-lit", "39", "--checkpoint-dir", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert "a(39) stopped: Unknown (at most" in err and f"--checkpoint-dir {tmp_path} resumes it" in err
+    saved = json.loads((tmp_path / "a075464-39.checkpoint.json").read_text())
+    assert saved["next_block"] == [3]
+    monkeypatch.setattr(coset_run, "enumerate_block", real)
+    assert main(["study", "--all-lit", "39", "--checkpoint-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "39 561\n"

@@ -13,6 +13,7 @@ import os
 import sys
 import time
 
+from flipgame.algebra.coset_run import InterruptedRun
 from flipgame.algebra.minweight import MAX_NULLITY
 from flipgame.cli import common
 from flipgame.cli.common import ExitCode, fail, writable_path, write_json
@@ -34,6 +35,10 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
             worst = max(worst, _all_lit_term(args, n, done))
         except OSError as exc:
             return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
+        except InterruptedRun as exc:
+            resume = f"; the same --checkpoint-dir {args.checkpoint_dir} resumes it" if exc.checkpoint else \
+                "; --checkpoint-dir DIR makes it resumable"
+            return fail(ExitCode.INTERRUPTED, f"a({n}) stopped: {exc.bound_text()}{resume}")
     if args.json == "-":
         print(json.dumps([t.to_json() for t in done], indent=1))
     elif args.json and write_json(args.json, {"terms": [t.to_json() for t in done]}, "--json"):
