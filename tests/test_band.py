@@ -124,9 +124,10 @@ def test_the_band_refuses_composite_states_and_systems_without_a_grid_in_one_lin
 
 
 def test_the_band_past_gauss_time_limit_is_unknown_never_a_number(monkeypatch):
-    from flipgame.backends import gauss
+    from flipgame.backends import gauss, gauss_zk
 
-    monkeypatch.setattr(gauss, "TIME_LIMIT_DEFAULT_SECONDS", 0.0)
+    monkeypatch.setattr(gauss, "TIME_LIMIT_DEFAULT_SECONDS", 0.0)  # two states
+    monkeypatch.setattr(gauss_zk, "TIME_LIMIT_DEFAULT_SECONDS", 0.0)  # Z_p
     for states in (2, 3):
         game = Game(70, 70, "white" if states == 2 else "0", wrap=True, states=states)
         s = solve(1 if states == 2 else (1,) + (0,) * (game.cells - 1), "gauss", game=game, method="band")

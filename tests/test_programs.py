@@ -27,6 +27,7 @@ from flipgame.core.limits import OUTPUT_MAX_BYTES
 from flipgame.core.processes import run_bounded
 from flipgame.core.workers import run_function
 from flipgame.pipeline import decide as claims
+from flipgame.verify.proofs import certify
 
 
 @pytest.fixture(autouse=True)
@@ -138,7 +139,7 @@ def test_where_gauss_refuses_a_parity_proof_refutes_the_claim(monkeypatch):
 def test_a_claim_nothing_checks_is_named_unchecked(monkeypatch, capsys):
     need_program("cadical")
     monkeypatch.setattr(claims, "reference_answer", lambda game, board: None)
-    monkeypatch.setattr(claims, "certify_minimum", lambda *a, **k: _unknown())
+    monkeypatch.setattr(certify, "certify_minimum", lambda *a, **k: _unknown())  # decide imports it when it proves
     assert solve_cli("--strategy", "cadical", capsys=capsys) == (
         ExitCode.OK, "4\n", "flipgame: standard input: case 1: the minimum 4 is cadical's unchecked claim (gauss does "
                              "not take this board and no proof finished)\n")

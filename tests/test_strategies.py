@@ -18,6 +18,7 @@ from flipgame.backends.auto import plan
 from flipgame.backends.registry import STRATEGIES
 from flipgame.backends.strategies import Strategy
 from flipgame.cli.common import strategy_names
+from flipgame.model.system import PressSystem
 from flipgame.pipeline.gate import solve_strategy
 from flipgame.study.compare import compare_strategies
 from flipgame.study.distribution import coset_distribution, distribution
@@ -67,13 +68,23 @@ def test_each_strategy_solves_the_poj_sample_through_the_gate(name):
 # --- auto: which strategy, and why -----------------------------------------------------------------
 
 
+def _shapeless(game: Game) -> PressSystem:
+    """The grid's press system without its shape: no light chasing, no banded elimination, only the dense one."""
+    return PressSystem(game.cells, game.buttons, states=2, goal=game.goal)
+
+
+KING_51 = _shapeless(Game(51, 51, "white", neighbourhood="king"))
+"""2601 cells without a grid: over the dense elimination's 2500, and no band to read."""
+
+
 @pytest.mark.parametrize("game, options, strategy, words", [
     (Game(4, 4), {}, "gauss", "dense elimination) and nullity 4 <= max_nullity 32"),
     (Game(39, 39, "white"), {}, "gauss", "light chasing) and nullity 32 <= max_nullity 32"),
     (Game(6, 6, "white", wrap=True), {}, "gauss", "dense elimination"),
     (Game(9, 9, "white"), {"max_nullity": 4}, "sat-xor", "nullity 8 > max_nullity 4"),
-    (Game(51, 51, "white", neighbourhood="king"), {}, "sat-xor", "the algebra does not take 51x51"),
-    (Game(51, 51, "white", neighbourhood="king"), {"memory_limit": 0.12}, "ilp-scip", "budget (--memory-limit"),
+    (KING_51, {}, "sat-xor", "the algebra does not take 2601 cells"),
+    (KING_51, {"memory_limit": 0.12}, "ilp-scip", "budget (--memory-limit"),
+    (Game(51, 51, "white", neighbourhood="king"), {}, "gauss", "banded elimination) and nullity 0"),
 ])
 @pytest.mark.needs("pycryptosat")
 def test_auto_plan(game, options, strategy, words):
@@ -100,14 +111,14 @@ def test_auto_says_which_strategy_answered_and_why():
 
 @pytest.mark.needs("pycryptosat")
 def test_auto_hands_rules_the_algebra_does_not_take_to_sat():
-    g = Game(51, 51, "white", neighbourhood="king")  # 2601 cells: over the dense elimination's 2500
+    g = KING_51  # 2601 cells: over the dense elimination's 2500, and no grid for the banded one
     s = solve_gate("auto", g, 0, time_limit=30.0)
     assert (s.moves, s.stats["strategy"]) == (0, "sat-xor")
 
 
 def test_auto_refuses_when_no_strategy_takes_the_board():
-    with pytest.raises(RefusedError, match="no strategy takes 51x51"):
-        solve_gate("auto", Game(51, 51, "white", neighbourhood="king"), 0, memory_limit=0.001)
+    with pytest.raises(RefusedError, match="no strategy takes 2601 cells"):
+        solve_gate("auto", KING_51, 0, memory_limit=0.001)
 
 
 def test_auto_batch_is_gauss_relabelled():

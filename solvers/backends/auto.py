@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipgame.algebra import coset_run, minweight, zk
+from flipgame.algebra import band, coset_run, minweight, zk
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
 from flipgame.backends.gauss import NULLITY_32_SECONDS
@@ -139,10 +139,12 @@ def plan(game: PressSystem, options: dict | None = None) -> Plan:
         return _plan_counts(game, options)
     max_k = options.get("max_nullity")
     refused = BUILTIN["gauss"].refusal(game)
+    if refused is None and algebra.method_for(game) == "band":
+        refused = band.band_refusal(game)  # the band read from the buttons: auto is about to solve
     if refused is None:
         k = algebra.nullity(game)
         method = algebra.method_for(game)
-        how = "light chasing" if method == "chase" else "dense elimination"
+        how = {"chase": "light chasing", "band": "banded elimination"}.get(method, "dense elimination")
         if k <= (DEFAULT_MAX_NULLITY if max_k is None else max_k):
             return Plan("gauss", f"the algebra takes {game.size} ({how}) and nullity {k} <= max_nullity "
                                  f"{DEFAULT_MAX_NULLITY if max_k is None else max_k}: gauss enumerates 2**{k} "
@@ -165,7 +167,7 @@ def plan(game: PressSystem, options: dict | None = None) -> Plan:
 def _table_or_search(game: PressSystem, options: dict, why: str) -> tuple[str, str]:
     """bfs when its distance table fits :data:`AUTO_BFS_MAX_WORK` (few cells, however many buttons), else
     :func:`_search`."""
-    masks = len(set(game.press_masks) - {0})
+    masks = len(set(game.press_masks) - {0}) if game.n <= BFS_MAX_CELLS else 0  # masks of a million cells: 62 GB
     if game.n <= BFS_MAX_CELLS and masks << game.n <= AUTO_BFS_MAX_WORK:
         return "bfs", (f"{why}: bfs (a distance table over 2**{game.n} boards and {masks} distinct buttons, "
                        f"within auto's table budget of 2**{AUTO_BFS_MAX_WORK.bit_length() - 1})")
