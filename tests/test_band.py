@@ -143,3 +143,21 @@ def test_a_grid_past_the_band_limits_is_refused_before_its_band_is_read():
         algebra.method_for(big)
     wide = Game(70, 70, neighbourhood="stencil", stencil=[(0, 0), (0, 1), (-1, 0)], wrap=True)
     assert band.refusal(wide) is None and band.band_refusal(wide) is None  # a lopsided stencil is banded too
+
+
+@pytest.mark.parametrize(("side", "states", "cells"), [
+    (60, 2, {(0, 0): 1, (0, 1): 1, (0, 2): 1, (0, 3): 1, (0, 7): 1, (0, 9): 1}),
+    (24, 3, {(0, 0): 2, (0, 5): 2, (0, 8): 1, (0, 9): 2}),
+])
+def test_a_board_no_random_draw_certifies_gets_its_certificate_from_the_basis(side, states, cells):
+    """Break-it: boards crafted against the 8 seeded random draws answered Impossible with no certificate (two
+    states) or crashed with a TypeError (Z_3); the basis of the left null space always has one."""
+    game = Game(side, side, "white" if states == 2 else "0", wrap=True, states=states)
+    if states == 2:
+        board = sum(1 << (r * side + c) for (r, c) in cells)
+    else:
+        board = tuple(cells.get(divmod(i, side), 0) for i in range(side * side))
+    s = solve(board, "gauss", game=game, method="band")
+    assert s.status is Status.INFEASIBLE
+    (target, cert), = s.certificates.items()
+    assert check_certificate(game, board, target, cert) is None

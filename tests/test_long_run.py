@@ -120,3 +120,19 @@ def test_ctrl_c_in_an_all_lit_long_run_is_one_line_and_its_checkpoint_dir_resume
     monkeypatch.setattr(coset_run, "enumerate_block", real)
     assert main(["study", "--all-lit", "39", "--checkpoint-dir", str(tmp_path)]) == 0
     assert capsys.readouterr().out == "39 561\n"
+
+
+def test_bad_schedulers_manifests_and_outputs_are_one_line_before_or_instead_of_a_traceback(tmp_path, capsys):
+    """Break-it: these printed tracebacks (exit 1), or computed the terms before refusing the --json file."""
+    from flipgame.cli import main
+
+    assert main(["study", "--all-lit", "39", "--scheduler", "local:0"]) == 2
+    assert "a(39): --scheduler local:N needs 1.." in capsys.readouterr().err
+    assert main(["study", "--all-lit", "39", "--scheduler", ""]) == 2
+    assert main(["study", "--all-lit", "5", "--json", str(tmp_path / "no" / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert "--scheduler: expected local:N" in err and "--json" in err and "does not exist" in err
+    manifest = tmp_path / "a075464-39.chunks.jsonl"
+    manifest.write_text('{"format": "flipgame coset-run chunk manifest"}\n')
+    assert main(["study", "--all-lit", "39", "--scheduler", "local:1", "--checkpoint-dir", str(tmp_path)]) == 2
+    assert "belongs to another run" in capsys.readouterr().err

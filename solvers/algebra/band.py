@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 
 from flipgame.algebra import band_kernel
+from flipgame.core import extras
 from flipgame.core.errors import BoardTooLargeError, NullityTooLargeError
 from flipgame.core.limits import BAND_BORDER_MAX, BAND_MAX_CELLS, BAND_MAX_WIDTH, MEMORY_LIMIT_GIB
 from flipgame.model.system import PressSystem
@@ -112,6 +113,8 @@ def refusal(system: PressSystem) -> str | None:
         return "the banded elimination needs a grid (rows x cols) with one button per cell"
     if system.cells > BAND_MAX_CELLS:
         return f"the banded elimination takes at most {BAND_MAX_CELLS:,} cells"
+    if not extras.installed("numba"):
+        return extras.missing("numba", "the banded elimination (grids past the dense limit)")
     return None
 
 
@@ -312,22 +315,31 @@ def system_nullity(system: PressSystem) -> int:
     return nullity(sweep(system, np.zeros((system.cells, 0), dtype=np.int64)))
 
 
-def left_null_vectors(system: PressSystem, count: int, seed: int = 0) -> list[np.ndarray]:
-    """``count`` random vectors ``c`` with ``c^T A = 0`` (random combinations of a basis of the null space of
-    A^T), each checked against the buttons; empty when A^T has full rank."""
+def left_null_vectors(system: PressSystem, count: int, seed: int = 0, *, basis_from: int | None = None
+                      ) -> list[np.ndarray]:
+    """``count`` vectors ``c`` with ``c^T A = 0``: random combinations of a basis of the null space of A^T, or
+    with ``basis_from`` the basis vectors from that index on (one per free column of the sweep of A^T, then per
+    free border column; fewer at the end of the basis).  Empty when A^T has full rank."""
     factor = _transpose_factor(system)
     _, _, null = _dense(factor.left, np.zeros((factor.left.shape[0], 0), dtype=np.int64), factor.p)
-    if not len(factor.free) and not len(null):
+    k = len(factor.free) + len(null)
+    if basis_from is not None:
+        count = max(0, min(count, k - basis_from))
+    if not k or not count:
         return []
     rng = random.Random(seed)
     p, nb = factor.p, len(factor.border)
     x = np.zeros((factor.n, count), dtype=np.int32)
     y = np.zeros((nb, count), dtype=np.int32)
     for s in range(count):
-        for f in factor.free:
-            x[f, s] = rng.randrange(p)
-        for v in null:
-            y[:, s] = (y[:, s] + rng.randrange(p) * v) % p
+        if basis_from is None:
+            coefficients = [rng.randrange(p) for _ in range(k)]
+        else:
+            coefficients = [int(i == basis_from + s) for i in range(k)]
+        for f, a in zip(factor.free, coefficients, strict=False):
+            x[f, s] = a
+        for v, a in zip(null, coefficients[len(factor.free):], strict=True):
+            y[:, s] = (y[:, s] + a * v) % p
     x = _back(factor, x, y, np.full(count, -1, dtype=np.int64))
     return [x[:, s].astype(np.int64) for s in range(count)]
 
@@ -345,13 +357,24 @@ def _transposed(system: PressSystem) -> Factor:
 
 def certificate(system: PressSystem, d: np.ndarray, tries: int = 8) -> np.ndarray | None:
     """A vector ``c`` with ``c^T A = 0`` and ``c . d != 0`` (mod p): a proof that no press vector changes the
-    cells by ``d``; None if none was found in ``tries`` random draws (each succeeds with probability at least
-    1 - 1/p when ``A x = d`` has no solution)."""
-    p = system.states or 2
+    cells by ``d``; None only when ``A x = d`` has a solution.  First ``tries`` random combinations of the left
+    null space (each succeeds with probability at least 1 - 1/p), then its basis, 64 vectors a sweep: some basis
+    vector meets ``d`` whenever ``d`` is not in the column space."""
+    p, d = system.states or 2, np.asarray(d, dtype=np.int64)
     for c in left_null_vectors(system, tries):
-        if int(c @ np.asarray(d, dtype=np.int64)) % p:
+        if int(c @ d) % p:
             return c
+    start = 0
+    while batch := left_null_vectors(system, CERTIFICATE_BATCH, basis_from=start):
+        for c in batch:
+            if int(c @ d) % p:
+                return c
+        start += len(batch)
     return None
+
+
+CERTIFICATE_BATCH = 64
+"""Basis vectors of the left null space built per back substitution when the random draws found no certificate."""
 
 
 __all__ = ["BASIS_MAX_NULLITY", "Factor", "Layout", "UnbuiltBasis", "band_refusal", "certificate", "cheapest",

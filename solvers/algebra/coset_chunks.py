@@ -163,10 +163,15 @@ def _read(path: str, header: dict, game: PressSystem, board: int) -> dict[str, C
                               f"the enumerating code: {head.get('rules_text')}); remove it to start over")
     done = {}
     for number, data in enumerate(lines[1:], 2):
+        if not isinstance(data, dict):
+            raise CheckpointError(f"{path} line {number}: not a chunk's result; remove the line")
         line = {k: v for k, v in data.items() if k != "check"}
         if data.get("check") != _digest([header, line]):
             raise CheckpointError(f"{path} line {number} is damaged (its digest does not match); remove the line")
-        result = ChunkResult.from_json(line)
+        try:
+            result = ChunkResult.from_json(line)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise CheckpointError(f"{path} line {number}: not a chunk's result; remove the line") from None
         if result.best is not None and (game.apply(board, result.best.presses) != result.best.target
                                         or result.best.presses.bit_count() != result.best.weight):
             raise CheckpointError(f"{path} line {number}: its press set does not solve the board")

@@ -17,7 +17,7 @@ from flipgame.algebra.coset_run import InterruptedRun
 from flipgame.algebra.minweight import MAX_NULLITY
 from flipgame.cli import common
 from flipgame.cli.common import ExitCode, fail, writable_path, write_json
-from flipgame.core.errors import FlipgameError
+from flipgame.core.errors import FlipgameError, RulesError
 from flipgame.study import all_lit
 
 
@@ -39,6 +39,8 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
             resume = f"; the same --checkpoint-dir {args.checkpoint_dir} resumes it" if exc.checkpoint else \
                 "; --checkpoint-dir DIR makes it resumable"
             return fail(ExitCode.INTERRUPTED, f"a({n}) stopped: {exc.bound_text()}{resume}")
+        except FlipgameError as exc:  # a checkpoint or manifest of another run, a scheduler that is not there
+            return fail(ExitCode.USAGE, f"a({n}): {exc}")
     if args.json == "-":
         print(json.dumps([t.to_json() for t in done], indent=1))
     elif args.json and write_json(args.json, {"terms": [t.to_json() for t in done]}, "--json"):
@@ -48,9 +50,12 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Every output file and folder writable before the first term (RulesError naming the option)."""
-    for path, flag in ((args.bfile, "--bfile"), (args.witness_file, "--witness-file")):
+    json_file = args.json if args.json != "-" else None
+    for path, flag in ((args.bfile, "--bfile"), (args.witness_file, "--witness-file"), (json_file, "--json")):
         if path:
             writable_path(path, flag)
+    if args.scheduler is not None and not args.scheduler.strip():
+        raise RulesError("--scheduler: expected local:N or a scheduler address such as tcp://127.0.0.1:8786, got ''")
     for folder, flag in ((args.witness_dir, "--witness-dir"), (args.checkpoint_dir, "--checkpoint-dir")):
         if folder:
             common.writable_folder(folder, flag)

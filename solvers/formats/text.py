@@ -8,8 +8,9 @@ certificate is re-checked by the model before it is written.
 
 from __future__ import annotations
 
-from flipgame.algebra.gf2 import nullity
+from flipgame.algebra.gf2 import method_for, nullity
 from flipgame.backends.result import Solution
+from flipgame.core.errors import FlipgameError
 from flipgame.core.limits import ZK_DENSE_MAX_CELLS
 from flipgame.model.grid import Game, format_cells
 from flipgame.model.system import PressSystem
@@ -61,9 +62,23 @@ def explain_impossible(game: PressSystem, board, goal_name, certificates) -> str
     return "\n".join(out)
 
 
+def _quick_nullity(game: PressSystem) -> int | None:
+    """The nullity when the algebra has it at once (the dense elimination or light chasing, cached); None beyond
+    two states and for the banded elimination, whose sweep can take as long as the solve (a ``--stats`` line
+    of an Unknown answer would run it again, past the time limit)."""
+    if not game.binary:
+        return None
+    try:
+        if method_for(game) == "band":
+            return None
+    except FlipgameError:
+        return None
+    return nullity(game)
+
+
 def stats_line(number: int, game: PressSystem, sol: Solution, goal_name) -> str:
     """The ``--stats`` line of one case: rules, status, presses, nullity, seconds and the solver's statistics."""
-    k = sol.stats["nullity"] if "nullity" in sol.stats else nullity(game) if game.binary else None
+    k = sol.stats["nullity"] if "nullity" in sol.stats else _quick_nullity(game)
     extra = " ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
                      for key, value in sol.stats.items() if key != "nullity")
     moves = "-" if sol.moves is None else sol.moves

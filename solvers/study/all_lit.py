@@ -139,6 +139,9 @@ def second_check(t: Term) -> str:
     then the whole coset up to nullity 24, else :data:`SAMPLE_GROUPS` groups of the long run.  Returns how;
     RuntimeError when the check refutes the term."""
     try:
+        if t.n > all_lit_check.MAX_SIDE:
+            all_lit_check.check_witness(t.n, t.presses, t.witness)
+            return f"witness re-applied only (the second elimination takes n <= {all_lit_check.MAX_SIDE})"
         if t.nullity <= all_lit_check.ENUMERATION_MAX_NULLITY:
             return all_lit_check.check_term(t.n, t.presses, t.witness, t.nullity).how
         all_lit_check.check_witness(t.n, t.presses, t.witness)
@@ -265,12 +268,10 @@ BEYOND_NOTE = (f"# n > {PUBLISHED_MAX}: beyond the published b-file of A075464 (
 
 
 def bfile_text(done: Iterable[Term]) -> str:
-    """The b-file of the proven terms: ``n a(n)`` lines, with :data:`BEYOND_NOTE` before the first n past
-    :data:`PUBLISHED_MAX`."""
+    """The b-file of the proven terms: ``n a(n)`` lines in increasing n, each n once, with :data:`BEYOND_NOTE`
+    before the first n past :data:`PUBLISHED_MAX`."""
     out, noted = [], False
-    for t in done:
-        if not t.proven:
-            continue
+    for t in sorted({t.n: t for t in done if t.proven}.values(), key=lambda t: t.n):  # in order, once each
         if t.n > PUBLISHED_MAX and not noted:
             out.append(BEYOND_NOTE)
             noted = True

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from flipgame.algebra import coset_chunks, coset_run
 from flipgame.algebra.coset_checkpoint import Best
 from flipgame.algebra.coset_chunks import Chunk, ChunkResult, Manifest
-from flipgame.core.errors import FlipgameError
+from flipgame.core.errors import CheckpointError, FlipgameError
 from flipgame.core.limits import CHUNK_BLOCKS
 from flipgame.model.system import PressSystem
 from flipgame.pipeline.executors import ExecutorLost, live_workers, open_executor, run_on
@@ -86,6 +86,8 @@ def chunked_minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, in
     finally:
         bar.close()
     best = coset_chunks.combine(order, done)
+    if best is None:  # a solvable board has a solution in some chunk: the manifest was written by something else
+        raise CheckpointError(f"{manifest}: no chunk of the manifest holds a solution; remove it to start over")
     return ChunkedRun(best, max(p.action.order for p in laid), len(order), resumed,
                       sum(done[c.id].enumerated for c in order), time.perf_counter() - start, where)
 

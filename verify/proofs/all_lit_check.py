@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+MAX_SIDE = 200
+"""The largest n checked: the rows are kept whole, n^4 / 8 bytes (200 MB at n = 200, 7.8 GB at 500)."""
 ENUMERATION_MAX_NULLITY = 24
 """The largest nullity whose whole coset :func:`check_term` enumerates (2**24 elements, seconds at n = 122)."""
 
@@ -124,7 +126,10 @@ def _backward(n: int, rows: np.ndarray, rhs: np.ndarray, pivots: list[int], free
 
 def solutions(n: int) -> Coset | None:
     """Every press set that turns the all-lit n x n board off, as a coset, or None if none does.
-    Banded elimination (module notes); O(n^4 / 64) word operations.  Each vector is re-applied."""
+    Banded elimination (module notes); O(n^4 / 64) word operations, n^4 / 8 bytes.  Each vector is re-applied.
+    ValueError over :data:`MAX_SIDE`."""
+    if n > MAX_SIDE:
+        raise ValueError(f"the second check takes n <= {MAX_SIDE} (its rows take n^4 / 8 bytes)")
     size = n * n
     rows = _plus_rows(n)
     rhs = np.ones(size, dtype=np.uint8)
@@ -226,5 +231,5 @@ def group_minimum(n: int, offset: int, vectors: list[int]) -> int:
     return lightest(x0, basis)[0]
 
 
-__all__ = ["ENUMERATION_MAX_NULLITY", "CheckFailed", "Checked", "Coset", "check_term", "check_witness",
+__all__ = ["ENUMERATION_MAX_NULLITY", "MAX_SIDE", "CheckFailed", "Checked", "Coset", "check_term", "check_witness",
            "group_minimum", "lightest", "press", "solutions"]
