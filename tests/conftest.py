@@ -229,3 +229,22 @@ def started_clean() -> None:
     for s in (_signal.SIGINT, _signal.SIGTERM):
         _signal.signal(s, _signal.SIG_DFL)
 
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """6 inner bits and blocks of 64 groups: a 19x19 all-lit run (nullity 16) has 16 blocks (the long run's
+    tests: checkpoints, chunks)."""
+    from flipgame.algebra import coset_run, wht_blocked
+
+    monkeypatch.setattr(wht_blocked, "LOW_BITS", 2)
+    monkeypatch.setattr(coset_run, "BLOCK_GROUPS", 64)
+
+
+def lit_coset(n: int):
+    """The all-lit n x n board's ``(game, board, parts, quiet)`` (goal white), as the long run takes them."""
+    from flipgame.algebra import gf2
+
+    game = Game(n, n, "white")
+    parts, quiet, _ = gf2.solution_cosets(game, game.full)
+    return game, game.full, parts, quiet

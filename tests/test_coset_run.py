@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import flipgame, sigint_default, wait_until_busy
+from conftest import flipgame, lit_coset, sigint_default, wait_until_busy
 
 from flipgame import solve
 from flipgame.algebra import coset_checkpoint, coset_run, minweight, wht_blocked
@@ -25,19 +25,6 @@ from flipgame.backends.gauss import nullity_hint
 from flipgame.core.errors import CheckpointError, NullityTooLargeError, OptionError
 from flipgame.core.limits import TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.model.grid import Game, format_cells
-
-
-@pytest.fixture
-def small_blocks(monkeypatch):
-    """6 inner bits and blocks of 64 groups: a 19x19 all-lit run (nullity 16) has 16 blocks."""
-    monkeypatch.setattr(wht_blocked, "LOW_BITS", 2)
-    monkeypatch.setattr(coset_run, "BLOCK_GROUPS", 64)
-
-
-def _lit(n: int):
-    game = Game(n, n, "white")
-    parts, quiet, _ = algebra.solution_cosets(game, game.full)
-    return game, game.full, parts, quiet
 
 
 def _interrupt_after(monkeypatch, blocks: int) -> None:
@@ -57,7 +44,7 @@ def _interrupt_after(monkeypatch, blocks: int) -> None:
 @pytest.mark.needs("numba")
 def test_interrupt_gives_an_unproven_bound_and_the_checkpoint_resumes_to_the_same_minimum(
         small_blocks, monkeypatch, tmp_path):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     whole = coset_run.minimum(game, board, parts, quiet)
     assert whole.best.weight == 141  # A075464(19)
     path = str(tmp_path / "run.json")
@@ -79,7 +66,7 @@ def test_interrupt_gives_an_unproven_bound_and_the_checkpoint_resumes_to_the_sam
 
 @pytest.mark.needs("numba")
 def test_a_checkpoint_of_another_board_or_a_damaged_one_is_refused_in_one_line(small_blocks, tmp_path):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     path = str(tmp_path / "run.json")
     coset_run.minimum(game, board, parts, quiet, checkpoint=path)
     other = game.apply(0, 1 << 50 | 1 << 70)
@@ -98,7 +85,7 @@ def test_a_checkpoint_of_another_board_or_a_damaged_one_is_refused_in_one_line(s
 
 @pytest.mark.needs("numba")
 def test_a_checkpoint_whose_witness_fails_the_board_is_refused(small_blocks, tmp_path):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     path = str(tmp_path / "run.json")
     coset_run.minimum(game, board, parts, quiet, checkpoint=path)
     data = json.loads(Path(path).read_text())
@@ -112,7 +99,7 @@ def test_a_checkpoint_whose_witness_fails_the_board_is_refused(small_blocks, tmp
 
 @pytest.mark.needs("numba")
 def test_progress_bar_on_stderr(small_blocks, capsys):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     coset_run.minimum(game, board, parts, quiet, progress=True)
     err = capsys.readouterr().err
     assert "nullity 16, 8 symmetries" in err and "sol/s" in err and "lightest 141" in err
@@ -132,7 +119,7 @@ def test_long_run_matches_the_transform_on_random_cosets(monkeypatch):
 
 
 def test_estimates_name_the_time_and_the_symmetries():
-    game, board, parts, quiet = _lit(61)
+    game, board, parts, quiet = lit_coset(61)
     seconds, order = coset_run.estimate(game, board, parts, quiet)
     assert order == 8 and 2.0 ** 40 / coset_run.RATE / 8 < seconds < 2.0 ** 40 / coset_run.RATE / 6
     with pytest.raises(NullityTooLargeError) as e:
@@ -143,7 +130,7 @@ def test_estimates_name_the_time_and_the_symmetries():
 
 
 def test_max_nullity_takes_up_to_48():
-    game, board, *_ = _lit(19)
+    game, board, *_ = lit_coset(19)
     assert solve(board, "gauss", game=game, max_nullity=48).moves == 141
     with pytest.raises(OptionError, match="48"):
         solve(board, "gauss", game=game, max_nullity=49)
@@ -151,7 +138,7 @@ def test_max_nullity_takes_up_to_48():
 
 @pytest.mark.needs("numba")
 def test_gauss_above_22_is_the_symmetric_long_run():
-    game, board, *_ = _lit(47)  # nullity 30
+    game, board, *_ = lit_coset(47)  # nullity 30
     s = solve(board, "gauss", game=game)
     assert (s.moves, s.stats["nullity"], s.stats["symmetries"]) == (971, 30, 8)  # A075464(47)
 
@@ -172,7 +159,7 @@ def test_auto_takes_a_symmetric_board_by_gauss(monkeypatch):
     """The rules' estimate is over the limit, the board's (8 symmetries) within: gauss answers."""
     monkeypatch.setattr(coset_run, "RATE", 2.0 ** 30 / 20)  # 2**30 in 20 s: the rules of 47x47 take 20 s
     monkeypatch.setattr(auto, "DEFAULT_MAX_NULLITY", 16)
-    game, board, *_ = _lit(47)
+    game, board, *_ = lit_coset(47)
     s = solve(board, "auto", game=game, time_limit=10.0)
     assert (s.moves, s.stats["strategy"]) == (971, "gauss") and "a symmetric board" in s.stats["why"]
 
@@ -203,7 +190,7 @@ def test_ctrl_c_on_solve_prints_unknown_and_the_unproven_bound(tmp_path):
 @pytest.mark.needs("numba")
 def test_solve_refuses_the_checkpoint_of_another_board(tmp_path):
     ck = tmp_path / "ck.json"
-    game, board, parts, quiet = _lit(47)
+    game, board, parts, quiet = lit_coset(47)
     coset_run.minimum(game, board, parts, quiet, checkpoint=str(ck))
     lit = format_cells(board, 47, 47, "b", "w") + "\n"
     other = Game(47, 47, "white").apply(0, 1 << 100)
@@ -217,7 +204,7 @@ def test_solve_refuses_the_checkpoint_of_another_board(tmp_path):
 @pytest.mark.slow
 def test_the_all_lit_61x61_interrupted_and_resumed_gives_the_uninterrupted_minimum(tmp_path):
     """The issue's acceptance run: Ctrl-C prints an unproven bound and exits 130; resumed, the same minimum."""
-    game, board, parts, quiet = _lit(61)
+    game, board, parts, quiet = lit_coset(61)
     whole = coset_run.minimum(game, board, parts, quiet)
     text = format_cells(board, 61, 61, "b", "w") + "\n"
     ck = tmp_path / "ck.json"

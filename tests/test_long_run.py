@@ -6,33 +6,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import flipgame
+from conftest import flipgame, lit_coset
 
-from flipgame.algebra import coset_chunks, coset_run, wht_blocked
-from flipgame.algebra import gf2 as algebra
+from flipgame.algebra import coset_chunks, coset_run
 from flipgame.algebra.coset_run import InterruptedRun
 from flipgame.core.errors import CheckpointError
-from flipgame.model.grid import Game
 from flipgame.study import long_run
 
 pytestmark = pytest.mark.needs("numba")
 
 
-@pytest.fixture
-def small_blocks(monkeypatch):
-    """6 inner bits and blocks of 64 groups: the 19x19 all-lit run (nullity 16) has 16 blocks."""
-    monkeypatch.setattr(wht_blocked, "LOW_BITS", 2)
-    monkeypatch.setattr(coset_run, "BLOCK_GROUPS", 64)
-
-
-def _lit(n: int):
-    game = Game(n, n, "white")
-    parts, quiet, _ = algebra.solution_cosets(game, game.full)
-    return game, game.full, parts, quiet
-
-
 def test_chunks_give_the_minimum_and_witness_of_the_run_in_one_process(small_blocks):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     one = coset_run.minimum(game, board, parts, quiet)
     chunked = long_run.chunked_minimum(game, board, parts, quiet, blocks=3)
     assert chunked.chunks == 6 and chunked.best == one.best and chunked.best.weight == 141  # a(19), OEIS A075464
@@ -40,14 +25,14 @@ def test_chunks_give_the_minimum_and_witness_of_the_run_in_one_process(small_blo
 
 
 def test_chunks_cover_every_block_once_in_the_runs_order(small_blocks):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     laid = coset_run.plan(game, board, parts, quiet)
     ids = [c.id for c in coset_chunks.chunks(laid, 5)]
     assert ids == ["0:0-5", "0:5-10", "0:10-15", "0:15-16"]
 
 
 def test_the_manifest_resumes_with_the_same_witness_and_skips_what_is_done(small_blocks, tmp_path):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     path = tmp_path / "run.jsonl"
     whole = long_run.chunked_minimum(game, board, parts, quiet, blocks=3, manifest=str(path))
     lines = path.read_text().splitlines()
@@ -59,7 +44,7 @@ def test_the_manifest_resumes_with_the_same_witness_and_skips_what_is_done(small
 
 
 def test_a_manifest_of_another_run_or_a_damaged_line_is_refused(small_blocks, tmp_path):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     path = tmp_path / "run.jsonl"
     long_run.chunked_minimum(game, board, parts, quiet, blocks=3, manifest=str(path))
     with pytest.raises(CheckpointError, match="another run"):
@@ -73,7 +58,7 @@ def test_a_manifest_of_another_run_or_a_damaged_line_is_refused(small_blocks, tm
 
 
 def test_ctrl_c_keeps_the_finished_chunks_and_their_bound(small_blocks, monkeypatch, tmp_path):
-    game, board, parts, quiet = _lit(19)
+    game, board, parts, quiet = lit_coset(19)
     real, calls = coset_chunks.run_chunk, {"n": 0}
 
     def stopping(*args):
