@@ -70,17 +70,25 @@ BEYOND = [n for n in range(80, 123) if n not in (95, 119)]
 """The terms past the published b-file that take seconds (95 has nullity 62, 119 nullity 46: the long run)."""
 
 
-def _all_lit_beyond(context: dict) -> dict[str, object]:
-    """OEIS A075464 past the published b-file, n = 80..122 but 95 and 119: each term, its nullity, its seconds
-    (the second check included) and how the second check confirmed it."""
-    wall, _, err = flipgame_full("study", "--all-lit", "80..94,96..118,120..122")
-    out: dict[str, object] = {"a075464_80_122.wall": wall}
-    for m in re.finditer(r"a\((\d+)\) = (\d+): nullity (\d+), .*?, ([0-9.]+) s; second check: ([^\n]+)", err):
+def _term_figures(err: str, *, with_check: bool) -> dict[str, object]:
+    """Each ``a(n) = v: nullity k, ..., s s[; second check: how]`` line of ``study --all-lit``'s stderr as the
+    figures ``a075464.n.value``, ``.nullity``, ``.seconds`` (and ``.check``: its text, its value the nullity)."""
+    out: dict[str, object] = {}
+    for m in re.finditer(r"a\((\d+)\) = (\d+): nullity (\d+), .*?, ([0-9.]+) s(?:; second check: ([^\n]+))?", err):
         n = int(m[1])
         out[f"a075464.{n}.value"] = {"value": int(m[2]), "text": m[2]}
         out[f"a075464.{n}.nullity"] = {"value": int(m[3]), "text": m[3]}
         out[f"a075464.{n}.seconds"] = float(m[4])
-        out[f"a075464.{n}.check"] = {"value": int(m[3]), "text": m[5]}  # the text; the value: the nullity checked
+        if with_check:
+            out[f"a075464.{n}.check"] = {"value": int(m[3]), "text": m[5]}
+    return out
+
+
+def _all_lit_beyond(context: dict) -> dict[str, object]:
+    """OEIS A075464 past the published b-file, n = 80..122 but 95 and 119: each term, its nullity, its seconds
+    (the second check included) and how the second check confirmed it."""
+    wall, _, err = flipgame_full("study", "--all-lit", "80..94,96..118,120..122")
+    out: dict[str, object] = {"a075464_80_122.wall": wall, **_term_figures(err, with_check=True)}
     if len(out) != 1 + 4 * len(BEYOND):
         raise RuntimeError(f"study --all-lit 80..122 printed {(len(out) - 1) // 4} checked terms, not {len(BEYOND)}")
     return out
@@ -118,12 +126,7 @@ def _all_lit_long(context: dict) -> dict[str, object]:
     """OEIS A075464 for n = 55..78 (the published table's hardest terms, 61 and 65 at nullity 40 and 42):
     each term, its nullity and its seconds, and the whole run."""
     wall, _, err = flipgame_full("study", "--all-lit", "55..78")
-    out: dict[str, object] = {"a075464_55_78.wall": wall}
-    for m in re.finditer(r"a\((\d+)\) = (\d+): nullity (\d+), .*?, ([0-9.]+) s", err):
-        n = int(m[1])
-        out[f"a075464.{n}.value"] = {"value": int(m[2]), "text": m[2]}
-        out[f"a075464.{n}.nullity"] = {"value": int(m[3]), "text": m[3]}
-        out[f"a075464.{n}.seconds"] = float(m[4])
+    out: dict[str, object] = {"a075464_55_78.wall": wall, **_term_figures(err, with_check=False)}
     if len(out) != 1 + 3 * 24:
         raise RuntimeError(f"study --all-lit 55..78 printed {len(out) // 3} terms, not 24")
     return out
