@@ -3,10 +3,15 @@ the published terms a(1..54), the b-file, and the upper-bound search for a(79) (
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
-from conftest import flipgame
+from conftest import flipgame, started_clean
 
 from flipgame.algebra import coset_search, symmetry
 from flipgame.algebra import gf2 as algebra
@@ -74,9 +79,14 @@ def test_the_fixed_subcoset_of_a_symmetry():
 
 
 def test_the_search_gives_an_upper_bound_with_its_witness():
-    t = all_lit.upper_bound(19, 0.5)
+    better = []
+    t = all_lit.upper_bound(19, 0.5, on_better=lambda term, how: better.append((term, how)))
     assert not t.proven and t.presses >= 141 and Game(19, 19, "white").apply((1 << 361) - 1, t.witness) == 0
     assert t.presses == 141  # the rot180-symmetric solutions hold the minimum here
+    weights = [term.presses for term, _ in better]
+    assert weights == sorted(set(weights), reverse=True) and weights[-1] == 141 and better[-1][0].witness == t.witness
+    assert all(Game(19, 19, "white").apply((1 << 361) - 1, term.witness) == 0 and not term.proven for term, _ in better)
+    assert better[-1][1] == "the solutions fixed by rotate 180"
 
 
 def _presses(rows: list[str]) -> int:
@@ -91,6 +101,25 @@ def test_the_recorded_a79_witness_turns_the_all_lit_board_off():
     presses = _presses(lines[1:])
     assert len(lines) == 80 and presses.bit_count() == bound
     assert Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
+
+
+def test_a_ctrl_c_during_the_a79_search_keeps_its_best_witness(tmp_path):
+    """The search wrote its witness only at the end: a Ctrl-C an hour in lost every improvement."""
+    witness = tmp_path / "a075464-79.txt"
+    p = subprocess.Popen([sys.executable, "-m", "flipgame", "study", "--all-lit", "79", "--search-seconds", "3600",
+                          "--witness-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, preexec_fn=started_clean)
+    deadline = time.monotonic() + 120  # a hang guard, no timing: the first improvement is the quarter turn's
+    while not witness.exists() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130 and err.strip().endswith("interrupted"), err
+    lines = witness.read_text().splitlines()
+    bound = int(lines[0].split(": ")[1].split()[0])
+    assert 2629 <= bound <= 2789 and f"a(79) <= {bound} after" in err
+    presses = _presses(lines[1:])
+    assert presses.bit_count() == bound and Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
 
 
 @pytest.mark.slow

@@ -70,7 +70,7 @@ def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
             return ExitCode.OK
         return fail(ExitCode.REFUSED, f"a({n}): nullity {k}, over the {MAX_NULLITY} that can be enumerated; "
                                       f"--search-seconds S finds an upper bound, --lower-bound a lower one")
-    t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(n)) \
+    t = all_lit.upper_bound(n, args.search_seconds, seed=args.seed, on_better=_improved(args)) \
         if k > MAX_NULLITY else all_lit.term(n, checkpoint=_checkpoint(args, n), scheduler=args.scheduler)
     t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
     note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
@@ -99,18 +99,28 @@ def _lower_bound(args: argparse.Namespace, n: int) -> None:
             fh.write(all_lit.lower_bound_text(bound))
 
 
-def _improved(n: int):
-    """The stderr line of each improvement of the a(n) search (so that a Ctrl-C loses nothing)."""
-    def show(found) -> None:
-        print(f"  a({n}) <= {found.weight} after {found.seconds:.1f} s ({found.how})", file=sys.stderr, flush=True)
+def _improved(args: argparse.Namespace):
+    """Each improvement of the search: a stderr line, and with --witness-dir its witness written at once
+    (re-applied first), so that a Ctrl-C loses nothing."""
+    def show(t, how: str) -> None:
+        print(f"  a({t.n}) <= {t.presses} after {t.seconds:.1f} s ({how})", file=sys.stderr, flush=True)
+        if args.witness_dir:
+            _write_witness(args.witness_dir, t)
     return show
+
+
+def _write_witness(folder: str, t) -> None:
+    """``folder/a075464-N.txt``, written whole or not at all (a Ctrl-C while writing keeps the last one)."""
+    path = os.path.join(folder, f"a075464-{t.n}.txt")
+    with open(path + ".part", "w", encoding="utf-8") as fh:
+        fh.write(all_lit.witness_text(t))
+    os.replace(path + ".part", path)
 
 
 def _write_term(args: argparse.Namespace, t, done: list) -> None:
     """The witness file of ``t`` (--witness-dir) and the b-file of the terms so far (--bfile); OSError."""
     if args.witness_dir:
-        with open(os.path.join(args.witness_dir, f"a075464-{t.n}.txt"), "w", encoding="utf-8") as fh:
-            fh.write(all_lit.witness_text(t))
+        _write_witness(args.witness_dir, t)
     if args.bfile:
         with open(args.bfile, "w", encoding="utf-8") as fh:
             fh.write(all_lit.bfile_text(done))

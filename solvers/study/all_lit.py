@@ -198,18 +198,24 @@ def terms(ns: Iterable[int], *, progress: bool | None = None,
     return out
 
 
-def upper_bound(n: int, seconds: float, *, seed: int = 0,
-                on_better: Callable[[coset_search.Found], None] | None = None) -> Term:
+def upper_bound(n: int, seconds: float, *, seed: int = 0, on_better: Callable[[Term, str], None] | None = None) -> Term:
     """An upper bound on a(n) from a search of ``seconds`` over the coset (any nullity), its witness
-    re-applied by the board model; ``proven`` is False.  See :func:`flipgame.algebra.coset_search.search`."""
+    re-applied by the board model; ``proven`` is False.  ``on_better`` gets each improvement as such a
+    term (re-applied too) and how the search found it, so that an interrupted search keeps its best
+    witness.  RuntimeError if a witness does not turn the board off (a bug).
+    See :func:`flipgame.algebra.coset_search.search`."""
     start = time.perf_counter()
     game = rules(n)
     parts, quiet, _ = algebra.solution_cosets(game, game.full, "chase")
     group = symmetry.stabiliser(game, game.full)
+
+    def bound(presses: int) -> Term:
+        return Term(n, _checked(game, presses), len(quiet), len(group), time.perf_counter() - start, presses,
+                    proven=False)
+
     found = coset_search.search(parts[0][0], quiet, game.m, seconds, symmetries=group, seed=seed,
-                                on_better=on_better)
-    return Term(n, _checked(game, found.presses), len(quiet), len(group), time.perf_counter() - start,
-                found.presses, proven=False)
+                                on_better=on_better and (lambda f: on_better(bound(f.presses), f.how)))
+    return bound(found.presses)
 
 
 @dataclass(frozen=True)
