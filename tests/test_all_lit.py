@@ -3,6 +3,7 @@ the published terms a(1..54), the b-file, and the upper-bound search for a(79) (
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -120,6 +121,32 @@ def test_a_ctrl_c_during_the_a79_search_keeps_its_best_witness(tmp_path):
     assert 2629 <= bound <= 2789 and f"a(79) <= {bound} after" in err
     presses = _presses(lines[1:])
     assert presses.bit_count() == bound and Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
+
+
+def test_an_interrupted_all_lit_run_keeps_the_finished_terms_in_its_json(tmp_path):
+    """--json was written only at the end: a Ctrl-C in a(65)'s long run lost a(5) and a(6) from it."""
+    report = tmp_path / "terms.json"
+    p = subprocess.Popen([sys.executable, "-m", "flipgame", "study", "--all-lit", "5,6,65", "--json", str(report)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=started_clean)
+    deadline = time.monotonic() + 120  # a hang guard, no timing
+    while not report.exists() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    while '"n": 6' not in report.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130 and "interrupted" in err.splitlines()[-1], err  # or "a(65) stopped: ..."
+    assert [(t["n"], t["presses"]) for t in json.loads(report.read_text())["terms"]] == [(5, 15), (6, 28)]
+    assert out.splitlines() == ["5 15", "6 28"]
+
+
+@pytest.mark.needs("highspy")
+def test_the_json_of_all_lit_holds_the_lower_bounds(tmp_path):
+    assert main(["study", "--all-lit", "5,12", "--lower-bound", "--json", str(tmp_path / "t.json")]) == 0
+    doc = json.loads((tmp_path / "t.json").read_text())
+    assert [(t["n"], t["presses"]) for t in doc["terms"]] == [(5, 15), (12, 72)]  # the published a(12)
+    assert [(b["n"], b["lower_bound"], b["cover"]) for b in doc["lower_bounds"]] == [(5, 7, 7), (12, 33, 32)]
 
 
 @pytest.mark.slow

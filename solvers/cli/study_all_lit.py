@@ -22,30 +22,45 @@ from flipgame.study import all_lit
 
 
 def run_all_lit(args: argparse.Namespace) -> ExitCode:
-    """``--all-lit``: one b-file line per n on stdout (and --bfile); exit 1 if a term differs from OEIS."""
+    """``--all-lit``: one b-file line per n on stdout (and --bfile); exit 1 if a term differs from OEIS.
+    The --json file is rewritten after each n, so an interrupted run keeps what it computed."""
     try:
         _check_outputs(args)
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
-    done, worst = [], ExitCode.OK
+    done, bounds, worst = [], [], ExitCode.OK
     for n in args.all_lit:
-        try:
-            if args.lower_bound:
-                _lower_bound(args, n)
-            worst = max(worst, _all_lit_term(args, n, done))
-        except OSError as exc:
-            return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
-        except InterruptedRun as exc:
-            resume = f"; the same --checkpoint-dir {args.checkpoint_dir} resumes it" if exc.checkpoint else \
-                "; --checkpoint-dir DIR makes it resumable"
-            return fail(ExitCode.INTERRUPTED, f"a({n}) stopped: {exc.bound_text()}{resume}")
-        except FlipgameError as exc:  # a checkpoint or manifest of another run, a scheduler that is not there
-            return fail(ExitCode.USAGE, f"a({n}): {exc}")
+        code, stop = _one_n(args, n, done, bounds)
+        if args.json and args.json != "-" and write_json(args.json, _json(done, bounds), "--json"):
+            return ExitCode.USAGE
+        if stop:
+            return code
+        worst = max(worst, code)
     if args.json == "-":
-        print(json.dumps([t.to_json() for t in done], indent=1))
-    elif args.json and write_json(args.json, {"terms": [t.to_json() for t in done]}, "--json"):
-        return ExitCode.USAGE
+        print(json.dumps(_json(done, bounds), indent=1))
     return worst
+
+
+def _one_n(args: argparse.Namespace, n: int, done: list, bounds: list) -> tuple[ExitCode, bool]:
+    """a(n) (and with --lower-bound its bound) appended to ``done`` (``bounds``): the exit code so far, and
+    whether the run stops here (an interruption, a file that cannot be written, a checkpoint of another run)."""
+    try:
+        if args.lower_bound:
+            bounds.append(_lower_bound(args, n))
+        return _all_lit_term(args, n, done), False
+    except OSError as exc:
+        return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}"), True
+    except InterruptedRun as exc:
+        resume = f"; the same --checkpoint-dir {args.checkpoint_dir} resumes it" if exc.checkpoint else \
+            "; --checkpoint-dir DIR makes it resumable"
+        return fail(ExitCode.INTERRUPTED, f"a({n}) stopped: {exc.bound_text()}{resume}"), True
+    except FlipgameError as exc:  # a checkpoint or manifest of another run, a scheduler that is not there
+        return fail(ExitCode.USAGE, f"a({n}): {exc}"), True
+
+
+def _json(done: list, bounds: list) -> dict:
+    """The --json document: the terms (or upper bounds) and, with --lower-bound, the proven lower bounds."""
+    return {"terms": [t.to_json() for t in done]} | ({"lower_bounds": [b.to_json() for b in bounds]} if bounds else {})
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -87,7 +102,7 @@ def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
     return ExitCode.OK if t.agrees else ExitCode.DISAGREEMENT
 
 
-def _lower_bound(args: argparse.Namespace, n: int) -> None:
+def _lower_bound(args: argparse.Namespace, n: int) -> all_lit.LowerBound:
     """The covering LP's bound on a(n), its weights checked exactly; printed, and written with --witness-dir."""
     bound = all_lit.lower_bound(n)
     print(f"# a({n}) >= {bound.presses} (covering LP with parity cuts, its dual weights checked in exact arithmetic)",
@@ -97,6 +112,7 @@ def _lower_bound(args: argparse.Namespace, n: int) -> None:
     if args.witness_dir:
         with open(os.path.join(args.witness_dir, f"a075464-{n}-lower-bound.txt"), "w", encoding="utf-8") as fh:
             fh.write(all_lit.lower_bound_text(bound))
+    return bound
 
 
 def _improved(args: argparse.Namespace):

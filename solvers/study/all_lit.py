@@ -233,6 +233,10 @@ class LowerBound:
     cuts: tuple = ()
     cover: int = 0
 
+    def to_json(self) -> dict:
+        return {"n": self.n, "lower_bound": self.presses, "nullity": self.nullity, "seconds": round(self.seconds, 3),
+                "cover": self.cover, "cuts": len(self.cuts)}
+
 
 def lower_bound(n: int) -> LowerBound:
     """A lower bound on a(n) at any nullity: the covering LP of :mod:`flipgame.study.cover_bound` strengthened
