@@ -125,3 +125,12 @@ def test_k_state_grid_and_the_limits():
 def test_svg_refuses_an_unwritable_path_up_front(tmp_path, capsys):
     code, out, err = run(tmp_path, capsys, POJ_SAMPLE_TEXT, "--svg", str(tmp_path / "no" / "such" / "dir.svg"))
     assert code == 2 and "--svg" in err and "does not exist" in err and out == ""
+
+
+def test_svg_refuses_a_grid_too_large_to_draw_before_solving(tmp_path, capsys):
+    """The 10,000-cell cap was met only after the board was solved (a 200x200 board solved, then refused)."""
+    board = "\n".join(["w" * 200] * 200) + "\n"
+    code, out, err = run(tmp_path, capsys, board, "--size", "200x200", "--svg", str(tmp_path / "big.svg"))
+    assert (code, out) == (2, "") and err.strip() == ("flipgame: --svg: a picture takes at most 10,000 cells "
+                                                      "(a grid); this one has 40,000")
+    assert not list(tmp_path.glob("*.svg"))

@@ -129,6 +129,14 @@ def _unwritable(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _undrawable(rules: PressSystem) -> str | None:
+    """Why --svg cannot draw these rules, said before any board is solved (formats that give the size
+    in their input are checked per case, after the answer)."""
+    from flipgame.formats import svg  # drawing only: not on the judge path
+
+    return svg.refusal(rules)
+
+
 def _session(args: argparse.Namespace, fmt: Format) -> tuple[PressSystem, Session]:
     """The rules and a session that has validated every option (and, when the size is known, that the
     backend takes it) before input is read.  Raises RefusedError or another FlipgameError."""
@@ -217,6 +225,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.REFUSED, str(exc))
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
+    if args.svg is not None and not fmt.size_from_input and (why := _undrawable(rules)):
+        return fail(ExitCode.USAGE, f"--svg: {why}")
     try:
         raw = _open_input(args.file)
     except ValueError as exc:

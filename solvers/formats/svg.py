@@ -232,11 +232,9 @@ def picture(game: PressSystem, board, presses=None, target=None, *, show_steps: 
         A grid of more than :data:`SVG_GRID_MAX_CELLS` cells, another press system of more than
         :data:`SVG_GRAPH_MAX_CELLS`.
     """
+    if why := refusal(game):
+        raise ValueError(why)
     grid = drawn_as_grid(game)
-    cap = SVG_GRID_MAX_CELLS if grid else SVG_GRAPH_MAX_CELLS
-    if game.n > cap:
-        raise ValueError(f"a picture takes at most {cap:,} cells ({'a grid' if grid else 'a press system'}); "
-                         f"this one has {game.n:,}")
     if presses is None:
         panels = [("board (Impossible: no press set reaches the goal)", board, [0] * game.m)]
     elif show_steps:
@@ -289,6 +287,17 @@ def write_picture(path: str, game: PressSystem, board, solution, *, show_steps: 
     text = picture(game, board, solution.presses, solution.target, show_steps=show_steps, title=title)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def refusal(game: PressSystem) -> str | None:
+    """Why ``game`` cannot be drawn (one line: over :data:`SVG_GRID_MAX_CELLS` cells for a grid,
+    :data:`SVG_GRAPH_MAX_CELLS` for another press system), or None.  O(cells)."""
+    grid = drawn_as_grid(game)
+    cap = SVG_GRID_MAX_CELLS if grid else SVG_GRAPH_MAX_CELLS
+    if game.n > cap:
+        kind = "a grid" if grid else "a press system"
+        return f"a picture takes at most {cap:,} cells ({kind}); this one has {game.n:,}"
+    return None
 
 
 def save_case(path: str, number: int, game: PressSystem, board, solution, *, show_steps: bool = False) -> str | None:
