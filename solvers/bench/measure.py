@@ -195,8 +195,11 @@ def measure(runs: Iterable[Measurement], reference: str | None = None, progress=
                 number = extra.get("value", 0.0)  # None: a figure the run did not reach (its text says so)
                 figures[key] = {**extra, "value": None if number is None else round(number, 6), "unit": unit,
                                 "what": what}
-    return {"measured": datetime.date.today().isoformat(), "flipgame": version("flipgame"), "machine": machine(),
-            "load": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}, "figures": figures}
+    load = {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}
+    today = datetime.date.today().isoformat()
+    for entry in figures.values():
+        entry["run"] = {"measured": today, "load": load}
+    return {"measured": today, "flipgame": version("flipgame"), "machine": machine(), "load": load, "figures": figures}
 
 
 def write(new: dict, path: Path = MEASURED_FILE) -> dict:
@@ -205,7 +208,9 @@ def write(new: dict, path: Path = MEASURED_FILE) -> dict:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         old = {"figures": {}}
-    merged = {**new, "figures": {**old.get("figures", {}), **new["figures"]}}
+    kept = {key: {"run": {"measured": old.get("measured", "?"), "load": old.get("load", {})}, **entry}
+            for key, entry in old.get("figures", {}).items()}  # each figure keeps the date and load of its run
+    merged = {**new, "figures": {**kept, **new["figures"]}}
     path.write_text(json.dumps(merged, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     return merged
 
@@ -247,13 +252,16 @@ def markdown(table: dict) -> str:
     m, load = table.get("machine", {}), table.get("load", {})
     lines = ["# Measured figures", "",
              "Every time and rate the README, the other docs and the help texts quote comes from this table, written",
-             "by one `make bench` run (`flipgame bench --measure`); the docs quote a figure between markers that the",
-             "same run rewrites, and a test fails when they drift.", "",
-             f"Measured on {table.get('measured', '?')} with flipgame {table.get('flipgame', '?')}: "
+             "by `make bench` (`flipgame bench --measure`); the docs quote a figure between markers that the same",
+             "run rewrites, and a test fails when they drift.", "",
+             f"Last run on {table.get('measured', '?')} with flipgame {table.get('flipgame', '?')}: "
              f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores, {m.get('memory_gib', '?')} GiB, "
              f"Python {m.get('python', '?')}; load average {load.get('before', '?')} before the run and "
-             f"{load.get('after', '?')} after.", "",
-             "| figure | value | what was measured |", "|---|---|---|"]
+             f"{load.get('after', '?')} after. A run of some measurements (`--measure NAME`) keeps the others: "
+             "each row gives the date and load average (before -> after) of the run that measured it.", "",
+             "| figure | value | what was measured | measured |", "|---|---|---|---|"]
     for key, entry in table.get("figures", {}).items():
-        lines.append(f"| `{key}` | {format_entry(entry)} | {entry['what']} |")
+        run = entry.get("run", {"measured": table.get("measured", "?"), "load": load})
+        when = f"{run['measured']}, load {run['load'].get('before', '?')} -> {run['load'].get('after', '?')}"
+        lines.append(f"| `{key}` | {format_entry(entry)} | {entry['what']} | {when} |")
     return "\n".join(lines) + "\n"
