@@ -249,8 +249,9 @@ def test_a_run_of_one_measurement_keeps_the_date_and_load_of_the_others(tmp_path
     path = tmp_path / "measured.json"
     entry = {"value": 1.5, "unit": "s", "what": "old"}
     write({"measured": "2026-11-01", "load": {"before": 0.1, "after": 0.2}, "figures": {"old.wall": entry}}, path)
-    new = {"value": 2.0, "unit": "s", "what": "new", "run": {"measured": "2026-12-06", "load": {"before": 3, "after": 2.9}}}
-    table = write({"measured": "2026-12-06", "load": {"before": 3, "after": 2.9}, "figures": {"new.wall": new}}, path)
+    load = {"before": 3, "after": 2.9}
+    new = {"value": 2.0, "unit": "s", "what": "new", "run": {"measured": "2026-12-06", "load": load}}
+    table = write({"measured": "2026-12-06", "load": load, "figures": {"new.wall": new}}, path)
     rows = [line for line in markdown(table).splitlines() if line.startswith("| `")]
     assert rows == ["| `old.wall` | 1.5 s | old | 2026-11-01, load 0.1 -> 0.2 |",
                     "| `new.wall` | 2 s | new | 2026-12-06, load 3 -> 2.9 |"]
