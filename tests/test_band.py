@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from flipgame import solve
-from flipgame.algebra import band, zk
+from flipgame.algebra import band, band_layout, zk
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends.result import Status
 from flipgame.core.errors import BoardTooLargeError
@@ -32,7 +32,7 @@ def _random_games(count: int, seed: int):
         offsets = sorted({(0, 0), *((rng.randint(-2, 2), rng.randint(-2, 2)) for _ in range(rng.randint(0, 5)))})
         game = Game(rng.randint(1, 12), rng.randint(1, 12), neighbourhood="stencil", stencil=offsets,
                     wrap=rng.random() < 0.5, states=rng.choice([2, 2, 3, 5, 7]))
-        if band.layout(game) is not None:
+        if band_layout.layout(game) is not None:
             count -= 1
             yield game, rng
 
@@ -117,10 +117,10 @@ def test_gauss_solves_256x256_tori_over_two_and_three_states(neighbourhood, stat
 
 
 def test_the_band_refuses_composite_states_and_systems_without_a_grid_in_one_line():
-    assert "4 states is not prime" in band.refusal(Game(5, 5, wrap=True, states=4))
+    assert "4 states is not prime" in band_layout.refusal(Game(5, 5, wrap=True, states=4))
     with pytest.raises(BoardTooLargeError, match="not prime"):
         algebra.method_for(Game(5, 5, wrap=True, states=4), "band")
-    assert band.refusal(Game(5, 5).normal) is None  # a plus grid without wrap is banded too
+    assert band_layout.refusal(Game(5, 5).normal) is None  # a plus grid without wrap is banded too
 
 
 def test_the_band_past_gauss_time_limit_is_unknown_never_a_number(monkeypatch):
@@ -138,11 +138,11 @@ def test_a_grid_past_the_band_limits_is_refused_before_its_band_is_read():
     from flipgame.core.limits import BAND_MAX_CELLS
 
     big = Game(1001, 1000, neighbourhood="king")
-    assert band.refusal(big) == f"the banded elimination takes at most {BAND_MAX_CELLS:,} cells"
+    assert band_layout.refusal(big) == f"the banded elimination takes at most {BAND_MAX_CELLS:,} cells"
     with pytest.raises(BoardTooLargeError, match="over the 6,250,000 the dense elimination takes .and the banded"):
         algebra.method_for(big)
     wide = Game(70, 70, neighbourhood="stencil", stencil=[(0, 0), (0, 1), (-1, 0)], wrap=True)
-    assert band.refusal(wide) is None and band.band_refusal(wide) is None  # a lopsided stencil is banded too
+    assert band_layout.refusal(wide) is None and band_layout.band_refusal(wide) is None  # a lopsided stencil: banded
 
 
 @pytest.mark.parametrize(("side", "states", "cells"), [
@@ -161,3 +161,21 @@ def test_a_board_no_random_draw_certifies_gets_its_certificate_from_the_basis(si
     assert s.status is Status.INFEASIBLE
     (target, cert), = s.certificates.items()
     assert check_certificate(game, board, target, cert) is None
+
+
+def test_a_wide_torus_is_swept_along_its_short_side_and_answers_as_its_transpose():
+    """A 10x1000 torus swept row-major had a band of 2,000 cells and was Unknown after 60 s; column-major its
+    band is 20 wide and it answers in about a second, as the 1000x10 torus of the transposed board does."""
+    wide, tall = Game(10, 1000, "white", wrap=True), Game(1000, 10, "white", wrap=True)
+    assert band_layout.layout(wide).width == band_layout.layout(tall).width <= 20 and band_layout.order(tall) is None
+    rng = random.Random(5)
+    presses = rng.getrandbits(wide.n)
+    for board in (wide.apply(0, presses), wide.apply(0, presses) ^ 1):  # solvable, then one cell off
+        cells = [board >> i & 1 for i in range(wide.n)]
+        transposed = sum(cells[r * 1000 + c] << (c * 10 + r) for r in range(10) for c in range(1000))
+        got, want = solve(board, "gauss", game=wide), solve(transposed, "gauss", game=tall)
+        assert (got.status, got.moves, got.stats["method"]) == (want.status, want.moves, "band")
+        if got.status is Status.INFEASIBLE:
+            (target, cert), = got.certificates.items()
+            assert check_certificate(wide, board, target, cert) is None
+    assert got.status is Status.INFEASIBLE and want.stats["nullity"] == got.stats["nullity"] == 16

@@ -1,16 +1,13 @@
 """Banded elimination over Z_p (p prime) for grid systems of any stencil and wrap-around: the solutions of
 ``A x = d`` at sizes the dense elimination cannot take (a 256x256 torus is 65,536 cells).
 
-Method.  In row-major order a stencil of radius r couples cell ``i`` only to buttons within about
-``r * cols`` places, so the press matrix is banded; a wrap-around adds far entries, in the first and last
-r rows (vertical wrap).  :func:`layout` reads the band from the buttons themselves (no stencil is assumed):
-a button whose cells all lie within the band width ``W`` of it is a band column, any other goes to a dense
-*border* (for the torus, the buttons of the first and last r rows).  :mod:`flipgame.algebra.band_kernel`
-eliminates the band columns with row pivoting, carrying the border and the right-hand sides; the rows left
-form a dense system in the border's unknowns, solved here (:func:`_dense`).  Back substitution then gives
-one particular solution per right-hand side and, on request, a basis of the null space (one vector per free
-band column and per free border column).  Impossible boards get a certificate from the transpose: a vector
-``c`` with ``c^T A = 0`` and ``c . d != 0`` (:func:`certificate`).
+Method. :mod:`flipgame.algebra.band_layout` reads the band from the buttons (the order of the sweep, its width
+``W``, the far-reaching buttons of the dense *border*: for the torus, the buttons of the first and last r
+rows). :mod:`flipgame.algebra.band_kernel` eliminates the band columns with row pivoting, carrying the border
+and the right-hand sides; the rows left form a dense system in the border's unknowns, solved here
+(:func:`_dense`). Back substitution then gives one particular solution per right-hand side and, on request, a
+basis of the null space (one vector per free band column and per free border column). Impossible boards get a
+certificate from the transpose: a vector ``c`` with ``c^T A = 0`` and ``c . d != 0`` (:func:`certificate`).
 
 Running time O(N W (2W + B)) for N cells, W the band width and B the border (N = 65,536, W = 256, B = 512
 for the 256x256 plus torus), plus O(L B^2) for the L rows of the border system; memory O(N (2W + B)) bytes.
@@ -27,20 +24,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from flipgame.algebra import band_kernel
-from flipgame.core import extras
+from flipgame.algebra import band_kernel, band_layout
 from flipgame.core.errors import BoardTooLargeError, NullityTooLargeError
-from flipgame.core.limits import BAND_BORDER_MAX, BAND_MAX_CELLS, BAND_MAX_WIDTH, MEMORY_LIMIT_GIB
 from flipgame.model.system import PressSystem
 
 BASIS_MAX_NULLITY = 48
 """Above this nullity the null space's basis is not built (the minimum enumerates at most 2**48 solutions;
 the 256x256 torus has nullity 0, its 255x255 torus 508, whose basis would cost minutes)."""
-
-
-def is_prime(k: int | None) -> bool:
-    """True for a prime ``k`` (a field Z_k)."""
-    return k is not None and k >= 2 and all(k % d for d in range(2, int(k ** 0.5) + 1))
 
 
 def to_vector(mask: int, n: int) -> np.ndarray:
@@ -69,80 +59,13 @@ class UnbuiltBasis(Sequence):
                                    f"nullity {BASIS_MAX_NULLITY}")
 
 
-@dataclass(frozen=True)
-class Layout:
-    """The band of a square system: width ``W`` and the buttons moved to the border."""
-
-    width: int
-    border: tuple[int, ...]
-
-
-def _entries(system: PressSystem, transpose: bool) -> list[tuple[int, int, int]]:
-    """``(row, column, value mod p)`` of A (or A^T), amounts summed."""
-    p = system.states or 2
-    acc: dict[tuple[int, int], int] = {}
-    for j, button in enumerate(system.buttons):
-        for cell, amount in button:
-            key = (j, cell) if transpose else (cell, j)
-            acc[key] = (acc.get(key, 0) + amount) % p
-    return [(i, j, v) for (i, j), v in acc.items() if v]
-
-
-def _layout_of(entries, system: PressSystem) -> Layout | None:
-    """The band of ``entries``: W = (rows of reach + 1) * cols, buttons reaching further go to the border."""
-    cols = system.cols
-    reach = 0
-    for i, j, _ in entries:
-        dr = abs(i // cols - j // cols)
-        reach = max(reach, min(dr, system.rows - dr))
-    cap = (reach + 1) * cols
-    far = sorted({j for i, j, _ in entries if abs(i - j) > cap})
-    near = [abs(i - j) for i, j, _ in entries if abs(i - j) <= cap]
-    width = max(near, default=0)
-    if width > BAND_MAX_WIDTH or len(far) > BAND_BORDER_MAX:
-        return None
-    return Layout(max(width, 1), tuple(far))
-
-
-def refusal(system: PressSystem) -> str | None:
-    """Why the banded elimination does not take ``system`` (its states, shape or size), or None.  O(1): the band
-    itself is read when the system is solved (:func:`band_refusal`)."""
-    if system.states is not None and not is_prime(system.states):
-        return f"the banded elimination works over a field: {system.states} states is not prime"
-    if system.shape is None or system.m != system.cells:
-        return "the banded elimination needs a grid (rows x cols) with one button per cell"
-    if system.cells > BAND_MAX_CELLS:
-        return f"the banded elimination takes at most {BAND_MAX_CELLS:,} cells"
-    if not extras.installed("numba"):
-        return extras.missing("numba", "the banded elimination (grids past the dense limit)")
-    return None
-
-
-def band_refusal(system: PressSystem, transpose: bool = False) -> str | None:
-    """Why the band of ``system`` (read from its buttons) is too wide or too large for the memory budget, or
-    None.  O(entries), cached through :func:`layout`."""
-    lay = layout(system, transpose)
-    if lay is None:
-        return (f"the press matrix is not banded enough: the banded elimination takes a band of at most "
-                f"{BAND_MAX_WIDTH:,} cells and {BAND_BORDER_MAX:,} far-reaching buttons")
-    if (need := estimate_bytes(system.cells, lay)) > MEMORY_LIMIT_GIB * 2**30:
-        return (f"the banded elimination's pivot rows need about {need >> 20:,} MiB, over its "
-                f"{MEMORY_LIMIT_GIB:g} GiB budget")
-    return None
-
-
-def estimate_bytes(cells: int, lay: Layout) -> int:
-    """Bytes of the pivot rows the sweep keeps: one byte per band entry (2W + 1) and border entry per cell,
-    plus the active rows' ring.  The 256x256 plus torus: 64 MiB of pivot rows (297 MiB peak, Python and numba
-    included)."""
-    row = 2 * lay.width + 1 + len(lay.border)
-    return cells * row + (2 * lay.width + len(lay.border) + 64) * (row + 1)
-
-
-@lru_cache(maxsize=16)
-def layout(system: PressSystem, transpose: bool = False) -> Layout | None:
-    """The band of the system's press matrix (or its transpose), or None when it is not banded.  Cached."""
-    return _layout_of(_entries(system, transpose), system)
+def _in_cells(factor: Factor, x: np.ndarray) -> np.ndarray:
+    """Vectors (rows: positions of the sweep) back in cell order."""
+    if factor.order is None:
+        return x
+    out = np.empty_like(x)
+    out[factor.order] = x
+    return out
 
 
 @dataclass(frozen=True)
@@ -158,6 +81,8 @@ class Factor:
     free: np.ndarray
     left: np.ndarray
     left_rhs: np.ndarray
+    order: np.ndarray | None = None
+    """:func:`order` of the system: the positions of the sweep's vectors (None: cell order)."""
 
 
 def _csr(entries, n: int, p: int):
@@ -176,13 +101,16 @@ def sweep(system: PressSystem, rhs: np.ndarray, transpose: bool = False) -> Fact
     (one line) when the system is not banded or its band is over the memory budget."""
     p = system.states or 2
     n = system.cells
-    if why := refusal(system) or band_refusal(system, transpose):
+    if why := band_layout.refusal(system) or band_layout.band_refusal(system, transpose):
         raise BoardTooLargeError(f"{system.size}: {why}")
-    entries = _entries(system, transpose)
-    lay = layout(system, transpose)
+    entries = band_layout.entries(system, transpose)
+    lay = band_layout.layout(system, transpose)
     border_of = np.full(n, -1, dtype=np.int64)
     border_of[list(lay.border)] = np.arange(len(lay.border))
     row_ptr, col, val = _csr(entries, n, p)
+    perm = band_layout.order(system)
+    if perm is not None:
+        rhs = np.asarray(rhs)[perm]
     inverse = np.array([pow(int(v), p - 2, p) if v else 0 for v in range(p)], dtype=np.int64)
     forward, _ = band_kernel.kernels()
     slots = 2 * lay.width + len(lay.border) + 64
@@ -196,7 +124,7 @@ def sweep(system: PressSystem, rhs: np.ndarray, transpose: bool = False) -> Fact
     nb = len(lay.border)
     left = left[:n_left].astype(np.int64)
     factor = Factor(p, n, lay.border, (pcol[:count], pband[:count], ptail[:count]), free[:n_free].copy(),
-                    left[:, :nb], left[:, nb:])
+                    left[:, :nb], left[:, nb:], perm)
     if not transpose:
         _LAST.clear()
         _LAST[system] = factor
@@ -211,7 +139,7 @@ right-hand sides it carried are not read there), so an Impossible board costs on
 @lru_cache(maxsize=16)
 def symmetric(system: PressSystem) -> bool:
     """True when the press matrix equals its transpose (every stencil symmetric about its centre)."""
-    return sorted(_entries(system, False)) == sorted(_entries(system, True))
+    return sorted(band_layout.entries(system, False)) == sorted(band_layout.entries(system, True))
 
 
 def _dense(mat: np.ndarray, rhs: np.ndarray, p: int):
@@ -278,7 +206,7 @@ def solutions(factor: Factor, *, basis: bool = True) -> tuple[list[np.ndarray | 
     if k_border:
         y[:, q + k_free:] = null.T
     rhs_of = np.array([*range(q), *[-1] * (k_free + k_border)], dtype=np.int64)
-    x = _back(factor, x, y, rhs_of)
+    x = _in_cells(factor, _back(factor, x, y, rhs_of))
     particulars = [x[:, s].astype(np.uint8) if ok[s] else None for s in range(q)]
     if not basis:
         return particulars, UnbuiltBasis(len(factor.free) + len(null))
@@ -340,7 +268,7 @@ def left_null_vectors(system: PressSystem, count: int, seed: int = 0, *, basis_f
             x[f, s] = a
         for v, a in zip(null, coefficients[len(factor.free):], strict=True):
             y[:, s] = (y[:, s] + a * v) % p
-    x = _back(factor, x, y, np.full(count, -1, dtype=np.int64))
+    x = _in_cells(factor, _back(factor, x, y, np.full(count, -1, dtype=np.int64)))
     return [x[:, s].astype(np.int64) for s in range(count)]
 
 
@@ -377,6 +305,5 @@ CERTIFICATE_BATCH = 64
 """Basis vectors of the left null space built per back substitution when the random draws found no certificate."""
 
 
-__all__ = ["BASIS_MAX_NULLITY", "Factor", "Layout", "UnbuiltBasis", "band_refusal", "certificate", "cheapest",
-           "enumeration_work", "estimate_bytes", "is_prime", "layout", "left_null_vectors", "nullity", "refusal",
-           "solutions", "sweep", "system_nullity", "to_mask", "to_vector"]
+__all__ = ["BASIS_MAX_NULLITY", "Factor", "UnbuiltBasis", "certificate", "cheapest", "enumeration_work",
+           "left_null_vectors", "nullity", "solutions", "sweep", "system_nullity", "to_mask", "to_vector"]

@@ -40,7 +40,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from flipgame.algebra import band, minweight
+from flipgame.algebra import band, band_layout, minweight
 from flipgame.algebra.chase import chase_solutions, last_row_system, upright
 from flipgame.algebra.elimination import Elimination, gauss_jordan
 from flipgame.core.errors import BoardTooLargeError, RulesError
@@ -129,7 +129,7 @@ def certificates(game: Game, board: int) -> dict[int, int] | None:
     BoardTooLargeError
         As :func:`consistency_rows`.
     """
-    if dense_refusal(game) is not None and not game.chaseable and band.refusal(game) is None:
+    if dense_refusal(game) is not None and not game.chaseable and band_layout.refusal(game) is None:
         return _band_certificates(game, board)
     checks = consistency_rows(game)
     found = {t: next((c for c in checks if ((board ^ t) & c).bit_count() & 1), None) for t in game.targets}
@@ -196,10 +196,10 @@ def method_for(game: Game, method: str = "auto") -> str:
         raise RulesError(f"unknown method {method!r}; expected auto, dense, chase or band")
     if method == "auto":
         method = "chase" if game.chaseable and game.n > AUTO_DENSE_CELLS else "dense"
-        if method == "dense" and dense_refusal(game) and band.refusal(game) is None:
+        if method == "dense" and dense_refusal(game) and band_layout.refusal(game) is None:
             method = "band"
     if method == "band":
-        if why := band.refusal(game):
+        if why := band_layout.refusal(game):
             raise BoardTooLargeError(f"{game.size}: {why}")
         return method
     if method == "chase":
@@ -210,7 +210,7 @@ def method_for(game: Game, method: str = "auto") -> str:
             raise BoardTooLargeError(f"light chasing solves a min(rows, cols) = {min(game.rows, game.cols)} "
                                      f"square system; at most {CHASE_MAX_SIDE}")
     elif why := dense_refusal(game):
-        band_why = band.refusal(game)
+        band_why = band_layout.refusal(game)
         hint = "" if game.chaseable else f" (and {band_why})" if band_why else " (--gauss-method band takes it)"
         raise BoardTooLargeError(f"{why}{hint}")
     return method

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipgame.algebra import band, coset_run, minweight, zk
+from flipgame.algebra import band_layout, coset_run, minweight, zk
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend, Option, default_time_limit
 from flipgame.backends.gauss import NULLITY_32_SECONDS
@@ -140,7 +140,7 @@ def plan(game: PressSystem, options: dict | None = None) -> Plan:
     max_k = options.get("max_nullity")
     refused = BUILTIN["gauss"].refusal(game)
     if refused is None and algebra.method_for(game) == "band":
-        refused = band.band_refusal(game)  # the band read from the buttons: auto is about to solve
+        refused = band_layout.band_refusal(game)  # the band read from the buttons: auto is about to solve
     if refused is None:
         k = algebra.nullity(game)
         method = algebra.method_for(game)

@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 
-from flipgame.algebra import band, coset_run, minweight
+from flipgame.algebra import band, band_layout, coset_run, minweight
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends import gauss_zk
 from flipgame.backends.base import Backend, Option, interruptible, kind_of
@@ -113,10 +113,10 @@ class Gauss(Backend):
         if why:
             return why
         if not game.binary:
-            if options.get("method") == "band" and (why := band.refusal(game)):
+            if options.get("method") == "band" and (why := band_layout.refusal(game)):
                 return f"gauss: {why}"
             why = gauss_zk.zk_memory_refusal(game)
-            return None if why and band.refusal(game) is None else why
+            return None if why and band_layout.refusal(game) is None else why
         try:
             algebra.method_for(game, options.get("method", "auto"))
         except RefusedError as exc:

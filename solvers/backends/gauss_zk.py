@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from flipgame.algebra import band, zk
+from flipgame.algebra import band, band_layout, zk
 from flipgame.backends.base import interruptible
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import NullityTooLargeError
@@ -27,7 +27,7 @@ from flipgame.model.system import PressSystem
 def solve_mod_k(name: str, game: PressSystem, board, method: str) -> Solution:
     """Over Z_k: the banded elimination when asked for, or for a grid over the diagonal form's memory budget with
     a prime k; else the diagonal form."""
-    if method == "band" or zk_memory_refusal(game) and band.refusal(game) is None:
+    if method == "band" or zk_memory_refusal(game) and band_layout.refusal(game) is None:
         return _solve_band_zk(name, game, board)
     return _solve_zk(name, game, board)
 
