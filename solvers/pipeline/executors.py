@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import signal
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor
@@ -94,28 +95,15 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
         return
     if not extras.installed("distributed"):
         raise FlipgameError(extras.missing("distributed", "--scheduler"))
-    from distributed import Client, LocalCluster
+    from distributed import Client
     _quiet_dask()
-    cluster = None
-    if scheduler.startswith("local:"):
-        n = scheduler[len("local:"):]
-        if not (n.isascii() and n.isdigit() and 0 < int(n) <= JOBS_MAX):
-            raise FlipgameError(f"--scheduler local:N needs 1..{JOBS_MAX} workers (four per core), got {scheduler!r}")
-        start_resource_tracker()  # not inside the block: its launch unblocks Ctrl-C in the thread that does it
-        with signals_blocked():  # Ctrl-C waits for the start-up (Dask's threads never take it), then ends the run
-            cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None,
-                                   preload=["flipgame.pipeline.executors"], silence_logs=40)
-        label = f"dask LocalCluster of {n} worker{'s' if n != '1' else ''}"
-        target = cluster
-    else:
+    cluster = _local_cluster(scheduler) if scheduler.startswith("local:") else None
+    if cluster is None:
+        _check_address(scheduler)
         label, target = f"dask scheduler {scheduler}", scheduler
-        if "://" not in scheduler and ":" not in scheduler:
-            raise FlipgameError(f"--scheduler {scheduler!r}: expected local:N or a scheduler address such as "
-                                f"tcp://127.0.0.1:8786")
-        scheme = scheduler.split("://", 1)[0] if "://" in scheduler else "tcp"
-        if scheme not in DASK_SCHEMES:
-            raise FlipgameError(f"--scheduler {scheduler}: the {scheme}:// scheme is not supported (tls:// and ucx:// "
-                                f"need a security or UCX set-up); use tcp://HOST:PORT or local:N")
+    else:
+        n = len(cluster.workers)
+        label, target = f"dask LocalCluster of {n} worker{'s' if n != 1 else ''}", cluster
     try:
         try:
             client = Client(target, timeout="10s")
@@ -127,10 +115,51 @@ def open_executor(scheduler: str | None, jobs: int) -> Iterator[tuple[Executor |
         finally:
             with contextlib.suppress(Exception):  # a lost scheduler was reported by the run  # noqa: BLE001
                 client.close(timeout=DASK_CLOSE_TIMEOUT)
+    except BaseException:
+        if cluster is not None:  # a Ctrl-C or a failed run: the chunks in flight are not waited for
+            _kill_workers(cluster)
+        raise
     finally:
         if cluster is not None:
             with contextlib.suppress(Exception):  # noqa: BLE001
                 cluster.close(timeout=DASK_CLOSE_TIMEOUT)
+
+
+def _local_cluster(scheduler: str):
+    """The Dask LocalCluster of ``local:N`` (FlipgameError for a bad N), its workers started with Ctrl-C
+    blocked and preloaded with :func:`dask_setup`."""
+    from distributed import LocalCluster
+
+    n = scheduler[len("local:"):]
+    if not (n.isascii() and n.isdigit() and 0 < int(n) <= JOBS_MAX):
+        raise FlipgameError(f"--scheduler local:N needs 1..{JOBS_MAX} workers (four per core), got {scheduler!r}")
+    start_resource_tracker()  # not inside the block: its launch unblocks Ctrl-C in the thread that does it
+    with signals_blocked():  # Ctrl-C waits for the start-up (Dask's threads never take it), then ends the run
+        return LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None,
+                            preload=["flipgame.pipeline.executors"], silence_logs=40)
+
+
+def _check_address(scheduler: str) -> None:
+    """FlipgameError unless ``scheduler`` looks like a Dask scheduler address of a supported scheme."""
+    if "://" not in scheduler and ":" not in scheduler:
+        raise FlipgameError(f"--scheduler {scheduler!r}: expected local:N or a scheduler address such as "
+                            f"tcp://127.0.0.1:8786")
+    scheme = scheduler.split("://", 1)[0] if "://" in scheduler else "tcp"
+    if scheme not in DASK_SCHEMES:
+        raise FlipgameError(f"--scheduler {scheduler}: the {scheme}:// scheme is not supported (tls:// and ucx:// "
+                            f"need a security or UCX set-up); use tcp://HOST:PORT or local:N")
+
+
+def _kill_workers(cluster) -> None:
+    """SIGKILL the worker processes of our LocalCluster (their nannies told not to restart them), so that
+    closing it does not wait for the chunks they run: a chunk is idempotent and its manifest line is written
+    only when it is done.  The close after a Ctrl-C took 4 s; Source: ``distributed.nanny.Nanny.pid``."""
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        nanny.auto_restart = False
+        pid = getattr(nanny, "pid", None)
+        if pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def run_on(ex: Executor, fn: Callable, tasks: list[tuple], finish: Callable[[int, object], None], window: int,
