@@ -90,6 +90,25 @@ def test_the_search_gives_an_upper_bound_with_its_witness():
     assert better[-1][1] == "the solutions fixed by rotate 180"
 
 
+def test_the_search_starts_no_sub_search_its_budget_cannot_hold(monkeypatch):
+    """--search-seconds 10 ran for a minute: a symmetric neighbourhood of 2**36 solutions was started at 9 s."""
+    from flipgame.algebra import coset_run
+
+    game = Game(79, 79, "white")
+    parts, quiet, _ = algebra.solution_cosets(game, game.full, "chase")
+    monkeypatch.setattr(coset_run, "seconds_for", lambda work: 0.0 if work <= 1 << 16 else 1e9)
+    calls = []
+
+    def run(call):
+        calls.append(call)
+        return call()
+
+    found = coset_search.search(parts[0][0], quiet, game.m, 3600, symmetries=symmetry.stabiliser(game, game.full),
+                                run=run)
+    assert (found.weight, found.steps, len(calls)) == (2789, 1, 1)  # the quarter turn's 2**16 only
+    assert found.how == "the solutions fixed by rotate 90" and game.apply(game.full, found.presses) == 0
+
+
 def _presses(rows: list[str]) -> int:
     """A press set from rows of x (press) and . (cell (r, c) = bit r * cols + c)."""
     return int("".join(row[::-1] for row in reversed(rows)).replace("x", "1").replace(".", "0"), 2)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipgame.algebra import minweight, symmetry
+from flipgame.algebra import coset_run, minweight, symmetry
 from flipgame.algebra.elimination import solve_columns
 
 DIM = 30
@@ -109,8 +109,25 @@ def _random_subspace(rng: random.Random, basis: Sequence[int], dim: int) -> list
     return [symmetry.combine(basis, rng.getrandbits(k) or 1) for _ in range(min(dim, k))]
 
 
+def _neighbourhood(rng: random.Random, basis: Sequence[int], starts: list, dim: int,
+                   fits: Callable[[int], bool]) -> tuple[list[int], str]:
+    """The subspace of a neighbourhood step and what it adds to its name: with ``starts``, the patterns a
+    random one of them fixes and :data:`SYMMETRIC_EXTRA` random null vectors, when that fits the budget;
+    else ``dim`` random null vectors."""
+    if starts:
+        name, (_, fixed) = rng.choice(starts)
+        if fits(len(fixed) + SYMMETRIC_EXTRA):
+            return fixed + _random_subspace(rng, basis, SYMMETRIC_EXTRA), f" (the patterns {name} fixes)"
+    return _random_subspace(rng, basis, dim), ""
+
+
+def _direct(call: Callable[[], tuple[int, int]]) -> tuple[int, int]:
+    return call()
+
+
 def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: Sequence = (), dim: int = DIM,
-           seed: int = 0, on_better: Callable[[Found], None] | None = None) -> Found:
+           seed: int = 0, on_better: Callable[[Found], None] | None = None,
+           run: Callable[[Callable[[], tuple[int, int]]], tuple[int, int]] = _direct) -> Found:
     """The lightest element of ``x ^ span(basis)`` that a search of ``seconds`` finds (an upper bound).
 
     Parameters
@@ -119,7 +136,9 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
         The coset (bitmasks of ``n`` bits; ``basis`` independent).
     seconds : float
         Time budget, checked between sub-searches (the symmetric starts, smallest first, count in it);
-        the sub-search running when it ends is finished.
+        a sub-search whose estimate at :data:`flipgame.algebra.coset_run.RATE` would overrun it is not
+        started (a symmetric neighbourhood gives way to a random one of ``dim``), so the search ends
+        within about one sub-search of it on a machine as fast as the measured one.
     symmetries : sequence of (name, cell map)
         Symmetries that map the coset onto itself (:func:`flipgame.algebra.symmetry.stabiliser`),
         for the symmetric starts; the identity is skipped.
@@ -129,6 +148,10 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
         Random seed: the same seed and budget give the same steps (not the same count of them).
     on_better : callable(Found), optional
         Called at each improvement.
+    run : callable(callable) -> (int, int)
+        Runs each sub-search (:func:`flipgame.algebra.minweight.min_weight`, which releases the GIL):
+        directly by default; a caller that must answer Ctrl-C during a sub-search of a minute passes
+        one that runs it in a thread it can abandon (:func:`flipgame.backends.base.interruptible`).
 
     Returns
     -------
@@ -140,9 +163,12 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
     best = Found(x.bit_count(), x, 0.0, "particular solution", 0, 0.0)
     steps = 0
 
+    def fits(k: int) -> bool:
+        return time.perf_counter() - start + coset_run.seconds_for(1 << k) <= seconds
+
     def lightest(around: int, sub: Sequence[int], how: str) -> int:
         nonlocal best, steps
-        y = minweight.min_weight(around, sub, n)[1]
+        y = run(lambda: minweight.min_weight(around, sub, n))[1]
         steps += 1
         if y.bit_count() < best.weight:
             now = time.perf_counter() - start
@@ -153,22 +179,19 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
 
     starts = _symmetric_starts(x, basis, symmetries)
     for name, (sx, sub) in starts:
-        if time.perf_counter() - start >= seconds:
-            break
+        if not fits(len(sub)):
+            break  # smallest first: the others take longer still
         lightest(sx, sub, f"the solutions fixed by {name}")
     current, stale = best.presses, 0
-    while time.perf_counter() - start < seconds:
+    dim = min(dim, len(basis))
+    while fits(dim):
         if stale >= RESTART:
             around, how, stale = symmetry.combine(basis, rng.getrandbits(len(basis))) ^ x, "a restart", 0
         else:
             around, how = current, "a neighbourhood of the lightest so far" if current == best.presses else \
                 "a neighbourhood after a restart"
-        if starts and steps % 2:
-            name, (_, fixed) = rng.choice(starts)
-            sub, how = fixed + _random_subspace(rng, basis, SYMMETRIC_EXTRA), f"{how} (the patterns {name} fixes)"
-        else:
-            sub = _random_subspace(rng, basis, dim)
-        y = lightest(around, sub, how)
+        sub, patterns = _neighbourhood(rng, basis, starts if steps % 2 else [], dim, fits)
+        y = lightest(around, sub, how + patterns)
         if around != current or y.bit_count() < current.bit_count():
             current, stale = y, 0
         else:

@@ -132,12 +132,17 @@ def _all_lit_long(context: dict) -> dict[str, object]:
     return out
 
 
+NUMPY_IMPORT = "import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'; import numpy"
+"""numpy's import as flipgame does it (one BLAS thread, :mod:`flipgame.core.signals`)."""
+
+
 def _startup(context: dict) -> dict[str, float]:
     board = "bwwb\nbbwb\nbwwb\nbwww\n"
     flipgame("solve", stdin=board)  # bytecode compiled, files cached
     walls = sorted(flipgame("solve", stdin=board)[0] for _ in range(5))
     python = sorted(run_bounded([sys.executable, "-c", "pass"], 60).wall for _ in range(5))
-    return {"startup.one_board": walls[2], "startup.python": python[2]}
+    numpy = sorted(run_bounded([sys.executable, "-c", NUMPY_IMPORT], 60).wall for _ in range(5))
+    return {"startup.one_board": walls[2], "startup.python": python[2], "startup.numpy": numpy[2]}
 
 
 def _stream(context: dict) -> dict[str, float]:
@@ -208,6 +213,7 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     Measurement("startup", {
         "startup.one_board": ("s", "flipgame solve on one 4x4 board, wall time (median of 5, bytecode cached)"),
         "startup.python": ("s", "python -c pass, wall time (the interpreter's own start)"),
+        "startup.numpy": ("s", "python -c 'import numpy' with one BLAS thread (as flipgame loads it), wall time"),
     }, _startup),
 )}
 """Every measurement of ``make bench``, in the order it runs."""

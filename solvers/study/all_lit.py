@@ -35,6 +35,7 @@ import numpy as np
 from flipgame.algebra import coset_run, coset_search, minweight, symmetry, wht_blocked
 from flipgame.algebra import gf2 as algebra
 from flipgame.algebra.chase import last_row_system
+from flipgame.backends.base import interruptible
 from flipgame.model.grid import Game, format_cells
 from flipgame.study import cover_bound, long_run
 from flipgame.verify.proofs import all_lit_check, cover_check
@@ -214,7 +215,8 @@ def upper_bound(n: int, seconds: float, *, seed: int = 0, on_better: Callable[[T
                     proven=False)
 
     found = coset_search.search(parts[0][0], quiet, game.m, seconds, symmetries=group, seed=seed,
-                                on_better=on_better and (lambda f: on_better(bound(f.presses), f.how)))
+                                on_better=on_better and (lambda f: on_better(bound(f.presses), f.how)),
+                                run=lambda call: interruptible(call, lambda: None, grace=0))  # Ctrl-C at once
     return bound(found.presses)
 
 
