@@ -160,6 +160,14 @@ def test_an_interrupted_all_lit_run_keeps_the_finished_terms_in_its_json(tmp_pat
     assert out.splitlines() == ["5 15", "6 28"]
 
 
+def test_json_on_standard_output_is_json_alone(capsys):
+    """``--json`` without a file printed the b-file lines before the JSON: ``json.load`` failed on "Extra data"."""
+    assert main(["study", "--all-lit", "5,6,80", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    terms = [(t["n"], t["presses"], t["published"]) for t in doc["terms"]]
+    assert terms == [(5, 15, 15), (6, 28, 28), (80, 3264, None)]  # 80: past the published entry
+
+
 @pytest.mark.needs("highspy")
 def test_the_json_of_all_lit_holds_the_lower_bounds(tmp_path):
     assert main(["study", "--all-lit", "5,12", "--lower-bound", "--json", str(tmp_path / "t.json")]) == 0

@@ -29,16 +29,24 @@ def run_all_lit(args: argparse.Namespace) -> ExitCode:
     except FlipgameError as exc:
         return fail(ExitCode.USAGE, str(exc))
     done, bounds, worst = [], [], ExitCode.OK
-    for n in args.all_lit:
-        code, stop = _one_n(args, n, done, bounds)
-        if args.json and args.json != "-" and write_json(args.json, _json(done, bounds), "--json"):
-            return ExitCode.USAGE
-        if stop:
-            return code
-        worst = max(worst, code)
-    if args.json == "-":
-        print(json.dumps(_json(done, bounds), indent=1))
+    try:
+        for n in args.all_lit:
+            code, stop = _one_n(args, n, done, bounds)
+            if args.json and args.json != "-" and write_json(args.json, _json(done, bounds), "--json"):
+                return ExitCode.USAGE
+            if stop:
+                return code
+            worst = max(worst, code)
+    finally:
+        if args.json == "-":  # instead of the b-file lines, and after an interruption too: what was finished
+            print(json.dumps(_json(done, bounds), indent=1), flush=True)
     return worst
+
+
+def _text(args: argparse.Namespace, line: str) -> None:
+    """A line of the text on standard output (the b-file's), unless ``--json`` prints JSON there instead."""
+    if args.json != "-":
+        print(line, flush=True)
 
 
 def _one_n(args: argparse.Namespace, n: int, done: list, bounds: list) -> tuple[ExitCode, bool]:
@@ -91,9 +99,8 @@ def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
     note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
     symmetries = f"{t.symmetries} symmetr{'y' if t.symmetries == 1 else 'ies'}"
     if n > all_lit.PUBLISHED_MAX and t.proven and not any(d.n > all_lit.PUBLISHED_MAX for d in done):
-        print(all_lit.BEYOND_NOTE, flush=True)
-    print(all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)",
-          flush=True)
+        _text(args, all_lit.BEYOND_NOTE)
+    _text(args, all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)")
     checked = f"; second check: {t.check}" if t.check else ""
     print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {symmetries}, "
           f"{t.seconds:.2f} s{note}{checked}", file=sys.stderr, flush=True)
@@ -105,8 +112,8 @@ def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
 def _lower_bound(args: argparse.Namespace, n: int) -> all_lit.LowerBound:
     """The covering LP's bound on a(n), its weights checked exactly; printed, and written with --witness-dir."""
     bound = all_lit.lower_bound(n)
-    print(f"# a({n}) >= {bound.presses} (covering LP with parity cuts, its dual weights checked in exact arithmetic)",
-          flush=True)
+    _text(args, f"# a({n}) >= {bound.presses} (covering LP with parity cuts, its dual weights checked in exact "
+                f"arithmetic)")
     print(f"a({n}) >= {bound.presses}: nullity {bound.nullity}, {bound.seconds:.2f} s (the covering LP alone: "
           f"{bound.cover})", file=sys.stderr, flush=True)
     if args.witness_dir:
