@@ -230,3 +230,17 @@ def test_a79_lower_bound_from_the_command_line(tmp_path):
                           "arithmetic)\n")
     assert "(the covering LP alone: 1266)" in out.stderr
     assert (tmp_path / "a075464-79-lower-bound.txt").read_text().startswith("# A075464 a(79) >= 1270")
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--json", "x.json", "--bfile", "./x.json"], "--bfile and --json name the same file x.json: each needs its own"),
+    (["--witness-dir", "nodir"], "--witness-dir nodir: no such folder"),
+    (["--json", "afile/f.json"], "--json afile/f.json: {tmp}/afile is not a folder"),
+])
+def test_all_lit_output_paths_are_checked_with_the_right_words(args, line, tmp_path, monkeypatch, capsys):
+    """A missing folder was "not a folder", a file as a folder "does not exist", and --json over --bfile passed."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    assert main(["study", "--all-lit", "5", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"flipgame: {line.format(tmp=tmp_path)}\n"

@@ -296,7 +296,8 @@ def writable_path(path: str, what: str) -> str:
         raise RulesError(f"{what} {path}: is a directory")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
-        raise RulesError(f"{what} {path}: folder {parent} does not exist")
+        problem = "is not a folder" if os.path.exists(parent) else "does not exist"
+        raise RulesError(f"{what} {path}: {parent} {problem}")
     if os.path.exists(path) and not os.path.isfile(path):
         raise RulesError(f"{what} {path}: not a regular file")
     if not os.access(path if os.path.exists(path) else parent, os.W_OK):
@@ -317,7 +318,7 @@ def writable_folder(path: str, what: str) -> str:
     import tempfile
 
     if not os.path.isdir(path):
-        raise RulesError(f"{what} {path}: not a folder")
+        raise RulesError(f"{what} {path}: {'not a folder' if os.path.exists(path) else 'no such folder'}")
     try:
         with tempfile.NamedTemporaryFile(dir=path):
             pass

@@ -74,7 +74,10 @@ def _json(done: list, bounds: list) -> dict:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Every output file and folder writable before the first term (RulesError naming the option)."""
     json_file = args.json if args.json != "-" else None
+    seen: dict[str, str] = {}
     for path, flag in ((args.bfile, "--bfile"), (args.witness_file, "--witness-file"), (json_file, "--json")):
+        if path and (other := seen.setdefault(os.path.realpath(path), flag)) != flag:
+            raise RulesError(f"{other} and {flag} name the same file {path}: each needs its own")
         if path:
             writable_path(path, flag)
     if args.scheduler is not None and not args.scheduler.strip():
