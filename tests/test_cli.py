@@ -143,6 +143,22 @@ def test_verify_output_paths_checked_before_the_run(args, words, tmp_path):
     assert r.stdout == ""  # nothing was solved
 
 
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_reader_that_goes_away_is_not_a_read_error(tmp_path, attempt):
+    """``solve --format fliptile FILE | head -c 10`` said "cannot read FILE: Broken pipe" (exit 2) in 1 run of 3:
+    the broken pipe of a write was caught as the input's error."""
+    case = "101 101\n" + "\n".join(" ".join("1" if (r * 7 + c * attempt) % 5 == 0 else "0" for c in range(101))
+                                   for r in range(101)) + "\n"
+    cases = tmp_path / "ft.txt"
+    cases.write_text(case * 4)
+    p = subprocess.Popen([sys.executable, "-m", "flipgame", "solve", "--format", "fliptile", str(cases)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert len(p.stdout.read(10)) == 10
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 0 and err == ""
+
+
 def test_output_errors_are_one_line():
     full = subprocess.run(f"{sys.executable} -m flipgame solve > /dev/full", shell=True, input=POJ_SAMPLE_TEXT,
                           capture_output=True, text=True)

@@ -188,6 +188,8 @@ def _answer_all(stream: Stream, fmt: Format, lines: LineSource, rules: PressSyst
             exc = BoardFormatError(exc.reason, case=stream.read + 1, line=exc.line)
         stream.flush()  # the answers before the bad case come first
         return fail(ExitCode.USAGE, f"{name}: {exc}")
+    except BrokenPipeError:
+        raise  # standard output's reader went away (``| head``): main stops quietly; not a read error
     except OSError as exc:
         stream.flush()
         return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror or exc}")
