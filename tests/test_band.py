@@ -10,11 +10,11 @@ import random
 import numpy as np
 import pytest
 
-from flipgame import solve
+from flipgame import solve, solve_batch
 from flipgame.algebra import band, band_layout, zk
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends.result import Status
-from flipgame.core.errors import BoardTooLargeError
+from flipgame.core.errors import BoardTooLargeError, NullityTooLargeError
 from flipgame.model.grid import Game
 from flipgame.verify.checks.certificates import check_certificate
 
@@ -179,3 +179,30 @@ def test_a_wide_torus_is_swept_along_its_short_side_and_answers_as_its_transpose
             (target, cert), = got.certificates.items()
             assert check_certificate(wide, board, target, cert) is None
     assert got.status is Status.INFEASIBLE and want.stats["nullity"] == got.stats["nullity"] == 16
+
+
+def test_gauss_takes_a_large_prime_state_grid_to_the_band_and_a_coset_the_diagonal_form_refuses():
+    """A 3x1000 torus over Z_3 ran the diagonal form past 55 s (3x300: 14.6 s); a 4x15 king torus over Z_5 was
+    refused over the diagonal form's enumeration budget, although the band's Gray walk answers it."""
+    rng = random.Random(2)
+    king = Game(4, 15, "0", wrap=True, neighbourhood="king", states=5)
+    board = king.apply((0,) * 60, tuple(rng.randrange(5) for _ in range(60)))
+    s = solve(board, "gauss", game=king)
+    assert (s.status, s.moves, s.stats["method"], s.stats["nullity"]) == (Status.OPTIMAL, 80, "band", 8)
+    with pytest.raises(NullityTooLargeError, match="enumeration budget"):
+        solve(board, "gauss", game=king, method="dense")
+    wide = Game(3, 1000, "0", wrap=True, states=3)
+    board = wide.apply((0,) * 3000, tuple(rng.randrange(3) for _ in range(3000)))
+    s = solve(board, "gauss", game=wide)
+    assert (s.status, s.moves, s.stats["method"]) == (Status.OPTIMAL, 2919, "band")
+
+
+def test_a_batch_of_prime_state_boards_past_the_band_threshold_answers_as_one_by_one():
+    game = Game(16, 16, "0", wrap=True, states=3)  # 256 cells (the threshold), nullity 5
+    rng = random.Random(8)
+    boards = np.array([game.apply((0,) * 256, tuple(rng.randrange(3) for _ in range(256))) for _ in range(2)]
+                      + [tuple(rng.randrange(3) for _ in range(256))], dtype=np.int64)
+    batch = solve_batch(boards, game, "gauss")
+    singles = [solve(tuple(int(v) for v in b), "gauss", game=game) for b in boards]
+    assert [batch[i].answer() for i in range(3)] == [s.answer() for s in singles]
+    assert [s.stats["method"] for s in singles] == ["band"] * 3 and singles[2].status is Status.INFEASIBLE

@@ -19,18 +19,38 @@ from flipgame.algebra import band, band_layout, zk
 from flipgame.backends.base import interruptible
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import NullityTooLargeError
-from flipgame.core.limits import BAND_ENUMERATION_MAX, MEMORY_LIMIT_GIB, TIME_LIMIT_DEFAULT_SECONDS
+from flipgame.core.limits import BAND_ENUMERATION_MAX, MEMORY_LIMIT_GIB, TIME_LIMIT_DEFAULT_SECONDS, ZK_BAND_MIN_CELLS
 from flipgame.core.text import mib
 from flipgame.model.system import PressSystem
 
 
 def solve_mod_k(name: str, game: PressSystem, board, method: str) -> Solution:
-    """Over Z_k: the banded elimination when asked for, or for a grid over the diagonal form's memory budget with
-    a prime k; else the diagonal form."""
-    if method == "band" or zk_memory_refusal(game) and band_layout.refusal(game) is None:
+    """Over Z_k: the banded elimination when asked for; with ``method`` auto and a prime k on a banded grid, also
+    from :data:`~flipgame.core.limits.ZK_BAND_MIN_CELLS` cells or over the diagonal form's memory budget, and
+    when the diagonal form's enumeration budget refuses a coset (the band's Gray walk takes up to
+    :data:`~flipgame.core.limits.BAND_ENUMERATION_MAX` additions); else the diagonal form."""
+    banded = method == "auto" and band_layout.refusal(game) is None and band_layout.band_refusal(game) is None
+    if prefers_band(game, method):
         return _solve_band_zk(name, game, board)
-    return _solve_zk(name, game, board)
+    try:
+        return _solve_zk(name, game, board)
+    except NullityTooLargeError:
+        if not banded:
+            raise
+        return _solve_band_zk(name, game, board)
 
+
+
+def prefers_band(game: PressSystem, method: str) -> bool:
+    """True when gauss takes ``game`` (k states) to the banded elimination before the diagonal form: asked
+    for, or with ``method`` auto a prime k on a banded grid of :data:`~flipgame.core.limits.ZK_BAND_MIN_CELLS`
+    cells or over the diagonal form's memory budget.  O(entries) (the band is read once, cached)."""
+    if method == "band":
+        return True
+    if method != "auto" or band_layout.refusal(game) is not None:
+        return False
+    big = game.cells >= ZK_BAND_MIN_CELLS or zk_memory_refusal(game) is not None
+    return big and band_layout.band_refusal(game) is None
 
 
 def band_timeout(name: str, start: float) -> Solution:
@@ -173,4 +193,4 @@ def batch_mod_k(name: str, system: PressSystem, boards: np.ndarray) -> BatchSolu
     return out.with_time(time.perf_counter() - start, nullity=diag.nullity)
 
 
-__all__ = ["band_timeout", "batch_mod_k", "solve_mod_k", "zk_memory_refusal"]
+__all__ = ["band_timeout", "batch_mod_k", "prefers_band", "solve_mod_k", "zk_memory_refusal"]

@@ -257,6 +257,11 @@ BAND_BORDER_MAX = 2048
 BAND_ENUMERATION_MAX = 1 << 33
 """Additions the cheapest solution over Z_p may take after the banded elimination (p**nullity times the null
 vectors' support): 3**10 x 65,536 cells (the 256x256 cross torus over Z_3) is 3.9e9, a few seconds."""
+ZK_BAND_MIN_CELLS = 256
+"""From this many cells gauss over a prime number of states takes the banded elimination before the diagonal
+form (when numba is there and the grid is banded): on Z_3 tori the diagonal form took 0.12 s at 15x15, 0.42 s
+at 20x20, 0.67 s at 3x100, 3.3 s at 30x30 and 14.6 s at 3x300, the band 0.006 to 0.04 s once numba is loaded
+(its first load, about 0.8 s, is what the diagonal form saves on small boards)."""
 BAND_MAX_CELLS = 1_000_000
 """Most cells the banded elimination looks at: reading the band from the buttons takes about 1 s per 65,536
 cells (the 256x256 torus), and past a million cells the pivot rows of any stencil reaching the next row exceed
