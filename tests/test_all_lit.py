@@ -123,6 +123,18 @@ def test_the_recorded_a79_witness_turns_the_all_lit_board_off():
     assert Game(79, 79, "white").apply((1 << 79 * 79) - 1, presses) == 0
 
 
+def test_the_a79_search_without_numba_is_refused_before_any_work(monkeypatch):
+    """On the core install the search printed its first bound, then failed at its first sub-search of 2**30."""
+    from flipgame.core import extras
+
+    monkeypatch.setattr(extras, "installed", lambda module: module != "numba")
+    better = []
+    with pytest.raises(extras.ExtraMissingError, match=r"dimension 64 needs numba: pip install 'flipgame\[fast\]'"):
+        all_lit.upper_bound(79, 5, on_better=lambda term, how: better.append(term))
+    assert better == []
+
+
+@pytest.mark.needs("numba")
 def test_a_ctrl_c_during_the_a79_search_keeps_its_best_witness(tmp_path):
     """The search wrote its witness only at the end: a Ctrl-C an hour in lost every improvement."""
     witness = tmp_path / "a075464-79.txt"

@@ -36,6 +36,7 @@ from flipgame.algebra import coset_run, coset_search, minweight, symmetry, wht_b
 from flipgame.algebra import gf2 as algebra
 from flipgame.algebra.chase import last_row_system
 from flipgame.backends.base import interruptible
+from flipgame.core import extras
 from flipgame.model.grid import Game, format_cells
 from flipgame.study import cover_bound, long_run
 from flipgame.verify.proofs import all_lit_check, cover_check
@@ -205,6 +206,8 @@ def upper_bound(n: int, seconds: float, *, seed: int = 0, on_better: Callable[[T
     term (re-applied too) and how the search found it, so that an interrupted search keeps its best
     witness.  RuntimeError if a witness does not turn the board off (a bug).
     See :func:`flipgame.algebra.coset_search.search`."""
+    if (k := nullity(n)) > minweight.DENSE_MAX_NULLITY:  # its sub-searches need the compiled transform
+        extras.require("numba", f"the search for an upper bound over a null space of dimension {k}")
     start = time.perf_counter()
     game = rules(n)
     parts, quiet, _ = algebra.solution_cosets(game, game.full, "chase")
