@@ -58,13 +58,14 @@ def dask_setup(worker) -> None:  # noqa: ARG001 - the Dask preload hook's signat
 
 
 def _quiet_dask() -> None:
-    """Dask's own loggers (its config sets levels per module, e.g. ``distributed.client``) print only
-    critical faults: a lost scheduler is one line of flipgame's, not 60 lines of tracebacks."""
+    """Dask's own loggers (its config sets levels per module, e.g. ``distributed.client``) and its event
+    loop's (tornado) print only critical faults: a lost scheduler is one line of flipgame's, not 60 lines of
+    tracebacks."""
     import logging
 
-    for name in ["distributed", *logging.root.manager.loggerDict]:
-        if name == "distributed" or name.startswith("distributed."):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
+    for name in ["distributed", "tornado", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] in ("distributed", "tornado"):  # tornado: Dask's event loop, e.g. a future
+            logging.getLogger(name).setLevel(logging.CRITICAL)  # cancelled as the cluster closes on Ctrl-C
 
 
 @contextlib.contextmanager
