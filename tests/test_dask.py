@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -158,3 +159,17 @@ def test_ctrl_c_while_dask_workers_start_is_one_line_and_leaves_no_process(tmp_p
     lines = [line for line in text.splitlines() if not line.startswith("Checking gauss, sat on all 4096 ")
              and not re.fullmatch(r"  (gauss|sat): 4096 boards in .*", line)]
     assert len(lines) == 1 and lines[0].startswith("flipgame: interrupted"), text
+
+
+def test_a_busy_dashboard_port_prints_no_dask_warning(tmp_path):
+    """With another cluster on port 8787, Dask's scheduler warned "Port 8787 is already in use" on stderr."""
+    holder = socket.socket()
+    with contextlib.suppress(OSError):  # already taken: the condition holds either way
+        holder.bind(("0.0.0.0", 8787))
+        holder.listen()
+    try:
+        r = verify("verify", "--size", "2x2", "--backends", "gauss,sat", "--scheduler", "local:1", "--report",
+                   str(tmp_path / "r.json"))
+    finally:
+        holder.close()
+    assert r.returncode == 0 and "already in use" not in r.stderr and "Warning" not in r.stderr, r.stderr

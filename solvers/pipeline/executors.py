@@ -62,7 +62,11 @@ def _quiet_dask() -> None:
     loop's (tornado) print only critical faults: a lost scheduler is one line of flipgame's, not 60 lines of
     tracebacks."""
     import logging
+    import warnings
 
+    # The LocalCluster's scheduler serves /health over HTTP even without a dashboard, trying port 8787 first:
+    # with another cluster there, Dask warned on stderr beside flipgame's one line before taking a free port.
+    warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
     for name in ["distributed", "tornado", *logging.root.manager.loggerDict]:
         if name.split(".")[0] in ("distributed", "tornado"):  # tornado: Dask's event loop, e.g. a future
             logging.getLogger(name).setLevel(logging.CRITICAL)  # cancelled as the cluster closes on Ctrl-C
