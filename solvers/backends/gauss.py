@@ -193,10 +193,10 @@ class Gauss(Backend):
         Running time O(k (n + checks + 2**nullity)) numpy element operations;
         all 65536 4x4 boards take a few tens of milliseconds.
         """
-        if not game.binary and not gauss_zk.prefers_band(game, method):
+        if not game.binary:
+            if gauss_zk.prefers_band(game, method):  # one board at a time through the band
+                return super().solve_batch(game, boards, max_nullity=max_nullity, method=method)
             return gauss_zk.batch_mod_k(self.name, game, boards)
-        if not game.binary:  # one board at a time through the band
-            return super().solve_batch(game, boards, max_nullity=max_nullity, method=method)
         if game.n > 64 or game.m > 64 or algebra.method_for(game, method) != "dense" or \
                 algebra.eliminate(game).nullity > min(BATCH_MAX_NULLITY, max_nullity):
             return super().solve_batch(game, boards, max_nullity=max_nullity, method=method, canonical=canonical,

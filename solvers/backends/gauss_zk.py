@@ -29,15 +29,19 @@ def solve_mod_k(name: str, game: PressSystem, board, method: str) -> Solution:
     from :data:`~flipgame.core.limits.ZK_BAND_MIN_CELLS` cells or over the diagonal form's memory budget, and
     when the diagonal form's enumeration budget refuses a coset (the band's Gray walk takes up to
     :data:`~flipgame.core.limits.BAND_ENUMERATION_MAX` additions); else the diagonal form."""
-    banded = method == "auto" and band_layout.refusal(game) is None and band_layout.band_refusal(game) is None
     if prefers_band(game, method):
         return _solve_band_zk(name, game, board)
     try:
         return _solve_zk(name, game, board)
     except NullityTooLargeError:
-        if not banded:
+        if method != "auto" or not _band_takes(game):
             raise
         return _solve_band_zk(name, game, board)
+
+
+def _band_takes(game: PressSystem) -> bool:
+    """True when the banded elimination takes ``game``: a prime k, a grid, numba, and a band within its limits."""
+    return band_layout.refusal(game) is None and band_layout.band_refusal(game) is None
 
 
 
@@ -47,10 +51,8 @@ def prefers_band(game: PressSystem, method: str) -> bool:
     cells or over the diagonal form's memory budget.  O(entries) (the band is read once, cached)."""
     if method == "band":
         return True
-    if method != "auto" or band_layout.refusal(game) is not None:
-        return False
     big = game.cells >= ZK_BAND_MIN_CELLS or zk_memory_refusal(game) is not None
-    return big and band_layout.band_refusal(game) is None
+    return method == "auto" and big and _band_takes(game)
 
 
 def band_timeout(name: str, start: float) -> Solution:
