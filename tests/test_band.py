@@ -134,6 +134,37 @@ def test_the_band_past_gauss_time_limit_is_unknown_never_a_number(monkeypatch):
         assert s.status is Status.UNKNOWN and s.moves is None and "banded elimination takes over" in s.stats["error"]
 
 
+def test_kernels_compiled_from_two_threads_at_once_are_wrapped_once(monkeypatch):
+    """A solve abandoned at its time limit left its thread compiling while the next solve compiled too: the
+    second wrapped the already-jitted helpers ("A jit decorator was called on an already jitted function"),
+    and the next board was ERROR (seen when the time-limit test ran just before the certificate test)."""
+    import threading
+
+    from flipgame.algebra import band_kernel
+
+    monkeypatch.setattr(band_kernel, "_compiled", {})
+    for name, fn in band_kernel._PLAIN.items():
+        monkeypatch.setattr(band_kernel, name, fn)
+    start, errors = threading.Barrier(4), []
+
+    def compile_():
+        start.wait()
+        try:
+            band_kernel.kernels()
+        except Exception as exc:  # noqa: BLE001 - the finding is the exception itself
+            errors.append(exc)
+
+    threads = [threading.Thread(target=compile_) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    game = Game(60, 60, wrap=True)
+    s = solve(sum(1 << c for c in (0, 1, 2, 3, 7, 9)), "gauss", game=game, method="band")
+    assert s.status is Status.INFEASIBLE and s.stats["nullity"] == 48
+
+
 def test_a_grid_past_the_band_limits_is_refused_before_its_band_is_read():
     from flipgame.core.limits import BAND_MAX_CELLS
 

@@ -21,6 +21,8 @@ banded Gaussian elimination with row pivoting, G. H. Golub & C. F. Van Loan, "Ma
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from flipgame.core import extras
@@ -218,19 +220,24 @@ def gray_minimum(x0, support, values, starts, p):  # pragma: no cover - compiled
     return best, best_digits
 
 
+_INLINED = ("_axpy", "_row_op", "_scale", "_activate", "_pivot", "_eliminate", "_products")
+_PLAIN = {name: globals()[name] for name in _INLINED}  # the Python functions, kept to compile from
 _compiled: dict = {}
+_compiling = threading.Lock()
 
 
 def kernels():
-    """``(forward, backward)`` compiled by numba (cached on disk); numba is imported only here."""
-    if not _compiled:
-        numba = extras.require("numba", "gauss's banded elimination (grids over 2,500 cells)")
-        inline = {name: numba.njit(inline="always")(globals()[name]) for name in
-                  ("_axpy", "_row_op", "_scale", "_activate", "_pivot", "_eliminate", "_products")}
-        globals().update(inline)
-        _compiled["forward"] = numba.njit(cache=True, nogil=True)(forward)
-        _compiled["backward"] = numba.njit(cache=True, nogil=True)(backward)
-        _compiled["gray_minimum"] = numba.njit(cache=True, nogil=True)(gray_minimum)
+    """``(forward, backward)`` compiled by numba (cached on disk); numba is imported only here.
+
+    Thread-safe and idempotent: a compilation abandoned half-way (a time limit in another thread) is redone
+    from the plain functions, never from ones already wrapped."""
+    with _compiling:
+        if "gray_minimum" not in _compiled:
+            numba = extras.require("numba", "gauss's banded elimination (grids over 2,500 cells)")
+            globals().update({name: numba.njit(inline="always")(fn) for name, fn in _PLAIN.items()})
+            _compiled.update(forward=numba.njit(cache=True, nogil=True)(forward),
+                             backward=numba.njit(cache=True, nogil=True)(backward),
+                             gray_minimum=numba.njit(cache=True, nogil=True)(gray_minimum))
     return _compiled["forward"], _compiled["backward"]
 
 
