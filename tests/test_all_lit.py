@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import flipgame, started_clean
 
-from flipgame.algebra import coset_search, symmetry
+from flipgame.algebra import coset_search, minweight, symmetry
 from flipgame.algebra import gf2 as algebra
 from flipgame.cli import main
 from flipgame.model.grid import Game
@@ -88,6 +88,44 @@ def test_the_search_gives_an_upper_bound_with_its_witness():
     assert weights == sorted(set(weights), reverse=True) and weights[-1] == 141 and better[-1][0].witness == t.witness
     assert all(Game(19, 19, "white").apply((1 << 361) - 1, term.witness) == 0 and not term.proven for term, _ in better)
     assert better[-1][1] == "the solutions fixed by rotate 180"
+
+
+def test_the_classes_of_a_symmetry_split_the_coset_lightest_first():
+    """y ^ s(y) over the 2**16 solutions of the all-lit 19x19 board (rotate 180): 2**8 values, 2**8 solutions each,
+    and coset_classes.lightest ranks the values as the enumeration does."""
+    from collections import Counter
+
+    from flipgame.algebra import coset_classes
+
+    game = Game(19, 19, "white")
+    parts, quiet, _ = algebra.solution_cosets(game, game.full)
+    perm = dict(symmetry.rule_symmetries(game))["rotate 180"]
+    sp = coset_classes.split(parts[0][0], quiet, perm)
+    assert (len(sp.image), len(sp.fixed)) == (8, 8)
+    solutions = [parts[0][0] ^ symmetry.combine(quiet, a) for a in range(1 << 16)]
+    values = Counter(y ^ symmetry.permute(y, perm) for y in solutions)
+    assert len(values) == 256 and set(values.values()) == {256}
+    ranked = sorted(c.bit_count() for c in values if c)
+    got = coset_classes.lightest(sp, game.m, 10)
+    assert [w for w, _ in got] == ranked[:10]
+    for w, around, sub in coset_classes.classes(sp, game.m, 10):
+        members = {around ^ symmetry.combine(sub, a) for a in range(1 << len(sub))}
+        c, = {y ^ symmetry.permute(y, perm) for y in members}
+        assert c.bit_count() == w and len(members) == 256 and all(game.apply(game.full, y) == 0 for y in members)
+
+
+@pytest.mark.needs("numba")
+@pytest.mark.parametrize(("n", "term", "symmetric"), [(47, 971, 1007), (101, 4927, 5015)])
+def test_the_search_finds_a_minimum_no_symmetry_fixes_in_one_of_its_classes(n, term, symmetric):
+    """a(47) and a(101) (published; checked by enumeration) are lighter than every symmetric solution; a class
+    step finds them before any random neighbourhood."""
+    game = all_lit.rules(n)
+    parts, quiet, _ = algebra.solution_cosets(game, game.full, "chase")
+    group = symmetry.stabiliser(game, game.full)
+    starts = coset_search._symmetric_starts(parts[0][0], quiet, group)
+    assert min(minweight.min_weight(sx, sub, game.m)[1].bit_count() for _, (sx, sub) in starts) == symmetric
+    found = coset_search.search(parts[0][0], quiet, game.m, 2, symmetries=group, dim=12)
+    assert found.weight == term and found.how.startswith("class ") and game.apply(game.full, found.presses) == 0
 
 
 def test_the_search_starts_no_sub_search_its_budget_cannot_hold(monkeypatch):

@@ -12,6 +12,10 @@ subspace of dimension ``dim`` (2**dim elements in about a second):
   (``(M_s - I) a = c_s`` in coordinates); where its dimension is small enough it is
   searched whole (up to :data:`SYMMETRIC_MAX_DIM`).  Symmetric boards often have a symmetric lightest solution (the
   all-lit n x n boards for n = 19, 30, 32, 33, 39, 62, 64, 67 among those checked);
+* *classes*: where it is not symmetric, the lightest solution ``y`` of every all-lit board checked has
+  ``y ^ s(y)`` among the :data:`CLASSES` lightest values for one symmetry ``s``
+  (:mod:`flipgame.algebra.coset_classes`): the solutions with each of those values form a sub-coset as
+  large as the fixed one, searched whole, lightest value first;
 * *neighbourhoods*: ``current ^ span(R)`` for ``dim`` random elements ``R`` of ``N``, or every
   other step for the null vectors one symmetry fixes (a subspace of dimension 32 at n = 79)
   with :data:`SYMMETRIC_EXTRA` random ones: such a move changes ``current`` by a symmetric
@@ -33,6 +37,7 @@ by the Walsh-Hadamard transform as in :mod:`flipgame.algebra.minweight`.
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -40,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipgame.algebra import coset_run, minweight, symmetry
+from flipgame.algebra import coset_classes, coset_run, minweight, symmetry
 from flipgame.algebra.elimination import solve_columns
 
 DIM = 30
@@ -50,6 +55,9 @@ SYMMETRIC_MAX_DIM = 36
 79x79's are 16 and 32)."""
 RESTART = 40
 """Neighbourhood steps without improvement before one around a random element of the coset."""
+CLASSES = 64
+"""Classes searched per symmetry, lightest ``y ^ s(y)`` first: the minimum of each of the 14 all-lit boards
+up to n = 118 whose minimum is not symmetric lies in one of its symmetries' 64 lightest classes."""
 SYMMETRIC_EXTRA = 4
 """Random null vectors added to a symmetry's fixed subspace in a symmetric neighbourhood (2**36 at n = 79)."""
 
@@ -101,6 +109,19 @@ def _symmetric_starts(x: int, basis: Sequence[int], symmetries: Sequence):
         if sub is not None and len(sub[1]) <= SYMMETRIC_MAX_DIM:
             out.append((name, sub))
     return sorted(out, key=lambda item: len(item[1][1]))
+
+
+def _class_steps(x: int, basis: Sequence[int], n: int, symmetries: Sequence, affordable: Callable[[float], bool]):
+    """``(how, particular, basis)`` of the :data:`CLASSES` lightest classes of each symmetry (one per conjugacy
+    class) whose classes are up to :data:`SYMMETRIC_MAX_DIM` and whose ranking and first class ``affordable``
+    allows (given their estimated seconds)."""
+    for name, perm in _conjugacy_representatives(symmetries):
+        sp = coset_classes.split(x, basis, perm)
+        if len(sp.image) > coset_classes.MAX_IMAGE_DIM or len(sp.fixed) > SYMMETRIC_MAX_DIM or not affordable(
+                coset_classes.ranking_seconds(len(sp.image), n) + coset_run.seconds_for(1 << len(sp.fixed))):
+            continue
+        for i, (w, around, sub) in enumerate(coset_classes.classes(sp, n, CLASSES)):
+            yield f"class {i + 1} of {name} (y ^ s(y) of weight {w})", around, sub
 
 
 def _random_subspace(rng: random.Random, basis: Sequence[int], dim: int) -> list[int]:
@@ -178,10 +199,11 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
         return y
 
     starts = _symmetric_starts(x, basis, symmetries)
-    for name, (sx, sub) in starts:
-        if not fits(len(sub)):
-            break  # smallest first: the others take longer still
-        lightest(sx, sub, f"the solutions fixed by {name}")
+    exact = itertools.chain(((f"the solutions fixed by {name}", sx, sub) for name, (sx, sub) in starts),
+                            _class_steps(x, basis, n, symmetries, lambda s: time.perf_counter() - start + s <= seconds))
+    for how, around, sub in exact:
+        if fits(len(sub)):
+            lightest(around, sub, how)
     current, stale = best.presses, 0
     dim = min(dim, len(basis))
     while fits(dim):
