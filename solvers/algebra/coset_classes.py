@@ -9,7 +9,9 @@ is one) is the sub-coset of symmetric solutions.  So ``span(N)`` splits into ``2
 ``2**dim F`` elements each, and ``c`` is half of what a solution looks like: on each orbit ``{p, s(p)}``
 where ``c`` is 1 it has exactly one press.  The lightest solution of every all-lit n x n board checked so
 far (the 14 terms of A075464 up to n = 118 whose minimum is not symmetric) lies in a class whose ``c`` is
-among the 64 lightest of its symmetry; :func:`lightest` finds those ``c`` (a Walsh-Hadamard transform
+among the 64 lightest of its symmetry (with at most 2**15 classes there; the weight of ``c`` predicts a
+class's minimum only weakly, a rank correlation of 0.2 to 0.3, so this is an order, not a promise);
+:func:`lightest` finds those ``c`` (a Walsh-Hadamard transform
 over ``(1+s)N`` in blocks of :data:`BLOCK_DIM`) and :func:`classes` gives each class as a sub-coset that
 :func:`flipgame.algebra.minweight.min_weight` searches whole.
 
