@@ -114,6 +114,21 @@ def test_the_classes_of_a_symmetry_split_the_coset_lightest_first():
         assert c.bit_count() == w and len(members) == 256 and all(game.apply(game.full, y) == 0 for y in members)
 
 
+def test_a_ranking_past_its_deadline_keeps_the_blocks_it_ranked(monkeypatch):
+    """A ranking slower than its estimate (a loaded machine) stops at the search's deadline instead of
+    overrunning --search-seconds by minutes; the values it gives are still values of c."""
+    from flipgame.algebra import coset_classes
+
+    game = Game(19, 19, "white")
+    parts, quiet, _ = algebra.solution_cosets(game, game.full)
+    sp = coset_classes.split(parts[0][0], quiet, dict(symmetry.rule_symmetries(game))["rotate 180"])
+    monkeypatch.setattr(coset_classes, "BLOCK_DIM", 4)  # 16 blocks of 16 values
+    whole = coset_classes.lightest(sp, game.m, 300)
+    first = coset_classes.lightest(sp, game.m, 300, deadline=0.0)
+    assert len(whole) == 255 and 0 < len(first) <= 16 and all(a < 16 for _, a in first)
+    assert set(first) <= set(whole)
+
+
 @pytest.mark.needs("numba")
 @pytest.mark.parametrize(("n", "term", "symmetric"), [(47, 971, 1007), (101, 4927, 5015)])
 def test_the_search_finds_a_minimum_no_symmetry_fixes_in_one_of_its_classes(n, term, symmetric):

@@ -25,6 +25,8 @@ length 48", IEEE Trans. Inform. Theory 28 (1982) 511-521; the transform as in :m
 from __future__ import annotations
 
 import heapq
+import math
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -67,16 +69,19 @@ def split(x: int, basis: Sequence[int], perm: np.ndarray) -> Split:
                  [symmetry.combine(basis, a) for _, _, a in rows], fixed)
 
 
-def lightest(sp: Split, n: int, count: int) -> list[tuple[int, int]]:
+def lightest(sp: Split, n: int, count: int, deadline: float = math.inf) -> list[tuple[int, int]]:
     """The ``count`` lightest values of ``c`` other than 0 (the symmetric class, searched on its own), as
-    ``(weight, coordinates)``, lightest first (ties by coordinates).  ValueError past
-    :data:`MAX_IMAGE_DIM`.  O(2**d * d) additions for ``d = len(sp.image)``."""
+    ``(weight, coordinates)``, lightest first (ties by coordinates); past ``deadline`` (a
+    :func:`time.perf_counter` value, checked between blocks) the lightest of the blocks ranked so far.
+    ValueError past :data:`MAX_IMAGE_DIM`.  O(2**d * d) additions for ``d = len(sp.image)``."""
     d = len(sp.image)
     if d > MAX_IMAGE_DIM:
         raise ValueError(f"(1+s)N has dimension {d} > {MAX_IMAGE_DIM}")
     low = min(d, BLOCK_DIM)
     heap: list[tuple[int, int]] = []  # (-weight, -coordinates): the heaviest kept on top
     for top in range(1 << (d - low)):
+        if top and time.perf_counter() > deadline:
+            break
         ws = minweight.weights(sp.c0 ^ symmetry.combine(sp.image[low:], top), sp.image[:low], n).astype(np.int64)
         ws[ws == 0] = np.iinfo(np.int64).max  # c = 0: the symmetric class
         keep = min(count, len(ws))
@@ -89,10 +94,10 @@ def lightest(sp: Split, n: int, count: int) -> list[tuple[int, int]]:
     return sorted((-w, -a) for w, a in heap if -w != np.iinfo(np.int64).max)
 
 
-def classes(sp: Split, n: int, count: int) -> Iterator[tuple[int, int, list[int]]]:
-    """The classes of the ``count`` lightest ``c`` (:func:`lightest`), as ``(weight of c, particular element,
-    basis)`` sub-cosets, lightest ``c`` first."""
-    for w, a in lightest(sp, n, count):
+def classes(sp: Split, n: int, count: int, deadline: float = math.inf) -> Iterator[tuple[int, int, list[int]]]:
+    """The classes of the ``count`` lightest ``c`` (:func:`lightest`, ranked until ``deadline``), as
+    ``(weight of c, particular element, basis)`` sub-cosets, lightest ``c`` first."""
+    for w, a in lightest(sp, n, count, deadline):
         yield w, sp.particular ^ symmetry.combine(sp.lifts, a), sp.fixed
 
 

@@ -111,16 +111,18 @@ def _symmetric_starts(x: int, basis: Sequence[int], symmetries: Sequence):
     return sorted(out, key=lambda item: len(item[1][1]))
 
 
-def _class_steps(x: int, basis: Sequence[int], n: int, symmetries: Sequence, affordable: Callable[[float], bool]):
+def _class_steps(x: int, basis: Sequence[int], n: int, symmetries: Sequence, deadline: float):
     """``(how, particular, basis)`` of the :data:`CLASSES` lightest classes of each symmetry (one per conjugacy
-    class) whose classes are up to :data:`SYMMETRIC_MAX_DIM` and whose ranking and first class ``affordable``
-    allows (given their estimated seconds)."""
+    class) whose classes are up to :data:`SYMMETRIC_MAX_DIM` and whose ranking and first class fit before
+    ``deadline`` (a :func:`time.perf_counter` value) by their estimates; a ranking slower than its estimate
+    stops at the deadline."""
     for name, perm in _conjugacy_representatives(symmetries):
         sp = coset_classes.split(x, basis, perm)
-        if len(sp.image) > coset_classes.MAX_IMAGE_DIM or len(sp.fixed) > SYMMETRIC_MAX_DIM or not affordable(
-                coset_classes.ranking_seconds(len(sp.image), n) + coset_run.seconds_for(1 << len(sp.fixed))):
+        cost = coset_classes.ranking_seconds(len(sp.image), n) + coset_run.seconds_for(1 << len(sp.fixed))
+        if len(sp.image) > coset_classes.MAX_IMAGE_DIM or len(sp.fixed) > SYMMETRIC_MAX_DIM \
+                or time.perf_counter() + cost > deadline:
             continue
-        for i, (w, around, sub) in enumerate(coset_classes.classes(sp, n, CLASSES)):
+        for i, (w, around, sub) in enumerate(coset_classes.classes(sp, n, CLASSES, deadline)):
             yield f"class {i + 1} of {name} (y ^ s(y) of weight {w})", around, sub
 
 
@@ -200,7 +202,7 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
 
     starts = _symmetric_starts(x, basis, symmetries)
     exact = itertools.chain(((f"the solutions fixed by {name}", sx, sub) for name, (sx, sub) in starts),
-                            _class_steps(x, basis, n, symmetries, lambda s: time.perf_counter() - start + s <= seconds))
+                            _class_steps(x, basis, n, symmetries, start + seconds))
     for how, around, sub in exact:
         if fits(len(sub)):
             lightest(around, sub, how)
