@@ -129,6 +129,48 @@ def test_a_ranking_past_its_deadline_keeps_the_blocks_it_ranked(monkeypatch):
     assert set(first) <= set(whole)
 
 
+def test_the_ranking_breaks_ties_by_coordinates_as_an_enumeration_does():
+    """Break-it: np.argpartition kept an arbitrary subset of the values tied at the cut (124 of 2,700 random
+    checks differed from the enumeration's order)."""
+    import random
+
+    from flipgame.algebra import coset_classes
+
+    rng, n = random.Random(5), 14
+    for _ in range(60):
+        image = [rng.getrandbits(n) for _ in range(rng.randint(1, 6))]
+        c0 = rng.getrandbits(n) if rng.random() < 0.5 else 0
+        sp = coset_classes.Split(0, c0, image, image, [])
+        order = sorted(((c0 ^ symmetry.combine(image, a)).bit_count(), a) for a in range(1 << len(image)))
+        order = [v for v in order if v[0]]
+        for count in (1, 2, 3, 5, 100):
+            assert coset_classes.lightest(sp, n, count) == order[:count]
+    assert coset_classes.lightest(sp, n, -1) == [] and coset_classes.lightest(sp, n, 0) == []
+
+
+def test_the_search_learns_its_pace_from_its_own_large_sub_searches(monkeypatch):
+    """Break-it: a neighbourhood of 2**35 estimated at 11.8 s took 30 s at n = 95 (9,025 cells), so
+    --search-seconds 20 ran 31 s; the estimate now takes the slowest pace seen on 2**24 or more."""
+    from flipgame.algebra import coset_run
+
+    monkeypatch.setattr(coset_run, "seconds_for", lambda work: work / 2e9)
+    clock = coset_search._Clock(100.0)
+    assert clock.cost(32) == pytest.approx((1 << 32) / 2e9)
+    clock.learn(16, 10.0)  # small: the preparation dominates, nothing learnt
+    assert clock.cost(32) == pytest.approx((1 << 32) / 2e9)
+    clock.learn(32, 3.0)
+    assert clock.cost(32) == pytest.approx(3.0) and clock.cost(35) == pytest.approx(24.0)
+    assert not clock.fits(40)
+
+
+def test_a_symmetry_list_without_the_identity_first_loses_no_symmetry():
+    """Break-it: the first symmetry given was dropped as if it were the identity."""
+    game = Game(19, 19, "white")
+    maps = dict(symmetry.rule_symmetries(game))
+    kept = coset_search._conjugacy_representatives([("rotate 180", maps["rotate 180"]), ("identity", maps["identity"])])
+    assert [name for name, _ in kept] == ["rotate 180"]
+
+
 @pytest.mark.needs("numba")
 @pytest.mark.parametrize(("n", "term", "symmetric"), [(47, 971, 1007), (101, 4927, 5015)])
 def test_the_search_finds_a_minimum_no_symmetry_fixes_in_one_of_its_classes(n, term, symmetric):

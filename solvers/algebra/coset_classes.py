@@ -77,6 +77,8 @@ def lightest(sp: Split, n: int, count: int, deadline: float = math.inf) -> list[
     d = len(sp.image)
     if d > MAX_IMAGE_DIM:
         raise ValueError(f"(1+s)N has dimension {d} > {MAX_IMAGE_DIM}")
+    if count <= 0:
+        return []
     low = min(d, BLOCK_DIM)
     heap: list[tuple[int, int]] = []  # (-weight, -coordinates): the heaviest kept on top
     for top in range(1 << (d - low)):
@@ -85,7 +87,10 @@ def lightest(sp: Split, n: int, count: int, deadline: float = math.inf) -> list[
         ws = minweight.weights(sp.c0 ^ symmetry.combine(sp.image[low:], top), sp.image[:low], n).astype(np.int64)
         ws[ws == 0] = np.iinfo(np.int64).max  # c = 0: the symmetric class
         keep = min(count, len(ws))
-        for a in np.argpartition(ws, keep - 1)[:keep].tolist():
+        cut = np.partition(ws, keep - 1)[keep - 1]
+        less = np.flatnonzero(ws < cut)
+        ties = np.flatnonzero(ws == cut)[:keep - len(less)]  # the ties at the cut with the smallest coordinates
+        for a in np.concatenate([less, ties]).tolist():
             item = (-int(ws[a]), -(a | top << low))
             if len(heap) < count:
                 heapq.heappush(heap, item)

@@ -58,6 +58,10 @@ RESTART = 40
 CLASSES = 64
 """Classes searched per symmetry, lightest ``y ^ s(y)`` first: the minimum of each of the 14 all-lit boards
 up to n = 118 whose minimum is not symmetric lies in one of its symmetries' 64 lightest classes."""
+PACE_MIN_DIM = 24
+"""Sub-searches of 2**24 elements or more teach the search its pace (seconds an element: 2.5-3 s for 2**32
+at 6,241 cells against 1.5 s at the measured rate, 30 s for 2**35 at 9,025 against 12 s), which every later
+estimate takes when slower than the measured rate; below it, the O(n k) preparation dominates."""
 SYMMETRIC_EXTRA = 4
 """Random null vectors added to a symmetry's fixed subspace in a symmetric neighbourhood (2**36 at n = 79)."""
 
@@ -93,7 +97,9 @@ def _conjugacy_representatives(symmetries: Sequence) -> list:
     """One symmetry per conjugacy class, identity left out: ``t s t^-1`` fixes the image under ``t`` of
     what ``s`` fixes, solutions of the same weights, so one of them is enough."""
     kept: list = []
-    for name, perm in list(symmetries)[1:]:
+    for name, perm in symmetries:
+        if np.array_equal(perm, np.arange(len(perm))):
+            continue
         conjugates = ({tuple(t[perm[np.argsort(t)]]) for _, t in symmetries})
         if not any(tuple(p) in conjugates for _, p in kept):
             kept.append((name, perm))
@@ -111,14 +117,15 @@ def _symmetric_starts(x: int, basis: Sequence[int], symmetries: Sequence):
     return sorted(out, key=lambda item: len(item[1][1]))
 
 
-def _class_steps(x: int, basis: Sequence[int], n: int, symmetries: Sequence, deadline: float):
+def _class_steps(x: int, basis: Sequence[int], n: int, symmetries: Sequence, deadline: float,
+                 cost_of: Callable[[int], float]):
     """``(how, particular, basis)`` of the :data:`CLASSES` lightest classes of each symmetry (one per conjugacy
     class) whose classes are up to :data:`SYMMETRIC_MAX_DIM` and whose ranking and first class fit before
-    ``deadline`` (a :func:`time.perf_counter` value) by their estimates; a ranking slower than its estimate
-    stops at the deadline."""
+    ``deadline`` (a :func:`time.perf_counter` value) by their estimates (``cost_of(k)``: seconds for 2**k
+    elements); a ranking slower than its estimate stops at the deadline."""
     for name, perm in _conjugacy_representatives(symmetries):
         sp = coset_classes.split(x, basis, perm)
-        cost = coset_classes.ranking_seconds(len(sp.image), n) + coset_run.seconds_for(1 << len(sp.fixed))
+        cost = coset_classes.ranking_seconds(len(sp.image), n) + cost_of(len(sp.fixed))
         if len(sp.image) > coset_classes.MAX_IMAGE_DIM or len(sp.fixed) > SYMMETRIC_MAX_DIM \
                 or time.perf_counter() + cost > deadline:
             continue
@@ -142,6 +149,28 @@ def _neighbourhood(rng: random.Random, basis: Sequence[int], starts: list, dim: 
         if fits(len(fixed) + SYMMETRIC_EXTRA):
             return fixed + _random_subspace(rng, basis, SYMMETRIC_EXTRA), f" (the patterns {name} fixes)"
     return _random_subspace(rng, basis, dim), ""
+
+
+class _Clock:
+    """A search's budget of ``seconds``: a sub-search of 2**k elements is estimated at the measured rate
+    (:func:`flipgame.algebra.coset_run.seconds_for`), or at the pace the search's own sub-searches of
+    2**:data:`PACE_MIN_DIM` or more showed, when slower."""
+
+    def __init__(self, seconds: float):
+        self.start, self.seconds, self.pace = time.perf_counter(), seconds, 0.0
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def cost(self, k: int) -> float:
+        return max(coset_run.seconds_for(1 << k), self.pace * (1 << k))
+
+    def fits(self, k: int) -> bool:
+        return self.elapsed() + self.cost(k) <= self.seconds
+
+    def learn(self, k: int, seconds: float) -> None:
+        if k >= PACE_MIN_DIM:
+            self.pace = max(self.pace, seconds / (1 << k))
 
 
 def _direct(call: Callable[[], tuple[int, int]]) -> tuple[int, int]:
@@ -182,19 +211,18 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
         The lightest element met and how it was found.  O(steps * 2**dim * dim / cores).
     """
     rng = random.Random(seed)
-    start = time.perf_counter()
+    clock = _Clock(seconds)
     best = Found(x.bit_count(), x, 0.0, "particular solution", 0, 0.0)
     steps = 0
 
-    def fits(k: int) -> bool:
-        return time.perf_counter() - start + coset_run.seconds_for(1 << k) <= seconds
-
     def lightest(around: int, sub: Sequence[int], how: str) -> int:
         nonlocal best, steps
+        began = time.perf_counter()
         y = run(lambda: minweight.min_weight(around, sub, n))[1]
+        clock.learn(len(sub), time.perf_counter() - began)
         steps += 1
         if y.bit_count() < best.weight:
-            now = time.perf_counter() - start
+            now = clock.elapsed()
             best = Found(y.bit_count(), y, now, how, steps, now)
             if on_better:
                 on_better(best)
@@ -202,7 +230,8 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
 
     starts = _symmetric_starts(x, basis, symmetries)
     exact = itertools.chain(((f"the solutions fixed by {name}", sx, sub) for name, (sx, sub) in starts),
-                            _class_steps(x, basis, n, symmetries, start + seconds))
+                            _class_steps(x, basis, n, symmetries, clock.start + seconds, clock.cost))
+    fits = clock.fits
     for how, around, sub in exact:
         if fits(len(sub)):
             lightest(around, sub, how)
@@ -220,7 +249,7 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
             current, stale = y, 0
         else:
             stale += 1
-    return Found(best.weight, best.presses, best.seconds, best.how, steps, time.perf_counter() - start)
+    return Found(best.weight, best.presses, best.seconds, best.how, steps, clock.elapsed())
 
 
 __all__ = ["DIM", "Found", "fixed_subcoset", "search"]
