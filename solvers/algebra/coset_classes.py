@@ -69,6 +69,17 @@ def split(x: int, basis: Sequence[int], perm: np.ndarray) -> Split:
                  [symmetry.combine(basis, a) for _, _, a in rows], fixed)
 
 
+def symmetric(sp: Split) -> tuple[int, list[int]] | None:
+    """The class of ``c = 0``, the solutions ``s`` fixes, as ``(particular element, basis)``, or None when
+    ``c0`` is outside ``(1+s)N`` (no solution is symmetric).  O(k) XORs of n-bit ints."""
+    c, a = sp.c0, 0
+    for i, v in enumerate(sp.image):  # echelon rows, each reduced by the earlier ones: reduce in order
+        if c >> (v.bit_length() - 1) & 1:
+            c ^= v
+            a |= 1 << i
+    return None if c else (sp.particular ^ symmetry.combine(sp.lifts, a), sp.fixed)
+
+
 def lightest(sp: Split, n: int, count: int, deadline: float = math.inf) -> list[tuple[int, int]]:
     """The ``count`` lightest values of ``c`` other than 0 (the symmetric class, searched on its own), as
     ``(weight, coordinates)``, lightest first (ties by coordinates); past ``deadline`` (a
@@ -106,4 +117,5 @@ def classes(sp: Split, n: int, count: int, deadline: float = math.inf) -> Iterat
         yield w, sp.particular ^ symmetry.combine(sp.lifts, a), sp.fixed
 
 
-__all__ = ["BLOCK_DIM", "MAX_IMAGE_DIM", "RANK_RATE", "Split", "classes", "lightest", "ranking_seconds", "split"]
+__all__ = ["BLOCK_DIM", "MAX_IMAGE_DIM", "RANK_RATE", "Split", "classes", "lightest", "ranking_seconds", "split",
+           "symmetric"]

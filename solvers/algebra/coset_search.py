@@ -46,7 +46,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from flipgame.algebra import coset_classes, coset_run, minweight, symmetry
-from flipgame.algebra.elimination import solve_columns
 
 DIM = 30
 """Dimension of each neighbourhood: 2**30 elements, about half a second at 2e9 a second."""
@@ -81,16 +80,9 @@ class Found:
 
 def fixed_subcoset(x: int, basis: Sequence[int], perm) -> tuple[int, list[int]] | None:
     """The elements of ``x ^ span(basis)`` fixed by the cell map ``perm`` (which must map the coset onto
-    itself), as ``(particular element, basis)``, or None if none is fixed.  O(k^2) XORs of n-bit ints."""
-    coords = symmetry.Coordinates(basis)
-    k = len(basis)
-    diff = [coords(symmetry.permute(q, perm)) ^ (1 << j) for j, q in enumerate(basis)]
-    solved = solve_columns(diff, coords(symmetry.permute(x, perm) ^ x))
-    if solved is None:
-        return None
-    a0, kernel = solved
-    assert all(v >> k == 0 for v in kernel)
-    return symmetry.combine(basis, a0) ^ x, [symmetry.combine(basis, v) for v in kernel]
+    itself), as ``(particular element, basis)``, or None if none is fixed: the class of ``y ^ s(y) = 0``
+    (:func:`flipgame.algebra.coset_classes.symmetric`).  O(k^2) XORs of n-bit ints."""
+    return coset_classes.symmetric(coset_classes.split(x, basis, perm))
 
 
 def _conjugacy_representatives(symmetries: Sequence) -> list:
@@ -117,19 +109,16 @@ def _symmetric_starts(x: int, basis: Sequence[int], symmetries: Sequence):
     return sorted(out, key=lambda item: len(item[1][1]))
 
 
-def _class_steps(x: int, basis: Sequence[int], n: int, symmetries: Sequence, deadline: float,
-                 cost_of: Callable[[int], float]):
+def _class_steps(x: int, basis: Sequence[int], n: int, symmetries: Sequence, clock: _Clock):
     """``(how, particular, basis)`` of the :data:`CLASSES` lightest classes of each symmetry (one per conjugacy
-    class) whose classes are up to :data:`SYMMETRIC_MAX_DIM` and whose ranking and first class fit before
-    ``deadline`` (a :func:`time.perf_counter` value) by their estimates (``cost_of(k)``: seconds for 2**k
-    elements); a ranking slower than its estimate stops at the deadline."""
+    class) whose classes are up to :data:`SYMMETRIC_MAX_DIM` and whose ranking and first class ``clock``
+    affords by their estimates; a ranking slower than its estimate stops at the clock's deadline."""
     for name, perm in _conjugacy_representatives(symmetries):
         sp = coset_classes.split(x, basis, perm)
-        cost = coset_classes.ranking_seconds(len(sp.image), n) + cost_of(len(sp.fixed))
-        if len(sp.image) > coset_classes.MAX_IMAGE_DIM or len(sp.fixed) > SYMMETRIC_MAX_DIM \
-                or time.perf_counter() + cost > deadline:
+        if len(sp.image) > coset_classes.MAX_IMAGE_DIM or len(sp.fixed) > SYMMETRIC_MAX_DIM or not clock.affords(
+                coset_classes.ranking_seconds(len(sp.image), n) + clock.cost(len(sp.fixed))):
             continue
-        for i, (w, around, sub) in enumerate(coset_classes.classes(sp, n, CLASSES, deadline)):
+        for i, (w, around, sub) in enumerate(coset_classes.classes(sp, n, CLASSES, clock.deadline)):
             yield f"class {i + 1} of {name} (y ^ s(y) of weight {w})", around, sub
 
 
@@ -165,8 +154,15 @@ class _Clock:
     def cost(self, k: int) -> float:
         return max(coset_run.seconds_for(1 << k), self.pace * (1 << k))
 
+    @property
+    def deadline(self) -> float:
+        return self.start + self.seconds
+
+    def affords(self, seconds: float) -> bool:
+        return self.elapsed() + seconds <= self.seconds
+
     def fits(self, k: int) -> bool:
-        return self.elapsed() + self.cost(k) <= self.seconds
+        return self.affords(self.cost(k))
 
     def learn(self, k: int, seconds: float) -> None:
         if k >= PACE_MIN_DIM:
@@ -230,7 +226,7 @@ def search(x: int, basis: Sequence[int], n: int, seconds: float, *, symmetries: 
 
     starts = _symmetric_starts(x, basis, symmetries)
     exact = itertools.chain(((f"the solutions fixed by {name}", sx, sub) for name, (sx, sub) in starts),
-                            _class_steps(x, basis, n, symmetries, clock.start + seconds, clock.cost))
+                            _class_steps(x, basis, n, symmetries, clock))
     fits = clock.fits
     for how, around, sub in exact:
         if fits(len(sub)):
