@@ -18,31 +18,43 @@ This module only re-exports.  The layers are the subpackages, each importing onl
 """
 
 # isort: off
-from flipgame.core import signals  # noqa: F401 - first: numpy starts its BLAS threads with Ctrl-C blocked
+from flipgame.core import signals  # noqa: F401 - first: numpy, whoever loads it, starts its BLAS threads with Ctrl-C blocked
 # isort: on
-from flipgame.backends.base import Backend, Option
-from flipgame.backends.models import ModelBackend
-from flipgame.backends.registry import BACKENDS, STRATEGIES, get_backend, register
-from flipgame.backends.result import BatchSolution, Solution, Status
-from flipgame.core.errors import (
-    BoardFormatError,
-    BoardTooLargeError,
-    FlipgameError,
-    KindNotTakenError,
-    MemoryBudgetError,
-    NullityTooLargeError,
-    OptionError,
-    RefusedError,
-    RulesError,
-    UnknownBackendError,
-)
-from flipgame.formats.rows import read_cases
-from flipgame.model.boards import BoardSet
-from flipgame.model.grid import GOALS, Board, Game, format_cells
-from flipgame.model.rules import from_edges, from_json, read_edge_list
-from flipgame.model.system import PressSystem
-from flipgame.pipeline.gate import prepare, solve, solve_batch, solve_strategy
-from flipgame.pipeline.session import Session
+import importlib
+
+_HOMES = {
+    "flipgame.backends.base": ("Backend", "Option"),
+    "flipgame.backends.models": ("ModelBackend",),
+    "flipgame.backends.registry": ("BACKENDS", "STRATEGIES", "get_backend", "register"),
+    "flipgame.backends.result": ("BatchSolution", "Solution", "Status"),
+    "flipgame.core.errors": ("BoardFormatError", "BoardTooLargeError", "FlipgameError", "KindNotTakenError",
+                             "MemoryBudgetError", "NullityTooLargeError", "OptionError", "RefusedError", "RulesError",
+                             "UnknownBackendError"),
+    "flipgame.formats.rows": ("read_cases",),
+    "flipgame.model.boards": ("BoardSet",),
+    "flipgame.model.grid": ("GOALS", "Board", "Game", "format_cells"),
+    "flipgame.model.rules": ("from_edges", "from_json", "read_edge_list"),
+    "flipgame.model.system": ("PressSystem",),
+    "flipgame.pipeline.gate": ("prepare", "solve", "solve_batch", "solve_strategy"),
+    "flipgame.pipeline.session": ("Session",),
+}
+"""Where each public name lives.  The names are imported when first used (PEP 562), so that a command importing
+one module of the package (``flipgame solve``'s judge lane) does not load every backend and numpy with it."""
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str):
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'flipgame' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME_OF))
+
 
 __all__ = [
     "BACKENDS", "GOALS", "STRATEGIES", "Backend", "BatchSolution", "Board", "BoardFormatError", "BoardSet",

@@ -8,7 +8,8 @@ geometry of the plus grid without wrap-around, against which light chasing's str
 
 from __future__ import annotations
 
-import numpy as np
+import sys
+from numbers import Integral
 
 from flipgame.core.errors import RulesError
 from flipgame.core.limits import COUNTER_MAX, STATES_MAX, SYSTEM_MAX_BUTTONS, SYSTEM_MAX_CELLS
@@ -32,7 +33,15 @@ def plus_cells(shape: tuple[int, int], j: int) -> tuple[int, ...]:
 
 
 def is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    """An integer that is not a bool: a Python int or a numpy integer (registered as ``numbers.Integral``)."""
+    return isinstance(v, (int, Integral)) and not isinstance(v, bool)
+
+
+def sequence_types() -> tuple[type, ...]:
+    """The types a board given as cell states may have: list, tuple, and numpy's array once numpy is loaded
+    (an array cannot exist before; the model never loads numpy itself, so the judge's lane runs without it)."""
+    np = sys.modules.get("numpy")
+    return (list, tuple) if np is None else (list, tuple, np.ndarray)
 
 
 def short(value) -> str:

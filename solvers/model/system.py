@@ -1,32 +1,26 @@
 """The one model of the game: a press system of cells, buttons, states and a goal.
 
-A press system has ``n`` cells and ``m`` buttons; button ``j`` adds ``A[i, j]`` to cell ``i`` (the press
-matrix, shape (n, m)).  With ``states = k`` a cell holds ``0..k-1``, everything mod k, so a press count is
-``0 <= t < k``; with ``states = None`` (counters) cells are integers, presses only add, and a count is any
-``t >= 0``.  The cost of a press vector is its total count.
+A press system has ``n`` cells and ``m`` buttons; button ``j`` adds ``A[i, j]`` to cell ``i`` (the press matrix,
+shape (n, m)).  With ``states = k`` a cell holds ``0..k-1``, everything mod k, so a press count is ``0 <= t < k``;
+with ``states = None`` (counters) cells are integers, presses only add, a count is any ``t >= 0``.  A press
+vector costs its total count.  Boards and press vectors are written in one of two ways, chosen by the states:
 
-Boards and press vectors are written in one of two ways, chosen by the states:
+* **two states** (the Flip Game, Lights Out, POJ 1830, Advent of Code 2025 day 10 part 1): a board is an int
+  bitmask (bit ``i`` = cell ``i`` in state 1, "black"), a press set an int bitmask of buttons (bit ``j`` =
+  button ``j`` pressed once), and :attr:`PressSystem.press_masks` holds each button as the bitmask of the
+  cells it flips (an odd amount flips, an even one does not);
+* **k >= 3 states or counters**: a board is a tuple of ``n`` ints, a press vector a tuple of ``m`` counts.
 
-* **two states** (the Flip Game, Lights Out, POJ 1830, Advent of Code 2025
-  day 10 part 1): a board is an int bitmask (bit ``i`` = cell ``i`` in state
-  1, "black"), a press set an int bitmask of buttons (bit ``j`` = button ``j``
-  pressed once), and :attr:`PressSystem.press_masks` holds each button as the
-  bitmask of the cells it flips (an odd amount flips, an even one does not);
-* **k >= 3 states or counters**: a board is a tuple of ``n`` ints, a press
-  vector a tuple of ``m`` counts.
+The grid (:class:`~flipgame.model.grid.Game`), graphs, edge lists and JSON rules (:mod:`flipgame.model.rules`)
+generate press systems; every fast path reads the structure from the buttons (:attr:`PressSystem.chaseable`).
+The model loads numpy only where it makes arrays (:attr:`~PressSystem.matrix`, :meth:`~PressSystem.apply_many`).
 
-The grid (:class:`~flipgame.model.grid.Game`), graphs, edge lists and JSON rules
-(:mod:`flipgame.model.rules`) generate press systems; every fast path reads the
-structure from the buttons (:attr:`PressSystem.chaseable`), whichever generator.
+The goal is ``any`` (a uniform board: all cells equal), a state (``white`` = 0, ``black`` = k - 1, or a number
+``D``), or ``board`` (an explicit target).  Counters have no uniform goal ``any``.  :meth:`PressSystem.apply`
+is the plain simulation the referee (:mod:`flipgame.verify.checks`) re-applies: it shares no code with a solver.
 
-The goal is ``any`` (a uniform board: all cells equal), a state (``white`` =
-0, ``black`` = k - 1, or a number ``D``), or ``board`` (an explicit target).
-Counters have no uniform goal ``any``.  :meth:`PressSystem.apply` is the plain simulation the referee
-(:mod:`flipgame.verify.checks`) re-applies: it shares no code with any solver.
-
-Source: the linear-algebra view of Lights Out over Z_k (Anderson & Feil,
-"Turning Lights Out with Linear Algebra", Math. Magazine 71(4), 1998; Lights
-Out 2000's three-state variant is the k = 3 case).
+Source: the linear-algebra view of Lights Out over Z_k (Anderson & Feil, "Turning Lights Out with Linear
+Algebra", Math. Magazine 71(4), 1998; Lights Out 2000's three-state variant is the k = 3 case).
 
 >>> s = PressSystem(3, (((0, 1), (1, 1)), ((1, 1), (2, 1))), goal="white")
 >>> s.press_masks, s.apply(0b101, 0b11)
@@ -36,8 +30,7 @@ Out 2000's three-state variant is the k = 3 case).
 from __future__ import annotations
 
 from functools import cached_property
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from flipgame.core.bits import set_bits
 from flipgame.core.errors import RulesError
@@ -50,8 +43,12 @@ from flipgame.model.parts import (
     check_states,
     is_int,
     plus_cells,
+    sequence_types,
     short,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SYMBOLS = "0123456789abcdefghijklmnopqrstuvwxyz"
 """A state written as one character (K <= 36); larger states are written as numbers separated by spaces."""
@@ -242,6 +239,7 @@ class PressSystem:
     def matrix(self) -> np.ndarray:
         """The press matrix A, int64 array of shape (n, m): ``A[i, j]`` is what button j adds to cell i
         (reduced mod k when there are k states).  O(n m) memory: for the algebra over Z_k only."""
+        import numpy as np
         a = np.zeros((self.cells, self.m), dtype=np.int64)
         for j, button in enumerate(self.buttons):
             for cell, amount in button:
@@ -279,15 +277,15 @@ class PressSystem:
         Raises RulesError naming ``what``.
         """
         if self.binary:
-            if isinstance(board, (int, np.integer)) and not isinstance(board, bool) and 0 <= board <= self.full:
+            if is_int(board) and 0 <= board <= self.full:
                 return int(board)
-            if isinstance(board, (list, tuple, np.ndarray)) and len(board) == self.cells and (
+            if isinstance(board, sequence_types()) and len(board) == self.cells and (
                     all(type(v) is int and 0 <= v <= 1 for v in board)
                     or all(is_int(v) and v in (0, 1) for v in board)):
                 return sum(1 << i for i, v in enumerate(board) if v)
             raise RulesError(f"{what} is not a board of {self.size}: expected a bitmask 0..2**{self.cells}-1 or "
                              f"{self.cells} states 0/1, got {short(board)}")
-        if not isinstance(board, (list, tuple, np.ndarray)) or len(board) != self.cells:
+        if not isinstance(board, sequence_types()) or len(board) != self.cells:
             got = f"the bitmask {short(board)} (a board of two states only)" if is_int(board) else short(board)
             raise RulesError(f"{what} is not a board of {self.size}: expected a sequence of {self.cells} cell "
                              f"states, got {got}")
@@ -321,6 +319,7 @@ class PressSystem:
         """Vectorised :meth:`apply`: on two states up to 64 cells uint64 arrays of shape (k,) in and out, from
         the press masks, O(k m); beyond, int64 rows of states (k, n) and of counts (k, m), through the press
         matrix (mod k), O(k n m)."""
+        import numpy as np
         if not self.binary:
             after = np.asarray(boards, dtype=np.int64) + np.asarray(presses, dtype=np.int64) @ self.matrix.T
             return after % self.states if self.states else after
