@@ -1,25 +1,20 @@
-"""The ``flipgame`` command line: a thin dispatcher over one module per command.
+"""The dispatcher of the ``flipgame`` command line over one module per command.
 
 ``flipgame solve`` answers judge cases, ``verify`` runs the agreement check,
 ``study`` describes a rule set and ``bench`` times the backends.  Each
 command module has ``add_parser(subparsers)`` and ``run(args) -> ExitCode``;
 its flags come from the registries (backends and their declared options,
-formats, goals).  Exit statuses are the named codes of :class:`ExitCode`.
+formats, goals).  Exit statuses are the named codes of :class:`~flipgame.cli.exits.ExitCode`.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
-import os
-import sys
-from collections.abc import Sequence
 from types import ModuleType
 
 from flipgame.cli.common import COMMAND_HELP, ExitCode, OneLineParser, fail, register_programs, strategy_name_problem
 from flipgame.core.errors import FlipgameError
-from flipgame.core.signals import caused_by_interrupt, command_started, terminated
 
 COMMANDS = tuple(COMMAND_HELP)
 """Command names; each is a module of this package with ``add_parser(subparsers)`` and ``run(args)``."""
@@ -31,7 +26,7 @@ def command_module(name: str) -> ModuleType:
     """The module of command ``name``, imported when first needed, so that ``flipgame solve`` never
     loads the agreement harness, the study or the benchmark: start-up time is a product requirement."""
     module = name.replace("-", "_")  # export-suite lives in export_suite
-    return importlib.import_module(f"{__name__}.{module}")  # the one lazy project import (start-up time)
+    return importlib.import_module(f"flipgame.cli.{module}")  # the one lazy project import (start-up time)
 
 
 def _version() -> str:
@@ -75,37 +70,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``flipgame`` console script; returns an :class:`ExitCode`."""
-    if sys.stdout is None:
-        print("flipgame: standard output is closed", file=sys.stderr)
-        return int(ExitCode.USAGE)
-    try:
-        code = _command(sys.argv[1:] if argv is None else list(argv))
-    except KeyboardInterrupt:
-        code = _interrupted()
-    except BrokenPipeError:
-        # The reader went away (e.g. `| head -1`): stop quietly, as other Unix tools do.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return int(ExitCode.OK)
-    except OSError as exc:  # e.g. standard output on a full disk
-        return int(fail(ExitCode.USAGE, f"cannot write output: {exc.strerror or exc}"))
-    except Exception as exc:
-        if not caused_by_interrupt(exc):
-            raise
-        code = _interrupted()
-    if code == ExitCode.INTERRUPTED:
-        # Ctrl-C exits at once: the garbage collection of every module at shutdown took about 1 s of the
-        # 2 s an interrupt may take once OR-Tools' CP-SAT was loaded (0.13 s with the objects frozen).
-        gc.freeze()
-        if terminated():
-            code = int(ExitCode.TERMINATED)
-    return code
-
-
-def _command(argv: list[str]) -> int:
+def run_command(argv: list[str]) -> int:
     """Parse ``argv`` and run its command (KeyboardInterrupt, on Ctrl-C or SIGTERM, is the caller's)."""
-    command_started()
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if args.command in PROGRAM_COMMANDS:
@@ -116,10 +82,3 @@ def _command(argv: list[str]) -> int:
         if problem := strategy_name_problem(args):
             parser.command_parser(args.command).error(problem)
     return int(args.run(args))
-
-
-def _interrupted() -> int:
-    return int(fail(ExitCode.INTERRUPTED, "terminated" if terminated() else "interrupted"))
-
-
-__all__ = ["ExitCode", "build_parser", "main"]

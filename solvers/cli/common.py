@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import enum
 import json
 import os
-import sys
 from collections.abc import Sequence
 
 from flipgame.backends import strategies, strategies_file
@@ -17,6 +15,7 @@ from flipgame.backends.base import Backend
 from flipgame.backends.registry import BACKENDS, STRATEGIES, get_backend
 from flipgame.backends.strategies import StrategyBackend
 from flipgame.cli.arguments import board_size, goal_arg, states_arg
+from flipgame.cli.exits import ExitCode, fail  # noqa: F401 - the commands take both from here
 from flipgame.core.errors import RulesError
 from flipgame.core.limits import BOARD_MAX_CELLS
 from flipgame.core.text import one_line
@@ -32,27 +31,6 @@ COMMAND_HELP = {
     "fuzz": "differential fuzzing: random press systems and solver settings, findings shrunk to reproducers",
 }
 """One line per command for ``flipgame --help``, read without importing the command's module."""
-
-
-class ExitCode(enum.IntEnum):
-    """Exit statuses of ``flipgame`` (listed in docs/cli.md, from :data:`flipgame.cli.docs.EXIT_MEANINGS`)."""
-
-    OK = 0
-    DISAGREEMENT = 1  # verify: two backends gave different answers on some board
-    USAGE = 2  # bad option or malformed input (argparse also uses 2)
-    WITNESS_FAILURE = 3  # a backend's press set did not reach the goal it claimed
-    INCOMPLETE = 4  # some answer was UNKNOWN (time-out) or ERROR (backend fault)
-    REFUSED = 5  # the backend declines the board: size, nullity or memory over its limit
-    CERTIFICATION_FAILURE = 6  # a minimality proof was rejected, or a claimed minimum is wrong
-    INTERRUPTED = 130  # Ctrl-C; what was finished has been written
-    TERMINATED = 143  # SIGTERM (timeout, a batch scheduler); what was finished has been written
-
-
-def fail(code: ExitCode, message: str) -> ExitCode:
-    """Print ``flipgame: message`` on stderr as one printable line (:func:`~flipgame.core.text.one_line`)
-    and return ``code``."""
-    print(f"flipgame: {one_line(message)}", file=sys.stderr)
-    return code
 
 
 def interrupted_bound(game, board: int, exc) -> str:

@@ -266,3 +266,10 @@ BAND_MAX_CELLS = 1_000_000
 """Most cells the banded elimination looks at: reading the band from the buttons takes about 1 s per 65,536
 cells (the 256x256 torus), and past a million cells the pivot rows of any stencil reaching the next row exceed
 the memory budget anyway (the 1000x1000 torus: 3.8 GiB)."""
+
+LANE_MAX_CELLS = 64
+"""Most cells of a board ``flipgame solve``'s judge lane takes (one machine word; :mod:`flipgame.cli.lane`)."""
+LANE_MAX_NULLITY = 8
+"""Largest nullity the lane takes: each solvable board's minimum is over ``2**nullity`` press sets."""
+LANE_MAX_BYTES = 16 << 20
+"""Largest input file the lane reads whole (about 800,000 4x4 boards); a larger one streams through the pipeline."""

@@ -27,6 +27,7 @@ from flipgame.algebra.gf2 import consistency_rows
 from flipgame.algebra.zk import certificates as zk_certificates
 from flipgame.core.errors import BoardTooLargeError
 from flipgame.model.system import PressSystem
+from flipgame.verify.checks.words import certificate_problem
 
 
 def check_certificate(game: PressSystem, board, target, certificate) -> str | None:
@@ -41,9 +42,8 @@ def check_certificate(game: PressSystem, board, target, certificate) -> str | No
     if game.binary:
         if not isinstance(certificate, int) or not 0 < certificate <= game.full:
             return f"certificate {certificate} is not a non-empty {game.size} bitmask"
-        odd = [j for j, m in enumerate(game.press_masks) if (m & certificate).bit_count() & 1]
-        if odd:
-            return f"press {odd[0]} flips an odd number of the certificate's cells"
+        if problem := certificate_problem(game.press_masks, certificate):
+            return problem
         if not ((board ^ target) & certificate).bit_count() & 1:
             return "the certificate overlaps the cells to change in an even number"
         return None
