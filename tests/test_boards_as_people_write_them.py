@@ -18,6 +18,11 @@ def test_a_first_board_of_another_size_names_the_size_that_reads_it():
     assert flipgame("solve", "--size", "3x6", stdin="bbbbbb\n" * 3).returncode == 0
 
 
+def test_a_first_row_of_another_width_alone_is_one_row():
+    r = flipgame("solve", stdin="bwwbb\nbbwb\nbwwb\nbwww\n")
+    assert r.stderr.endswith("the input's first board is 1 row of 5 cells: --size 1x5 reads it\n")
+
+
 def test_digit_rows_and_upper_case_are_two_state_cells_on_a_grid():
     assert flipgame("solve", "--size", "5x5", "--goal", "0", stdin="11111\n" * 5).stdout == "15\n"
     upper = "".join(row.upper() + "\n" for row in POJ_SAMPLE)

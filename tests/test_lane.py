@@ -77,22 +77,42 @@ def test_the_lane_answers_standard_input_without_numpy(tmp_path):
     assert (run.returncode, run.stdout, run.stderr) == (0, "4\n4\n4\n", "no numpy")
 
 
+def _solve(stdin, code: str = "from flipgame.cli import main; sys.exit(main(['solve']))") -> tuple:
+    """(exit status, stdout, stderr) of ``flipgame solve`` in a new process on ``stdin`` (a file or bytes)."""
+    run = subprocess.run([sys.executable, "-c", f"import sys; {code}"], capture_output=True, check=False,
+                         **({"input": stdin} if isinstance(stdin, bytes) else {"stdin": stdin}))
+    return run.returncode, run.stdout, run.stderr
+
+
+PIPELINE = "from flipgame.cli.commands import run_command; sys.exit(run_command(['solve']))"
+"""The command through the pipeline alone (the dispatcher, never the lane)."""
+
+
 @pytest.mark.parametrize(("text", "why"), [
     (SAMPLE.replace("\n", "\r\n"), "CR LF"), ("\n" + SAMPLE, "a blank line"), (SAMPLE.upper(), "capitals"),
     (SAMPLE + "bw\n", "a partial board"), ("", "no board"), ("\ufeff" + SAMPLE, "a byte-order mark"),
+    (SAMPLE + "bwxb\n" * 4, "a bad letter after a good board"), (SAMPLE * 5, "plain"),
 ])
-def test_input_that_is_not_plain_goes_through_the_pipeline_from_where_it_was(tmp_path, text, why):
+def test_a_file_or_a_pipe_gets_the_pipelines_output_whatever_its_form(tmp_path, text, why):
     path = tmp_path / "cases.txt"
-    path.write_text(text, newline="")
-    assert lane.read_whole(str(path)) is not None
+    path.write_bytes(text.encode())
     with path.open("rb") as stdin:
-        run = subprocess.run([sys.executable, "-m", "flipgame", "solve"], stdin=stdin, capture_output=True,
-                             text=True, check=False)
-    with path.open("rb") as stdin:
-        piped = subprocess.run([sys.executable, "-m", "flipgame", "solve"], input=stdin.read(), capture_output=True,
-                               check=False)
-    assert (run.returncode, run.stdout.encode(), run.stderr.encode()) == (piped.returncode, piped.stdout,
-                                                                          piped.stderr), why
+        from_file = _solve(stdin)
+    assert from_file == _solve(text.encode()) == _solve(text.encode(), PIPELINE), why
+
+
+def test_a_pipe_that_pauses_is_answered_whole(tmp_path):
+    code = ("import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-m', 'flipgame', 'solve'], "
+            "stdin=subprocess.PIPE, stdout=subprocess.PIPE); p.stdin.write(sys.argv[1].encode()); p.stdin.flush(); "
+            "time.sleep(0.3); p.stdin.write(sys.argv[1].encode() * 2); p.stdin.close(); "
+            "print(p.stdout.read().decode(), p.wait(), end='')")
+    run = subprocess.run([sys.executable, "-c", code, SAMPLE], capture_output=True, text=True, check=True)
+    assert run.stdout == "4\n4\n4\n 0"
+
+
+def test_the_lane_answers_a_pipe_without_numpy():
+    code = "from flipgame.cli import main; code = main(['solve']); print('numpy' in sys.modules); sys.exit(code)"
+    assert _solve(SAMPLE.encode() * 2, code) == (0, b"4\n4\nFalse\n", b"")
 
 
 @pytest.mark.parametrize("argv", [

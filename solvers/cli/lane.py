@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import stat
 import sys
+import tempfile
+import threading
 from collections.abc import Sequence
 
 from flipgame.algebra.packed import Packed
 from flipgame.core.errors import FlipgameError
-from flipgame.core.limits import LANE_MAX_BYTES, LANE_MAX_CELLS, LANE_MAX_NULLITY
+from flipgame.core.limits import LANE_MAX_BYTES, LANE_MAX_CELLS, LANE_MAX_NULLITY, LANE_WAIT_SECONDS
+from flipgame.core.signals import signals_blocked
 from flipgame.formats.plain import plain_boards
 from flipgame.model.grid import Game
 from flipgame.verify.checks.words import words_problem
@@ -74,40 +78,96 @@ def answer(argv: Sequence[str]) -> int | None:
     if packed.nullity > LANE_MAX_NULLITY:
         return None
     data = read_whole(path)
-    boards = None if data is None else plain_boards(data, game.rows, game.cols)
-    if boards is None:
+    if data is None:
         return None
-    answers = packed.minima(boards, game.targets)
-    if words_problem(game, boards, answers) is not None:
-        return None  # the pipeline answers, and its referee names what is wrong
+    boards = plain_boards(data, game.rows, game.cols)
+    answers = None if boards is None else packed.minima(boards, game.targets)
+    if answers is None or words_problem(game, boards, answers) is not None:  # the pipeline's referee names it
+        if path == "-" and not stat.S_ISREG(os.fstat(0).st_mode):
+            give_back(data, more=False)
+        return None
     sys.stdout.write("".join([f"{a[0]}\n" if a[0] is not None else "Impossible\n" for a in answers]))
-    if path == "-":
+    if path == "-" and stat.S_ISREG(os.fstat(0).st_mode):
         os.lseek(0, 0, os.SEEK_END)  # the input is read, as the pipeline would leave it
     return 0
 
 
 def read_whole(path: str) -> bytes | None:
-    """The rest of a regular file of at most :data:`LANE_MAX_BYTES` (standard input when ``path`` is ``-``), or
-    None.  Read with ``pread``, so the file's offset stays where it was for the pipeline (:func:`answer` moves it
-    to the end once it has answered); a pipe or a terminal is read by the pipeline, which answers as cases come."""
+    """The rest of a regular file, or of standard input from a pipe, of at most :data:`LANE_MAX_BYTES`, or None.
+    A file is read with ``pread``, so its offset stays where it was for the pipeline (:func:`answer` moves it to
+    the end once it has answered); what the lane read of a pipe that does not end within
+    :data:`~flipgame.core.limits.LANE_WAIT_SECONDS` of its last data (a person typing, a program waiting for
+    answers) is put back in front of the rest (:func:`give_back`).  A terminal is the pipeline's."""
     try:
         fd = 0 if path == "-" else os.open(path, os.O_RDONLY)
     except OSError:
         return None
     try:
-        info = os.fstat(fd)
-        start = os.lseek(fd, 0, os.SEEK_CUR) if stat.S_ISREG(info.st_mode) else None
-        if start is None or info.st_size - start > LANE_MAX_BYTES:
-            return None
-        chunks, at = [], start
-        while (chunk := os.pread(fd, LANE_MAX_BYTES + 1, at)) and at - start <= LANE_MAX_BYTES:
-            chunks.append(chunk)
-            at += len(chunk)
-        if at - start > LANE_MAX_BYTES:  # the file grew while it was read
-            return None
-        return b"".join(chunks)
+        mode = os.fstat(fd).st_mode
+        if path == "-" and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return _read_pipe()
+        return _read_file(fd) if stat.S_ISREG(mode) else None
     except OSError:
         return None
     finally:
         if fd != 0:
             os.close(fd)
+
+
+def _read_file(fd: int) -> bytes | None:
+    start = os.lseek(fd, 0, os.SEEK_CUR)
+    if os.fstat(fd).st_size - start > LANE_MAX_BYTES:
+        return None
+    chunks, at = [], start
+    while (chunk := os.pread(fd, LANE_MAX_BYTES + 1, at)) and at - start <= LANE_MAX_BYTES:
+        chunks.append(chunk)
+        at += len(chunk)
+    return None if at - start > LANE_MAX_BYTES else b"".join(chunks)  # None: the file grew while it was read
+
+
+def _read_pipe() -> bytes | None:
+    chunks, size = [], 0
+    while select.select([0], [], [], LANE_WAIT_SECONDS)[0]:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > LANE_MAX_BYTES:
+            break
+    give_back(b"".join(chunks), more=True)
+    return None
+
+
+def give_back(data: bytes, *, more: bool) -> None:
+    """Put ``data``, read from standard input, back in front of it for the pipeline: with ``more`` (the input
+    goes on) through a pipe fed by a thread, ``data`` first and then the rest as it comes; else as a file."""
+    if not data and more:
+        return
+    if not more:
+        with tempfile.TemporaryFile() as file:
+            file.write(data)
+            file.seek(0)
+            os.dup2(file.fileno(), 0)
+        return
+    rest = os.dup(0)
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    with signals_blocked():  # the command's thread takes Ctrl-C, never this one
+        threading.Thread(target=_pump, args=(data, rest, write_end), name="flipgame-stdin", daemon=True).start()
+
+
+def _pump(data: bytes, source: int, sink: int) -> None:
+    """Write ``data`` then everything read from ``source`` to ``sink``, until the end of ``source`` or until
+    ``sink``'s reader has gone; then close both."""
+    try:
+        while data:
+            data = data[os.write(sink, data):]
+            if not data:
+                data = os.read(source, 1 << 16)
+    except OSError:
+        pass  # the pipeline stopped reading (an error, a Ctrl-C): nothing more to give it
+    finally:
+        os.close(sink)
+        os.close(source)

@@ -272,4 +272,7 @@ LANE_MAX_CELLS = 64
 LANE_MAX_NULLITY = 8
 """Largest nullity the lane takes: each solvable board's minimum is over ``2**nullity`` press sets."""
 LANE_MAX_BYTES = 16 << 20
-"""Largest input file the lane reads whole (about 800,000 4x4 boards); a larger one streams through the pipeline."""
+"""Largest input the lane reads whole (about 800,000 4x4 boards); a larger one streams through the pipeline."""
+LANE_WAIT_SECONDS = 0.05
+"""How long the lane waits for more of a piped input before the pipeline takes it (answering each case as it
+comes: a person typing, or a program that waits for each answer)."""

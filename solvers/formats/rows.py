@@ -145,7 +145,7 @@ def _with_size_hint(exc: BoardFormatError, state: _CaseRows, rest: list[str]) ->
             break
         rows += 1
     rows = rows if rows < len(rest) or rows >= width else width
-    return BoardFormatError(f"{exc.reason}; the input's first board is {rows} rows of {width} cells: "
+    return BoardFormatError(f"{exc.reason}; the input's first board is {rows} row{'s' * (rows != 1)} of {width} cells: "
                             f"--size {rows}x{width} reads it", case=exc.case, line=exc.line)
 
 
