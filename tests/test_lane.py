@@ -5,15 +5,19 @@ checked."""
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import subprocess
 import sys
+import threading
 
 import pytest
 
 from flipgame.algebra.packed import Packed
 from flipgame.cli import lane, main
 from flipgame.cli.commands import run_command
+from flipgame.core.errors import NullityTooLargeError
+from flipgame.core.limits import LANE_MAX_BOARDS, LANE_MAX_NULLITY
 from flipgame.formats.plain import plain_boards
 from flipgame.model.grid import Game
 from flipgame.model.system import PressSystem
@@ -131,8 +135,10 @@ def test_the_lanes_rules_are_the_flags_grid():
 
 
 def test_a_grid_past_the_lanes_nullity_goes_through_the_pipeline(tmp_path, capsys):
-    game = Game(5, 8, "any", False, "king")  # nullity 12 > LANE_MAX_NULLITY
-    assert Packed.of(game.press_masks, game.n).nullity == 12
+    game = Game(5, 8, "any", False, "king")  # nullity 12
+    assert Packed.of(game.press_masks, game.n, 12).nullity == 12
+    with pytest.raises(NullityTooLargeError, match="nullity 12 is over 6"):
+        Packed.of(game.press_masks, game.n, LANE_MAX_NULLITY)
     path = tmp_path / "cases.txt"
     path.write_text(SAMPLE)
     assert lane.answer(["solve", str(path), "--size", "5x8", "--neighbourhood", "king"]) is None
@@ -158,7 +164,7 @@ def test_packed_elimination_finds_the_brute_force_minimum_or_a_certificate(seed)
     masks = [rng.getrandbits(n) for _ in range(m)]
     system = PressSystem(n, [[(i, 1) for i in range(n) if mask >> i & 1] for mask in masks], goal="any")
     boards = list(range(1 << n))
-    answers = Packed.of(system.press_masks, n).minima(boards, system.targets)
+    answers = Packed.of(system.press_masks, n, 9).minima(boards, system.targets)
     assert words_problem(system, boards, answers) is None
     for board, got in zip(boards, answers, strict=True):
         assert got[0] == _brute_minimum(list(system.press_masks), board, system.targets)
@@ -167,7 +173,7 @@ def test_packed_elimination_finds_the_brute_force_minimum_or_a_certificate(seed)
 @pytest.mark.parametrize(("size", "nullity"), [((4, 4), 4), ((5, 5), 2), ((3, 3), 0), ((4, 5), 0), ((5, 4), 0)])
 def test_packed_nullity_of_lights_out_grids(size, nullity):
     game = Game(*size)
-    assert Packed.of(game.press_masks, game.n).nullity == nullity
+    assert Packed.of(game.press_masks, game.n, 8).nullity == nullity
 
 
 @pytest.mark.parametrize("neighbourhood", ["plus", "king", "cross"])
@@ -177,13 +183,16 @@ def test_packed_nullity_is_the_dense_eliminations_on_every_grid_up_to_8x8(neighb
 
     for rows, cols in itertools.product(range(3, 9), repeat=2):
         game = Game(rows, cols, "any", wrap, neighbourhood)
-        assert Packed.of(game.press_masks, game.n).nullity == nullity(game), (rows, cols)
+        try:
+            assert Packed.of(game.press_masks, game.n, 12).nullity == nullity(game), (rows, cols)
+        except NullityTooLargeError:
+            assert nullity(game) > 12, (rows, cols)
 
 
 def _corrupted(kind: str):
     game = Game(4, 4)
     boards = list(range(0, 1 << 16, 7))
-    answers = Packed.of(game.press_masks, 16).minima(boards, game.targets)
+    answers = Packed.of(game.press_masks, 16, 4).minima(boards, game.targets)
     solved = next(i for i, a in enumerate(answers) if a[0])  # a board of at least one press
     impossible = next(i for i, a in enumerate(answers) if a[0] is None)
     presses, press_set, target = answers[solved]
@@ -254,3 +263,31 @@ def test_numpy_loaded_after_flipgame_starts_its_blas_threads_with_ctrl_c_blocked
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "2"})
     assert run.stdout.split() == ["_NumpyLoader", "True", "True", "True"]
+
+
+def test_a_grid_of_nullity_44_is_refused_by_the_lane_before_its_null_space_is_built(tmp_path, capsys):
+    path = tmp_path / "cases.txt"
+    path.write_text("bwb" * 7 + "\n")
+    assert lane.answer(["solve", str(path), "--size", "3x21", "--wrap", "--neighbourhood", "king"]) is None
+    assert capsys.readouterr().out == ""
+
+
+def test_the_lane_takes_at_most_its_number_of_boards(tmp_path, capsys):
+    path = tmp_path / "cases.txt"
+    path.write_text("b\nw\n" * (LANE_MAX_BOARDS // 2))
+    assert lane.answer(["solve", str(path), "--size", "1x1"]) == 0
+    assert capsys.readouterr().out == "0\n" * LANE_MAX_BOARDS  # one cell is always uniform
+    path.write_text("b\nw\n" * (LANE_MAX_BOARDS // 2) + "b\n")
+    assert lane.answer(["solve", str(path), "--size", "1x1"]) is None
+    assert capsys.readouterr().out == ""
+
+
+def test_a_fifo_given_as_the_file_is_left_to_the_pipeline(tmp_path):
+    fifo = tmp_path / "cases"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_text, args=(SAMPLE * 2,))
+    writer.start()
+    run = subprocess.run([sys.executable, "-m", "flipgame", "solve", str(fifo)], capture_output=True, text=True,
+                         timeout=60, check=False)
+    writer.join(timeout=10)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "4\n4\n", "")

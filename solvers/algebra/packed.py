@@ -19,7 +19,7 @@ Source: Gaussian elimination over GF(2) with bit-packed rows (Bard, "Algebraic C
 ch. 9: the method of four Russians tabulates the same linear maps by 8-bit blocks); the linear-algebra view of
 Lights Out: Anderson & Feil, Math. Magazine 71(4), 1998.
 
->>> p = Packed.of((0b011, 0b111, 0b100), 3)  # the third button is the first two together
+>>> p = Packed.of((0b011, 0b111, 0b100), 3, max_nullity=8)  # the third button is the first two together
 >>> p.nullity, p.minimum(0b011), p.minimum(0b101), p.certificate(p.residual(0b101))
 (1, (1, 1), None, 3)
 """
@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from itertools import compress
 
 from flipgame.core.bits import set_bits
+from flipgame.core.errors import NullityTooLargeError
 
 
 def byte_tables(images: Sequence[int]) -> tuple[tuple[int, ...], ...]:
@@ -81,9 +82,12 @@ class Packed:
         self.certificates = certificates
 
     @classmethod
-    def of(cls, masks: Sequence[int], n: int) -> Packed:
+    def of(cls, masks: Sequence[int], n: int, max_nullity: int) -> Packed:
         """Eliminate the press masks of a system of ``n`` cells.  O(m n) word operations for the elimination,
-        O(n * 256) for the tables."""
+        O(n * 256 + 2**nullity) for the tables and the null space.
+
+        Raises NullityTooLargeError, before any table is made, when the nullity is above ``max_nullity``.
+        """
         basis: list[tuple[int, int, int]] = []  # (pivot cell, cells, presses)
         null_basis = []
         for j, mask in enumerate(masks):
@@ -92,6 +96,9 @@ class Packed:
                 basis.append((cells.bit_length() - 1, cells, presses))
             else:
                 null_basis.append(presses)
+        if len(null_basis) > max_nullity:
+            raise NullityTooLargeError(f"nullity {len(null_basis)} is over {max_nullity}: 2**{len(null_basis)} "
+                                       f"press sets per board")
         reduced = [_reduce(basis, 1 << i, 0) for i in range(n)]
         pivots = {p for p, _, _ in basis}
         certificates = {p: sum(1 << i for i, (cells, _) in enumerate(reduced) if cells >> p & 1)

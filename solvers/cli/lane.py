@@ -3,12 +3,13 @@
 A judge runs ``flipgame solve < cases`` once per submission, and most of the command's time was its start:
 numpy's import alone is most of the seed's C++ run on all 65,536 4x4 boards.  So when the command line asks only
 for what the lane gives (the minimum or ``Impossible`` per board of a two-state grid of at most
-:data:`~flipgame.core.limits.LANE_MAX_CELLS` cells, gauss's answer) and the input is a regular file of plain rows
-(:func:`flipgame.formats.plain.plain_boards`) of at most :data:`~flipgame.core.limits.LANE_MAX_BYTES`, the grid is
-eliminated once on machine words (:class:`flipgame.algebra.packed.Packed`), every board answered by table
-look-ups, and every answer checked by the referee (:func:`flipgame.verify.checks.words.words_problem`) before
-anything is written.  Anything else, including an answer that fails a check, leaves the input where it was and
-goes through the pipeline (:mod:`flipgame.cli.solve`), whose output is the same: the tests compare the two.
+:data:`~flipgame.core.limits.LANE_MAX_CELLS` cells and nullity :data:`~flipgame.core.limits.LANE_MAX_NULLITY`,
+gauss's answer) and the input is plain rows (:func:`flipgame.formats.plain.plain_boards`) of at most
+:data:`~flipgame.core.limits.LANE_MAX_BOARDS` boards, from a regular file or a pipe, the grid is eliminated once
+on machine words (:class:`flipgame.algebra.packed.Packed`), every board answered by table look-ups, and every
+answer checked by the referee (:func:`flipgame.verify.checks.words.words_problem`) before anything is written.
+Anything else, including an answer that fails a check, goes through the pipeline (:mod:`flipgame.cli.solve`) with
+the input as it was, whose output is the same: the tests compare the two.
 
 Flags the lane takes: ``FILE``, ``--size RxC``, ``--goal any|white|black``, ``--wrap``, ``--neighbourhood
 plus|king|cross``, ``--backend gauss`` and ``--format poj1753``, each written out in full.
@@ -26,8 +27,8 @@ import threading
 from collections.abc import Sequence
 
 from flipgame.algebra.packed import Packed
-from flipgame.core.errors import FlipgameError
-from flipgame.core.limits import LANE_MAX_BYTES, LANE_MAX_CELLS, LANE_MAX_NULLITY, LANE_WAIT_SECONDS
+from flipgame.core.errors import FlipgameError, NullityTooLargeError
+from flipgame.core.limits import LANE_MAX_BOARDS, LANE_MAX_CELLS, LANE_MAX_NULLITY, LANE_WAIT_SECONDS
 from flipgame.core.signals import signals_blocked
 from flipgame.formats.plain import plain_boards
 from flipgame.model.grid import Game
@@ -74,10 +75,11 @@ def answer(argv: Sequence[str]) -> int | None:
     if taken is None:
         return None
     game, path = taken
-    packed = Packed.of(game.press_masks, game.n)
-    if packed.nullity > LANE_MAX_NULLITY:
+    try:
+        packed = Packed.of(game.press_masks, game.n, LANE_MAX_NULLITY)
+    except NullityTooLargeError:
         return None
-    data = read_whole(path)
+    data = read_whole(path, LANE_MAX_BOARDS * game.rows * (game.cols + 1))
     if data is None:
         return None
     boards = plain_boards(data, game.rows, game.cols)
@@ -92,21 +94,23 @@ def answer(argv: Sequence[str]) -> int | None:
     return 0
 
 
-def read_whole(path: str) -> bytes | None:
-    """The rest of a regular file, or of standard input from a pipe, of at most :data:`LANE_MAX_BYTES`, or None.
+def read_whole(path: str, limit: int) -> bytes | None:
+    """The rest of a regular file, or of standard input from a pipe, of at most ``limit`` bytes, or None.
     A file is read with ``pread``, so its offset stays where it was for the pipeline (:func:`answer` moves it to
     the end once it has answered); what the lane read of a pipe that does not end within
     :data:`~flipgame.core.limits.LANE_WAIT_SECONDS` of its last data (a person typing, a program waiting for
     answers) is put back in front of the rest (:func:`give_back`).  A terminal is the pipeline's."""
     try:
+        if path != "-" and not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # never opened: opening a FIFO would take its writer from the pipeline
         fd = 0 if path == "-" else os.open(path, os.O_RDONLY)
     except OSError:
         return None
     try:
         mode = os.fstat(fd).st_mode
         if path == "-" and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-            return _read_pipe()
-        return _read_file(fd) if stat.S_ISREG(mode) else None
+            return _read_pipe(limit)
+        return _read_file(fd, limit) if stat.S_ISREG(mode) else None
     except OSError:
         return None
     finally:
@@ -114,18 +118,18 @@ def read_whole(path: str) -> bytes | None:
             os.close(fd)
 
 
-def _read_file(fd: int) -> bytes | None:
+def _read_file(fd: int, limit: int) -> bytes | None:
     start = os.lseek(fd, 0, os.SEEK_CUR)
-    if os.fstat(fd).st_size - start > LANE_MAX_BYTES:
+    if os.fstat(fd).st_size - start > limit:
         return None
     chunks, at = [], start
-    while (chunk := os.pread(fd, LANE_MAX_BYTES + 1, at)) and at - start <= LANE_MAX_BYTES:
+    while (chunk := os.pread(fd, limit + 1, at)) and at - start <= limit:
         chunks.append(chunk)
         at += len(chunk)
-    return None if at - start > LANE_MAX_BYTES else b"".join(chunks)  # None: the file grew while it was read
+    return None if at - start > limit else b"".join(chunks)  # None: the file grew while it was read
 
 
-def _read_pipe() -> bytes | None:
+def _read_pipe(limit: int) -> bytes | None:
     chunks, size = [], 0
     while select.select([0], [], [], LANE_WAIT_SECONDS)[0]:
         chunk = os.read(0, 1 << 16)
@@ -133,7 +137,7 @@ def _read_pipe() -> bytes | None:
             return b"".join(chunks)
         chunks.append(chunk)
         size += len(chunk)
-        if size > LANE_MAX_BYTES:
+        if size > limit:
             break
     give_back(b"".join(chunks), more=True)
     return None

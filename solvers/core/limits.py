@@ -269,10 +269,15 @@ the memory budget anyway (the 1000x1000 torus: 3.8 GiB)."""
 
 LANE_MAX_CELLS = 64
 """Most cells of a board ``flipgame solve``'s judge lane takes (one machine word; :mod:`flipgame.cli.lane`)."""
-LANE_MAX_NULLITY = 8
-"""Largest nullity the lane takes: each solvable board's minimum is over ``2**nullity`` press sets."""
-LANE_MAX_BYTES = 16 << 20
-"""Largest input the lane reads whole (about 800,000 4x4 boards); a larger one streams through the pipeline."""
+LANE_MAX_NULLITY = 6
+"""Largest nullity the lane takes: each reachable goal of a board costs ``2**nullity`` popcounts in Python, so an
+input of solvable boards only, at the most boards, takes about 1 s where the pipeline takes 0.3 s (measured at
+nullity 6; at nullity 8, 4 s; a grid of nullity 26 had the lane building a null space of 2**26 press sets)."""
+LANE_MAX_BOARDS = 1 << 17
+"""Most boards the lane answers (twice the 65,536 4x4 boards of the judge's stream): it keeps a Python int and a
+tuple per board, where the pipeline's numpy takes a few bytes; at 800,000 4x4 boards the lane took 0.94 s against
+the pipeline's 0.38 s, at 8 million 1x1 boards 30 s and 1.75 GB against 1.7 s.  A larger input streams through the
+pipeline."""
 LANE_WAIT_SECONDS = 0.05
 """How long the lane waits for more of a piped input before the pipeline takes it (answering each case as it
 comes: a person typing, or a program that waits for each answer)."""

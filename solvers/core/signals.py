@@ -11,9 +11,11 @@ whenever numpy is first imported, its module runs inside :func:`signals_blocked`
 inherit the blocked mask.  Source: ``pthread_sigmask(3)`` ("a new thread inherits a copy of its creator's
 signal mask"), ``signal(7)``; PEP 451 (module specs, finders and loaders).
 
-When flipgame is what loads numpy, its BLAS gets one thread (``OPENBLAS_NUM_THREADS=1`` while numpy
-loads, unless the variable is set; it is removed again, so other programs started later are not
-touched): starting OpenBLAS's pool was a third of numpy's import, about 50 ms of every ``flipgame``
+When numpy is first imported after flipgame (by flipgame or by the program that imported it), its BLAS gets
+one thread (``OPENBLAS_NUM_THREADS=1`` while numpy loads, unless the variable is set; it is removed again, so
+other programs started later are not touched), as it did when flipgame's own import loaded numpy; a program that
+wants more sets the variable, or imports numpy first, and numpy's ``__loader__`` is the wrapper :class:`NumpyFinder`
+gives it: starting OpenBLAS's pool was a third of numpy's import, about 50 ms of every ``flipgame``
 command on the 2-core machine, and flipgame's numpy work is integer bit operations and small
 float products over Z_k, spread over worker processes where it is large.
 """
