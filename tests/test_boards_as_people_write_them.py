@@ -3,6 +3,7 @@ answered with the --size that reads it."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import POJ_SAMPLE, flipgame
 
 from flipgame import Board
@@ -21,6 +22,15 @@ def test_a_first_board_of_another_size_names_the_size_that_reads_it():
 def test_a_first_row_of_another_width_alone_is_one_row():
     r = flipgame("solve", stdin="bwwbb\nbbwb\nbwwb\nbwww\n")
     assert r.stderr.endswith("the input's first board is 1 row of 5 cells: --size 1x5 reads it\n")
+
+
+@pytest.mark.parametrize(("text", "size", "answer"), [("bwwbbbwbbwwbbwww\n", "1x16", "7\n"),
+                                                      ("bwwbb\nbbwbb\n", "2x5", "3\n")])
+def test_the_size_hint_counts_the_rows_it_saw_and_reads_the_input(text, size, answer):
+    r = flipgame("solve", stdin=text)  # a new user's input: one line of 16 cells was called 16 rows of 16 cells
+    rows, cols = size.split("x")
+    assert r.stderr.endswith(f"is {rows} row{'s' * (rows != '1')} of {cols} cells: --size {size} reads it\n")
+    assert flipgame("solve", "--size", size, stdin=text).stdout == answer
 
 
 def test_digit_rows_and_upper_case_are_two_state_cells_on_a_grid():

@@ -134,7 +134,8 @@ def _taken(state: _CaseRows, lines: list[str]) -> Iterator[int]:
 
 def _with_size_hint(exc: BoardFormatError, state: _CaseRows, rest: list[str]) -> BoardFormatError:
     """``exc`` with the ``--size RxC`` that reads the input, when its first row has another width: R counted
-    as the rows of that width from there (a square when the read ends first)."""
+    as the rows of that width from there, up to a row of another width, a blank line or the end of the lines read
+    (never guessed: a square was claimed for one line of 16 cells)."""
     width = getattr(exc, "cells", None)
     if width is None or state.case != 1 or state.current:
         return exc
@@ -144,7 +145,6 @@ def _with_size_hint(exc: BoardFormatError, state: _CaseRows, rest: list[str]) ->
         if len(row) != width or row.strip("bwBW01"):
             break
         rows += 1
-    rows = rows if rows < len(rest) or rows >= width else width
     return BoardFormatError(f"{exc.reason}; the input's first board is {rows} row{'s' * (rows != 1)} of {width} cells: "
                             f"--size {rows}x{width} reads it", case=exc.case, line=exc.line)
 
