@@ -76,3 +76,11 @@ def test_a_tiny_memory_budget_is_not_printed_as_zero():
 
     with pytest.raises(MemoryBudgetError, match=r"over the 1\.02e-06 MiB budget"):
         solve(["bwww"] * 4, "cpsat", memory_limit=1e-9)
+
+
+def test_goal_names_in_capitals_and_the_american_neighborhood_are_taken():
+    board = "bwwb\nbbwb\nbwwb\nbwww\n"
+    plain = flipgame("solve", "--goal", "white", "--neighbourhood", "king", "--presses", stdin=board)
+    capitals = flipgame("solve", "--goal", "White", "--neighborhood", "king", "--presses", stdin=board)
+    assert capitals.stdout == plain.stdout
+    assert plain.returncode == 0 and plain.stdout.splitlines()[0].isdigit()

@@ -76,8 +76,10 @@ def states_arg(text: str) -> int:
 
 
 def goal_arg(text: str) -> str:
-    """``--goal``: any, white, black, or a state D (every cell D)."""
-    if text in ("any", "white", "black") or (is_number(text) and len(text) <= NUMBER_DIGITS):
+    """``--goal``: any, white, black (in any case, as boards take ``B``/``W``), or a state D (every cell D)."""
+    if text.lower() in ("any", "white", "black"):
+        return text.lower()
+    if is_number(text) and len(text) <= NUMBER_DIGITS:
         return text
     raise argparse.ArgumentTypeError(f"expected any, white, black or a state number D (at most {NUMBER_DIGITS} "
                                      f"digits), got {text!r:.40}")

@@ -135,6 +135,8 @@ def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool =
     parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
     parser.add_argument("--neighbourhood", choices=[*NEIGHBOURHOODS, "stencil"], default="plus",
                         help="cells a press flips: plus (default), cross (diagonals), king (3x3), stencil")
+    parser.add_argument("--neighborhood", dest="neighbourhood", choices=[*NEIGHBOURHOODS, "stencil"],
+                        help=argparse.SUPPRESS)  # the American spelling, taken without a second line of help
     parser.add_argument("--stencil", metavar="PATTERN",
                         help="with --neighbourhood stencil: rows of x/. separated by '/', centre = the press, "
                              "e.g. 'x.x/.x./x.x'")

@@ -77,7 +77,8 @@ def _shared_options() -> dict[str, set[tuple]]:
 
 def _options_table(parser: argparse.ArgumentParser, actions: Sequence[argparse.Action]) -> str:
     rows = ["| option | meaning |", "|---|---|"]
-    rows += [f"| `{_cell(_invocation(parser, a))}` | {_cell(a.help)} |" for a in actions]
+    rows += [f"| `{_cell(_invocation(parser, a))}` | {_cell(a.help)} |" for a in actions
+             if a.help is not argparse.SUPPRESS]  # an alias help does not show (--neighborhood)
     return "\n".join(rows) + "\n"
 
 
