@@ -100,6 +100,8 @@ def read_whole(path: str, limit: int) -> bytes | None:
     the end once it has answered); what the lane read of a pipe that does not end within
     :data:`~flipgame.core.limits.LANE_WAIT_SECONDS` of its last data (a person typing, a program waiting for
     answers) is put back in front of the rest (:func:`give_back`).  A terminal is the pipeline's."""
+    if not hasattr(os, "pread"):
+        return None  # not a POSIX system: the pipeline reads the input
     try:
         if path != "-" and not stat.S_ISREG(os.stat(path).st_mode):
             return None  # never opened: opening a FIFO would take its writer from the pipeline
