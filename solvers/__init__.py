@@ -56,10 +56,4 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_HOME_OF))
 
 
-__all__ = [
-    "BACKENDS", "GOALS", "STRATEGIES", "Backend", "BatchSolution", "Board", "BoardFormatError", "BoardSet",
-    "BoardTooLargeError", "FlipgameError", "Game", "KindNotTakenError", "MemoryBudgetError", "ModelBackend",
-    "NullityTooLargeError", "Option", "OptionError", "PressSystem", "RefusedError", "RulesError", "Session",
-    "Solution", "Status", "UnknownBackendError", "format_cells", "from_edges", "from_json", "get_backend", "prepare",
-    "read_cases", "read_edge_list", "register", "solve", "solve_batch", "solve_strategy",
-]
+__all__ = sorted(_HOME_OF)  # the public names: one list, _HOMES

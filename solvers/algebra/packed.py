@@ -13,15 +13,15 @@ sets of the coset (:data:`~flipgame.core.limits.LANE_MAX_NULLITY` bounds it).
 For a non-pivot cell ``p``, the cells ``i`` whose residual has bit ``p`` form a certificate: it meets every press
 mask in an even number of cells and the board in an odd number exactly when the board's residual has bit ``p``
 (so no press set reaches it).  The referee checks such a certificate against the press masks themselves
-(:mod:`flipgame.verify.checks.packed`).
+(:mod:`flipgame.verify.checks.words`).
 
 Source: Gaussian elimination over GF(2) with bit-packed rows (Bard, "Algebraic Cryptanalysis", Springer 2009,
 ch. 9: the method of four Russians tabulates the same linear maps by 8-bit blocks); the linear-algebra view of
 Lights Out: Anderson & Feil, Math. Magazine 71(4), 1998.
 
 >>> p = Packed.of((0b011, 0b111, 0b100), 3, max_nullity=8)  # the third button is the first two together
->>> p.nullity, p.minimum(0b011), p.minimum(0b101), p.certificate(p.residual(0b101))
-(1, (1, 1), None, 3)
+>>> p.nullity, p.minima([0b011, 0b101], [0])
+(1, [(1, 1, 0), (None, 3)])
 """
 
 from __future__ import annotations
@@ -114,13 +114,6 @@ class Packed:
         """A press set turning 0 into ``board`` (when :meth:`residual` is 0)."""
         return look_up(self._particular, board)
 
-    def minimum(self, board: int) -> tuple[int, int] | None:
-        """``(presses, press set)`` of a minimum-weight press set turning 0 into ``board`` (the first lightest in
-        the order of :attr:`null_space`), or None when none does.  O(2**nullity)."""
-        if self.residual(board):
-            return None
-        return self._lightest(self.particular(board))
-
     def certificate(self, residual: int) -> int:
         """The certificate of the lowest set bit of a non-zero ``residual``."""
         return self.certificates[set_bits(residual & -residual)[0]]
@@ -137,7 +130,8 @@ class Packed:
             shifts.setdefault(r, []).extend(pt ^ z for z in self.null_space)
             goals.setdefault(r, []).append(t)
         residuals = apply_all(self._residual, boards)
-        proofs = {r: (None, *(self.certificate(r ^ self.residual(t)) for t in targets))
+        of_targets = [self.residual(t) for t in targets]
+        proofs = {r: (None, *(self.certificate(r ^ rt) for rt in of_targets))
                   for r in set(residuals) if r not in shifts}
         out: list = list(map(proofs.get, residuals))
         size = len(self.null_space)
@@ -148,12 +142,6 @@ class Packed:
             k = weights.index(best)
             out[i] = (best, x ^ shift[k], goals[residuals[i]][k // size])
         return out
-
-    def _lightest(self, x: int) -> tuple[int, int]:
-        """``(presses, press set)`` of the lightest press set of ``x``'s coset of the null space.  O(2**nullity)."""
-        weights = [(x ^ z).bit_count() for z in self.null_space]
-        best = min(weights)
-        return best, x ^ self.null_space[weights.index(best)]
 
 
 def apply_all(tables: tuple[tuple[int, ...], ...], values: Sequence[int]) -> list[int]:

@@ -26,7 +26,7 @@ def command_module(name: str) -> ModuleType:
     """The module of command ``name``, imported when first needed, so that ``flipgame solve`` never
     loads the agreement harness, the study or the benchmark: start-up time is a product requirement."""
     module = name.replace("-", "_")  # export-suite lives in export_suite
-    return importlib.import_module(f"flipgame.cli.{module}")  # the one lazy project import (start-up time)
+    return importlib.import_module(f"flipgame.cli.{module}")  # lazy, as the dispatcher itself (start-up time)
 
 
 def _version() -> str:

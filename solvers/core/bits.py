@@ -69,7 +69,7 @@ def unpack_words(packed: int, count: int, width: int = WORD) -> list[int]:
     return words.tolist()
 
 
-_TYPECODES = {size * 8: code for code in "BHILQ" for size in [array(code).itemsize] if size * 8 in (8, 16, 32, 64)}
+_TYPECODES = {array(code).itemsize * 8: code for code in "BHILQ"}  # the array type of each word width
 
 
 def word_parities(packed: int, count: int) -> int:
