@@ -130,13 +130,18 @@ class Depth:
     """Step 2's rows for one depth: ``members[i]`` (press indices of class ``i``), ``var[i]`` (its
     variable ``e``), ``delta[j]`` (the variable ``d`` of press ``j``'s row ``x_j + d + e = c_j``, 0
     when ``d`` is the constant 0), the rows ``made`` (deleted after the depth), and the class lemmas
-    ``U | D`` alive in the current window, ``lemmas[(i, m, D)]``."""
+    ``U | D`` alive in the current window, ``lemmas[(i, m, D as bytes)]``.  ``order`` is the members
+    of every class one after the other, ``cls[p]`` the class of ``order[p]`` and ``start[i]`` where
+    class ``i`` begins in it."""
 
     members: list[np.ndarray]
     var: dict[int, int]
     delta: np.ndarray
     made: list[Row]
-    lemmas: dict[tuple[int, int, tuple[int, ...]], list[int]] = field(default_factory=dict)
+    order: np.ndarray
+    cls: np.ndarray
+    start: np.ndarray
+    lemmas: dict[tuple[int, int, bytes], list[int]] = field(default_factory=dict)
 
 
 class Writer:
@@ -153,14 +158,18 @@ class Writer:
         free = self.plan.free
         return [-(free[i] + 1) if alpha >> i & 1 else free[i] + 1 for i in reversed(range(t))]
 
-    def classes(self, t: int, const: np.ndarray) -> list[tuple[int, int]]:
-        """(class index, fewest presses) of the classes of depth ``t`` that hold at least one press in
-        every completion (``const``: :meth:`Search.consts_at` of the node), the zero form's class
-        left out (propagation counts it)."""
+    def bounds(self, t: int, const: np.ndarray) -> np.ndarray:
+        """Per class of depth ``t``: the fewest presses it holds in every completion (``const``:
+        :meth:`Search.consts_at` of the node), 0 for the zero form's class (propagation counts it)."""
         zero = self.search.classes[t][3]
         mins = self.search.minima(t, const)
         if zero >= 0:
             mins[zero] = 0
+        return mins
+
+    def classes(self, t: int, const: np.ndarray) -> list[tuple[int, int]]:
+        """(class index, fewest presses) of the classes of :meth:`bounds` that hold at least one press."""
+        mins = self.bounds(t, const)
         return [(int(i), int(mins[i])) for i in np.flatnonzero(mins)]
 
     def class_rows(self, t: int, needed: set[int]) -> Depth:
@@ -172,8 +181,10 @@ class Writer:
         # d, then a free press (in every row's chain: a long watch list for the checker)
         cost = np.where(low == 1, 2, np.minimum(low, 1))
         order = np.lexsort((cost, inverse))
-        members = np.split(order, np.cumsum(sizes)[:-1])
-        here = Depth(members, {}, np.zeros(len(keys), dtype=np.int64), [])
+        start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        here = Depth(np.split(order, start[1:]), {}, np.zeros(len(keys), dtype=np.int64), [], order,
+                     inverse[order], start)
+        members = here.members
         shared: dict[tuple[int, ...], tuple[Row, int]] = {}
         for i in sorted(needed):
             prefix = int(prefixes[i])
@@ -198,29 +209,47 @@ class Writer:
                     here.made.append(sum_all(log, self.rows[j], [class_row, part_row]))
         return here
 
+    def reasons(self, const: np.ndarray, mins: np.ndarray, here: Depth) -> tuple[np.ndarray, np.ndarray]:
+        """Every class's ``D`` at once: (sorted distinct literals of the classes in turn, where each
+        class's run begins: ``len(mins) + 1`` offsets).  A class's ``D`` takes the literals "its ``d``
+        is not the node's value" of its first ``m`` members that are 1 and its first ``m`` that are 0
+        (``m``: ``mins`` of the class, in the member order of :meth:`class_rows`)."""
+        flips = np.where(const ^ self.search.consts, -here.delta, here.delta)[here.order]
+        high = const[here.order].astype(np.int64)
+        before = np.cumsum(high) - high  # ones before each position, then within its class
+        ones = before - before[here.start][here.cls]
+        rank = np.where(high == 1, ones, np.arange(len(high)) - here.start[here.cls] - ones)
+        keep = (rank < mins[here.cls]) & (flips != 0)
+        lits, cls = flips[keep], here.cls[keep]
+        at = np.lexsort((lits, cls))
+        lits, cls = lits[at], cls[at]
+        fresh = np.ones(len(lits), dtype=bool)
+        fresh[1:] = (lits[1:] != lits[:-1]) | (cls[1:] != cls[:-1])
+        lits, cls = lits[fresh], cls[fresh]
+        return lits, np.searchsorted(cls, np.arange(len(mins) + 1))
+
     def closed(self, t: int, alpha: int, here: Depth) -> None:
         """Step 3 for one closed node: per class without its lemma ``U | D`` in ``here.lemmas``,
         ``U | -e | D`` and ``U | e | D``, then those classes' ``U | D`` (its two cases clash at once),
-        then ``-a``."""
+        then ``-a``.  O(n) array work, then O(1) Python steps a class plus its lines."""
         log, level = self.log, self.plan.nullity - t
         prefixes = self.search.classes[t][1]
         const = self.search.consts_at(alpha)
-        # each press's literal "its d is not the node's value" (0: a press whose d is a constant)
-        flips = np.where(const ^ self.search.consts, -here.delta, here.delta)
-        new = []
-        for i, m in self.classes(t, const):
-            mem = here.members[i]
-            high = const[mem].astype(bool)
-            chosen = flips[np.concatenate((mem[high][:m], mem[~high][:m]))]
-            reason = tuple(sorted(set(chosen[chosen != 0].tolist())))
-            if (i, m, reason) not in here.lemmas:
-                out, e = self.network[(level, int(prefixes[i]))][m - 1], here.var[i]
-                log.add_all(([out, -e, *reason], [out, e, *reason]))
-                new.append((i, m, reason, out, e))
-        for i, m, reason, out, e in new:
-            here.lemmas[(i, m, reason)] = [out, *reason]
-            log.add(here.lemmas[(i, m, reason)])
-            log.delete_all(([out, -e, *reason], [out, e, *reason]))
+        mins = self.bounds(t, const)
+        lits, bounds = self.reasons(const, mins, here)
+        lemmas, new = here.lemmas, []
+        for i in np.flatnonzero(mins).tolist():
+            m = int(mins[i])
+            reason = lits[bounds[i]:bounds[i + 1]]
+            key = (i, m, reason.tobytes())
+            if key not in lemmas:
+                out, e, rest = self.network[(level, int(prefixes[i]))][m - 1], here.var[i], reason.tolist()
+                log.add_all(([out, -e, *rest], [out, e, *rest]))
+                new.append((key, out, e, rest))
+        for key, out, e, rest in new:
+            lemmas[key] = [out, *rest]
+            log.add(lemmas[key])
+            log.delete_all(([out, -e, *rest], [out, e, *rest]))
         self.done[(t, alpha)] = self.clause(t, alpha)
         log.add(self.done[(t, alpha)])
 
