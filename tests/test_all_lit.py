@@ -79,6 +79,19 @@ def test_the_fixed_subcoset_of_a_symmetry():
     assert [name for name, _ in classes] == ["rotate 90", "rotate 180", "flip rows", "transpose"]
 
 
+@pytest.mark.parametrize("n", [4, 9, 19, 39])
+def test_the_half_turn_holds_the_minimum_on_the_family_of_79(n):
+    """n = 5 * 2**j - 1 (4, 9, 19, 39, then 79): nullity 4, 8, 16, 32; each published minimum lies in the
+    rotate-180 fixed sub-coset (docs/high-nullity.md: why 2629 may be a(79) itself)."""
+    game = Game(n, n, "white")
+    parts, quiet, _ = algebra.solution_cosets(game, game.full)
+    x, basis = coset_search.fixed_subcoset(parts[0][0], quiet, dict(symmetry.rule_symmetries(game))["rotate 180"])
+    lightest = minweight.min_weight(x, basis, game.n)[1]
+    assert len(quiet) == {4: 4, 9: 8, 19: 16, 39: 32}[n] and len(basis) == len(quiet) // 2
+    assert lightest.bit_count() == all_lit.A075464[n - 1] == {4: 4, 9: 25, 19: 141, 39: 561}[n]
+    assert game.apply(game.full, lightest) == 0
+
+
 def test_the_search_gives_an_upper_bound_with_its_witness():
     better = []
     t = all_lit.upper_bound(19, 0.5, on_better=lambda term, how: better.append((term, how)))
