@@ -154,3 +154,12 @@ class Search:
             stack.append((t + 1, alpha | 1 << t, const ^ self.bits[t]))
             stack.append((t + 1, alpha, const))
         return self
+
+
+def tree_certificate(plan: Plan, search: Search) -> tuple[int, list[int], list[tuple[int, int]]]:
+    """The branch-and-bound certificate of ``search`` (:func:`flipgame.verify.proofs.tree_check.check_tree`):
+    ``x0``, the press set with every free press 0; null vector ``i``, the presses whose forms hold free
+    press ``i``; the closed nodes ``(t, alpha)``.  O(n d) bit operations plus the nodes."""
+    x0 = sum(1 << j for j, c in enumerate(plan.consts) if c)
+    null_vectors = [sum(1 << j for j, key in enumerate(plan.keys) if key >> i & 1) for i in range(plan.nullity)]
+    return x0, null_vectors, [(t, alpha) for t, nodes in enumerate(search.closed) for alpha in nodes]

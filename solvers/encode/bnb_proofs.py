@@ -296,7 +296,8 @@ class Writer:
                 self.depth(t)
 
 
-def refutation_bnb(game: Game, formula, plan: Plan, bound: int, on_quiet: Callable | None = None) -> Log:
+def refutation_bnb(game: Game, formula, plan: Plan, bound: int, on_quiet: Callable | None = None,
+                   search: Search | None = None) -> Log:
     """A DRAT refutation of "at most ``bound`` presses" whose formula counts along ``plan``'s keys.
 
     Parameters
@@ -311,6 +312,8 @@ def refutation_bnb(game: Game, formula, plan: Plan, bound: int, on_quiet: Callab
         The formula's bound: the search closes nodes that hold at least ``bound + 1`` presses.
     on_quiet : callable, optional
         As in :func:`flipgame.encode.parity_proofs.refutation`.
+    search : Search, optional
+        ``Search(plan, bound + 1)`` already run (else it runs here).
 
     Returns
     -------
@@ -328,7 +331,7 @@ def refutation_bnb(game: Game, formula, plan: Plan, bound: int, on_quiet: Callab
         cells = [Row(list(f), list(p), bit, owned=False) for f, p, bit in formula.chains]
         rows = press_rows(log, game, cells, plan)
         if not log.refuted:
-            Writer(log, formula, plan, Search(plan, bound + 1).run(), rows).write()
+            Writer(log, formula, plan, search or Search(plan, bound + 1).run(), rows).write()
         return log
     finally:
         if enabled:

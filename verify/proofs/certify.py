@@ -73,8 +73,8 @@ class Certification:
     moves : int
         The claimed minimum ``k`` being certified.
     proof_lines : int
-        DRAT lines (additions and deletions, the final empty clause included)
-        summed over all goal boards; 0 when no proof was produced.
+        DRAT lines (additions and deletions, the final empty clause included), or a branch-and-bound
+        certificate's closed nodes, summed over all goal boards; 0 when no proof was produced.
     formula_clauses : int
         Clauses of the refuted formulas, summed over all goal boards.
     solve_seconds, check_seconds : float
@@ -87,7 +87,8 @@ class Certification:
     prover : str
         ``parity`` (:mod:`flipgame.encode.parity_proofs`) or ``search`` (CaDiCaL).
     engine : str
-        dratify's engine that checked: ``native`` or ``python``.
+        dratify's engine that checked (``native`` or ``python``), or ``tree_check`` for a
+        branch-and-bound certificate (:mod:`flipgame.verify.proofs.tree_check`).
     """
 
     status: CertStatus
@@ -110,6 +111,10 @@ class Certification:
         """One-line report, e.g. ``certified: no press set of at most 3 presses reaches
         all white or all black (2 DRAT proofs by search, 105 lines, checked by dratify (native) in 0.012 s)``."""
         head = f"{self.status.value}: {self.message}"
+        if self.status is CertStatus.CERTIFIED and self.engine == "tree_check":
+            trees = f"{self.proofs} branch-and-bound certificate{'s' if self.proofs != 1 else ''} by {self.prover}"
+            return (f"{head} ({trees}, {self.proof_lines} lines (closed nodes), checked by tree_check "
+                    f"in {self.check_seconds:.3f} s)")
         if self.status is CertStatus.CERTIFIED:
             proofs = f"{self.proofs} DRAT proof{'s' if self.proofs != 1 else ''} by {self.prover}"
             return (f"{head} ({proofs}, {self.proof_lines} lines, checked by dratify ({self.engine}) "
@@ -326,7 +331,8 @@ def _certification_of(game, board: int, moves: int, out: dict) -> Certification:
         return _failed(moves, f"the claimed minimum {moves} is too high: {p.bit_count()} presses "
                               f"{_cells(p, getattr(game, 'cols', None))} reach {what}{sim}", **kw)
     if kind == "rejected":
-        return _failed(moves, f"dratify rejected the proof for goal {out['goal']}: {out['reason']}", **kw)
+        checker = "tree_check" if out.get("engine") == "tree_check" else "dratify"
+        return _failed(moves, f"{checker} rejected the proof for goal {out['goal']}: {out['reason']}", **kw)
     w = out["witness"]
     if w is None:
         return _failed(moves, f"{bound_text}, but no press set of {moves} presses reaches {goals_text} either: "

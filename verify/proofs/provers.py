@@ -10,6 +10,10 @@ and refuted by one of three generators, each proof then checked by dratify:
 * ``parity`` with a pruned split (:mod:`flipgame.encode.bnb_proofs`): from :data:`BNB_MIN_NULLITY`
   free presses the formula counts along the classes of the solutions' forms and the split closes a
   branch as soon as the classes hold the claimed minimum.
+
+A pruned split too large for a DRAT proof (:data:`TREE_MIN_COST`) is certified by its tree instead: the
+branch-and-bound certificate of :func:`flipgame.encode.bnb.tree_certificate`, checked in exact arithmetic
+by :mod:`flipgame.verify.proofs.tree_check` (no SAT checker, no flipgame code).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from flipgame.model.system import PressSystem
 from flipgame.verify.proofs.drat import Proof, write_proof
 from flipgame.verify.proofs.lower_bound import Formula, build_formula, write_cnf
 from flipgame.verify.proofs.proof_check import PieceCheck, Verdict, check_refutation
+from flipgame.verify.proofs.tree_check import check_tree
 
 SOLVER = "cadical195"
 """python-sat solver used for the search proofs (it logs DRUP proofs)."""
@@ -41,6 +46,13 @@ DENSE_PROOF_MAX_CELLS = 400
 
 BNB_MIN_NULLITY = 12
 """From this many free presses the parity prover prunes its case split (:mod:`flipgame.encode.bnb_proofs`)."""
+
+TREE_MIN_COST = 50_000_000
+"""Closed nodes times the claimed minimum from which a pruned split is certified by its tree
+(:mod:`flipgame.verify.proofs.tree_check`) rather than a DRAT proof, unless proof files are asked for.  Each
+closed node's DRAT check counts the minimum up the counter: the random 30x30 board (18,384 nodes, minimum 375:
+6.9e6) checks in about 70 s of CPU, the random 62x62 board (276,570 nodes, minimum 1,763: 4.9e8) would take
+hours; its tree checks in seconds."""
 
 
 def prover_for(game: PressSystem) -> str:
@@ -77,7 +89,8 @@ def _plan(job: dict, diff: int) -> bnb.Plan | None:
     return plan if plan.nullity >= BNB_MIN_NULLITY else None
 
 
-def _parity(job: dict, formula: Formula, plan: bnb.Plan | None) -> tuple[Proof, Verdict, float]:
+def _parity(job: dict, formula: Formula, plan: bnb.Plan | None, search: bnb.Search | None
+            ) -> tuple[Proof, Verdict, float]:
     """The parity refutation (:mod:`flipgame.encode.parity_proofs`, pruned by :mod:`flipgame.encode.bnb_proofs`
     given a ``plan``), checked like any other proof but while it is written (in forked pieces,
     :class:`~flipgame.verify.proofs.proof_check.PieceCheck`): the proof, the verdict and the seconds the
@@ -87,7 +100,8 @@ def _parity(job: dict, formula: Formula, plan: bnb.Plan | None) -> tuple[Proof, 
         if plan is None:
             log = proofs.refutation(job["game"], formula.chains, formula.nvars, on_quiet=check.cut)
         else:
-            log = bnb_proofs.refutation_bnb(job["game"], formula, plan, job["bound"], on_quiet=check.cut)
+            log = bnb_proofs.refutation_bnb(job["game"], formula, plan, job["bound"], on_quiet=check.cut,
+                                            search=search)
         proof = Proof(*log.arrays())
         written = time.perf_counter() - start
         return proof, check.finish(proof, heavy_from=log.split_from), written
@@ -119,14 +133,20 @@ def _write_files(job: dict, goal: dict, formula: Formula, proof: Proof) -> None:
 def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
     """Find and check the refutation for one goal; False (with ``out`` filled in) on a failure."""
     diff = job["board"] ^ goal["target"]
-    plan = _plan(job, diff)
+    plan, search = _plan(job, diff), None
+    if plan is not None:
+        start = time.perf_counter()
+        search = bnb.Search(plan, job["bound"] + 1).run()
+        out["solve"] += time.perf_counter() - start
+        if job["proof_dir"] is None and sum(map(len, search.closed)) * (job["bound"] + 1) >= TREE_MIN_COST:
+            return _tree(job, goal, diff, plan, search, out)
     formula = (build_formula(job["n"], job["masks"], diff, job["bound"], cells=job["cells"]) if plan is None else
                build_formula(job["n"], job["masks"], diff, job["bound"], cells=job["cells"], keys=plan.keys,
                              key_bits=plan.nullity))
     out["clauses"] += len(formula.clauses)
     start = time.perf_counter()
     if job["prover"] == "parity":
-        proof, verdict, written = _parity(job, formula, plan)
+        proof, verdict, written = _parity(job, formula, plan, search)
         out["pruned"] = out.get("pruned", False) or plan is not None
         out["solve"] += written
     else:
@@ -145,6 +165,24 @@ def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
         _write_files(job, goal, formula, proof)
     if not verdict.ok:
         out.update(kind="rejected", goal=goal["label"], reason=f"{verdict.reason} (step {verdict.failed_step})")
+        return False
+    return True
+
+
+def _tree(job: dict, goal: dict, diff: int, plan: bnb.Plan, search: bnb.Search, out: dict) -> bool:
+    """Certify one goal by the tree of ``search`` (:data:`TREE_MIN_COST`); False (with ``out`` filled in) when
+    :func:`~flipgame.verify.proofs.tree_check.check_tree` rejects it."""
+    start = time.perf_counter()
+    certificate = bnb.tree_certificate(plan, search)
+    out["solve"] += time.perf_counter() - start
+    start = time.perf_counter()
+    why = check_tree(job["masks"], job["cells"], diff, job["bound"] + 1, *certificate)
+    out["check"] += time.perf_counter() - start
+    out.update(engine="tree_check", pruned=True)
+    out["proof_lines"] += len(certificate[2])
+    out["proofs"] += 1
+    if why:
+        out.update(kind="rejected", goal=goal["label"], reason=why)
         return False
     return True
 

@@ -1,0 +1,99 @@
+"""Branch-and-bound certificates (flipgame.encode.bnb.tree_certificate) and their checker
+(flipgame.verify.proofs.tree_check): what the checker accepts, every kind of tampering it rejects, and
+--certify taking the tree when a DRAT proof would be too large."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import pytest
+
+from flipgame.encode import bnb
+from flipgame.model.grid import Game
+from flipgame.verify.proofs import provers, tree_check
+from flipgame.verify.proofs.certify import CertStatus, certify_minimum
+from flipgame.verify.proofs.tree_check import check_tree
+
+LIT19 = Game(19, 19, "white")
+"""The all-lit 19x19 board: nullity 16, minimum 141 (OEIS A075464)."""
+
+
+def _certificate(game: Game, diff: int, at_least: int):
+    plan = bnb.plan(game, diff, "chase")
+    return bnb.tree_certificate(plan, bnb.Search(plan, at_least).run())
+
+
+@pytest.fixture(scope="module")
+def lit19():
+    return _certificate(LIT19, LIT19.full, 141)
+
+
+def _check(certificate, at_least=141, masks=None):
+    return check_tree(masks or tuple(LIT19.press_masks), LIT19.n, LIT19.full, at_least, *certificate)
+
+
+def test_the_all_lit_19x19_tree_proves_141_and_not_142(lit19):
+    x0, null_vectors, closed = lit19
+    assert len(null_vectors) == 16 and LIT19.apply(LIT19.full, x0) == 0
+    assert 0 < len(closed) < 1 << 16 and _check(lit19) is None
+    assert "fewer than 142 presses" in _check(lit19, 142)
+
+
+@pytest.mark.parametrize(("tamper", "reason"), [
+    (lambda x0, nv, cl: (x0, nv, cl[1:]), "leave out part of the tree"),
+    (lambda x0, nv, cl: (x0, nv, [*cl, cl[0]]), "two closed nodes overlap"),
+    (lambda x0, nv, cl: (x0, nv, [(cl[0][0], 1 << cl[0][0]), *cl[1:]]), "is not a node of a tree"),
+    (lambda x0, nv, cl: (x0 ^ 1, nv, cl), "x0 does not change exactly the cells"),
+    (lambda x0, nv, cl: (x0, [nv[0] ^ 1, *nv[1:]], cl), "a null vector changes some cell"),
+    (lambda x0, nv, cl: (x0, [nv[1], *nv[1:]], cl), "not independent"),
+    (lambda x0, nv, cl: (x0, nv[:-1], [(t, a) for t, a in cl if t < 15] + [(15, a) for a in range(1 << 15)]),
+     "nullity 16, not 15"),
+])
+def test_a_tampered_certificate_is_rejected(lit19, tamper, reason):
+    assert reason in _check(tamper(*lit19))
+
+
+def test_a_flipped_press_mask_is_rejected(lit19):
+    masks = list(LIT19.press_masks)
+    masks[40] ^= 1 << 41
+    assert _check(lit19, masks=masks) is not None
+
+
+def test_random_systems_agree_with_brute_force():
+    """The checker accepts the true minimum's tree and rejects one more, on random boards of three rule sets of
+    nullity 4, 3 and 2 whose minimum brute force gives."""
+    rng = random.Random(7)
+    for _ in range(18):
+        rows, cols, wrap = rng.choice([(3, 4, True), (3, 5, False), (2, 6, True)])
+        game = Game(rows, cols, "white", wrap=wrap)
+        board = game.apply(0, rng.getrandbits(game.n))
+        lightest = min(p.bit_count() for p in range(1 << game.n) if game.apply(board, p) == 0)
+        plan = bnb.plan(game, board, "dense")
+        assert plan.nullity in (2, 3, 4)
+        for at_least in (lightest, lightest + 1):
+            cert = bnb.tree_certificate(plan, bnb.Search(plan, at_least).run())
+            ok = check_tree(tuple(game.press_masks), game.n, board, at_least, *cert) is None
+            assert ok == (at_least == lightest)
+
+
+def test_the_checker_imports_nothing_from_flipgame():
+    tree = ast.parse(Path(tree_check.__file__).read_text())
+    modules = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert modules and not [m for m in modules if m and m.startswith("flipgame")]
+
+
+@pytest.mark.needs("dratify")
+def test_certify_takes_the_tree_above_the_cost_and_drat_for_proof_files(monkeypatch, tmp_path):
+    monkeypatch.setattr(provers, "TREE_MIN_COST", 0)
+    cert = certify_minimum(LIT19, LIT19.full, 141, time_limit=None)
+    assert cert.ok and cert.engine == "tree_check" and "branch-and-bound certificate" in cert.line()
+    assert "checked by tree_check" in cert.line() and cert.proof_lines > 0
+    low = certify_minimum(LIT19, LIT19.full, 140, time_limit=None)
+    assert not low.ok and low.message.endswith("the claimed minimum 140 is too low")
+    high = certify_minimum(LIT19, LIT19.full, 142, time_limit=None)
+    assert high.status is CertStatus.FAILED and high.message.startswith("tree_check rejected the proof")
+    drat = certify_minimum(LIT19, LIT19.full, 141, time_limit=None, proof_dir=tmp_path)
+    assert drat.ok and drat.engine != "tree_check" and sorted(p.suffix for p in tmp_path.iterdir()) == [".cnf", ".drat"]
