@@ -354,7 +354,8 @@ def test_a79_lower_bound_from_the_command_line(tmp_path):
 
 @pytest.mark.parametrize("args, line", [
     (["--json", "x.json", "--bfile", "./x.json"], "--bfile and --json name the same file x.json: each needs its own"),
-    (["--witness-dir", "nodir"], "--witness-dir nodir: no such folder"),
+    (["--witness-dir", "afile"], "--witness-dir afile: not a folder"),
+    (["--witness-dir", "afile/sub"], "--witness-dir afile/sub: cannot make the folder: Not a directory"),
     (["--json", "afile/f.json"], "--json afile/f.json: {tmp}/afile is not a folder"),
 ])
 def test_all_lit_output_paths_are_checked_with_the_right_words(args, line, tmp_path, monkeypatch, capsys):
@@ -364,3 +365,9 @@ def test_all_lit_output_paths_are_checked_with_the_right_words(args, line, tmp_p
     assert main(["study", "--all-lit", "5", *args]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"flipgame: {line.format(tmp=tmp_path)}\n"
+
+
+def test_a_missing_witness_folder_is_made(tmp_path, capsys):
+    folder = tmp_path / "new" / "deep"
+    assert main(["study", "--all-lit", "5", "--witness-dir", str(folder)]) == 0
+    assert [p.name for p in folder.iterdir()] == ["a075464-5.txt"] and "15" in capsys.readouterr().out

@@ -294,11 +294,16 @@ def writable_path(path: str, what: str) -> str:
 
 
 def writable_folder(path: str, what: str) -> str:
-    """Check up front that files can be created in the folder ``path``.  Raises RulesError."""
+    """Check up front that files can be created in the folder ``path``, made (with its parents) if
+    missing, as ``export-suite`` makes its folder.  Raises RulesError."""
     import tempfile
 
-    if not os.path.isdir(path):
-        raise RulesError(f"{what} {path}: {'not a folder' if os.path.exists(path) else 'no such folder'}")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise RulesError(f"{what} {path}: not a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise RulesError(f"{what} {path}: cannot make the folder: {exc.strerror}") from None
     try:
         with tempfile.NamedTemporaryFile(dir=path):
             pass
