@@ -30,11 +30,12 @@ from flipgame.cli.common import ExitCode, OneLineParser, add_rule_options, optio
 EXIT_MEANINGS = {
     ExitCode.OK: "all answers agree and every witness checks out",
     ExitCode.DISAGREEMENT: "two backends gave different answers on some board",
-    ExitCode.USAGE: "a bad option or malformed input",
+    ExitCode.USAGE: "a bad option or malformed input, or an option whose extra is not installed (`--certify`, "
+                    "`--scheduler`, `--plot`: the message names the extra)",
     ExitCode.WITNESS_FAILURE: "a press set did not reach the goal it claimed",
     ExitCode.INCOMPLETE: "some answer was `Unknown` (time-out) or an error, or a certification did not finish",
     ExitCode.REFUSED: "a backend declines the board: its size, nullity or model memory is over its limit "
-                      "(the message names what takes it)",
+                      "(the message names what takes it), or its library's extra is not installed",
     ExitCode.CERTIFICATION_FAILURE: "a minimality proof was rejected, or a smaller press set exists",
     ExitCode.INTERRUPTED: "Ctrl-C; what finished has been written",
     ExitCode.TERMINATED: "SIGTERM (`timeout`, a batch scheduler): stopped as on Ctrl-C, what finished has been "
