@@ -226,6 +226,15 @@ def test_study_4x4_json_and_plot(tmp_path):
     assert data["distribution"] == [2, 32, 228, 880, 1562, 1136, 256] and data["largest_minimum"] == 6
     assert len(data["quiet_patterns"]) == 4 and set(data["backend_seconds_per_board"]) == {"gauss", "bfs", "sat"}
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(png.read_bytes()[16:20], "big") == 1210  # two panels, 11 in at 110 dpi
+
+
+@pytest.mark.needs("matplotlib")
+def test_study_plot_without_backends_draws_the_distribution_alone(tmp_path):
+    """Without --backends the time panel was drawn empty ("mean of 0", an axis from -0.04 to 0.04)."""
+    png = tmp_path / "study.png"
+    assert flipgame("study", "--plot", str(png)).returncode == 0
+    assert int.from_bytes(png.read_bytes()[16:20], "big") == 638  # one panel, 5.8 in at 110 dpi
 
 
 def test_study_large_board_says_distribution_not_computed():

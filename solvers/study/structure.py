@@ -314,7 +314,9 @@ def plot(st: Study, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    timed = bool(st.backend_seconds_per_board)  # without --backends only the distribution is drawn
+    fig, axes = plt.subplots(1, 2 if timed else 1, figsize=(11 if timed else 5.8, 4.2), squeeze=False)
+    left = axes[0][0]
     if st.distribution:
         left.bar(range(len(st.distribution)), st.distribution, color="#3b6ea8")
         left.set_xlabel("minimum number of presses")
@@ -330,17 +332,23 @@ def plot(st: Study, path: str) -> None:
     left.set_title(f"{st.game.rules}: {_count(st.solvable_boards, base)} of {_count(st.total_boards, base)} boards "
                    f"solvable, "
                    f"nullity {st.nullity}", fontsize=9)
-    names = list(st.backend_seconds_per_board)
-    ms = [st.backend_seconds_per_board[n] * 1000 for n in names]
-    right.barh(names, ms, color="#c0504d")
-    right.set_xscale("log")
-    right.set_xlabel(f"ms per board (mean of {st.sample}, log scale)")
-    right.set_title("backend time per board", fontsize=9)
-    for y, v in enumerate(ms):
-        right.annotate(f"{v:.3g} ms", (v, y), va="center", fontsize=8)
+    if timed:
+        _timings(axes[0][1], st)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _timings(ax, st: Study) -> None:
+    """The backends' mean time per board, one bar each (log scale)."""
+    names = list(st.backend_seconds_per_board)
+    ms = [st.backend_seconds_per_board[n] * 1000 for n in names]
+    ax.barh(names, ms, color="#c0504d")
+    ax.set_xscale("log")
+    ax.set_xlabel(f"ms per board (mean of {st.sample}, log scale)")
+    ax.set_title("backend time per board", fontsize=9)
+    for y, v in enumerate(ms):
+        ax.annotate(f"{v:.3g} ms", (v, y), va="center", fontsize=8)
 
 
 def _pattern(game: PressSystem, presses) -> str:
