@@ -149,3 +149,15 @@ def test_a_study_s_outputs_and_limits_are_checked_before_it_runs(args, words, mo
     assert main(["study", "--strategies", "gauss", "--families", "random", "--sizes", "3", *args]) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
+
+
+@pytest.mark.needs("matplotlib")
+def test_study_report_names_every_figure_it_writes(study_files, tmp_path, capsys):
+    """--scatter and --table wrote their files without a word, where --cactus said so (new-user finding)."""
+    files = {flag: tmp_path / name for flag, name in (("--cactus", "c.pdf"), ("--scatter", "s.png"),
+                                                      ("--table", "t.tex"))}
+    assert main(["study", "report", str(study_files["csv"]), *[a for f, p in files.items() for a in (f, str(p))]]) == 0
+    err = capsys.readouterr().err
+    assert all(p.exists() for p in files.values())
+    assert f"Cactus plot: {files['--cactus']}" in err and f"Scatter plot: {files['--scatter']}" in err
+    assert f"Table: {files['--table']}" in err

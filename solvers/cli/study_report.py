@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from flipgame.cli.common import ExitCode, fail
-from flipgame.cli.study_strategies import figure_options, write_reports
+from flipgame.cli.study_strategies import write_figures, write_reports
 from flipgame.study import metrics as study_metrics
-from flipgame.study.cactus import plot_cactus, plot_ecdf
 from flipgame.study.compare import Run
 from flipgame.study.environment import machine_line
-from flipgame.study.family_table import write_table
-from flipgame.study.figures import Context, plot_scatter
+from flipgame.study.figures import Context
 from flipgame.study.records import csv_clock, read_csv
 
 RUN_ONLY = ("strategies", "backends", "families", "sizes", "boards", "run_all", "in_process", "suite",
@@ -68,7 +65,7 @@ def run_report(args: argparse.Namespace) -> ExitCode:
     head = [f"Re-scored from {args.data}: {len(runs)} runs, time limit {limit:g} s of "
             f"{study_metrics.clock_name(context.clock)} (no solver was run)."]
     try:
-        _figures_and_tables(runs, limit, args, context)
+        write_figures(runs, limit, args, context)
         write_reports(runs, limit, args, context, env, head)
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
@@ -85,15 +82,3 @@ def run_report(args: argparse.Namespace) -> ExitCode:
         print("\n".join(head))
         print(study_metrics.text(runs, limit, context.clock))
     return ExitCode.DISAGREEMENT if any(r.flag for r in runs) else ExitCode.OK
-
-
-def _figures_and_tables(runs, limit: float, args: argparse.Namespace, context: Context) -> None:
-    options = figure_options(args)
-    for flag, plot in (("cactus", plot_cactus), ("ecdf", plot_ecdf)):
-        if getattr(args, flag):
-            plot(runs, limit, getattr(args, flag), context=context, top=args.top, options=options)
-            print(f"{flag}: {getattr(args, flag)}", file=sys.stderr)
-    if args.scatter:
-        plot_scatter(runs, limit, args.scatter, context=context, top=args.top, pairs=args.pairs, options=options)
-    if args.table:
-        write_table(runs, limit, args.table, context=context)

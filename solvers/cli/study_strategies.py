@@ -98,6 +98,21 @@ def figure_options(args: argparse.Namespace) -> FigureOptions:
                          panels=args.panels or "all")
 
 
+def write_figures(runs, limit: float, args: argparse.Namespace, context: Context) -> None:
+    """--cactus, --ecdf, --scatter and --table, each named on stderr once written.  Raises OSError, ValueError."""
+    options = figure_options(args)
+    for flag, plot, what in (("cactus", plot_cactus, "Cactus plot"), ("ecdf", plot_ecdf, "ECDF")):
+        if getattr(args, flag):
+            plot(runs, limit, getattr(args, flag), context=context, top=args.top, options=options)
+            print(f"{what}: {getattr(args, flag)}", file=sys.stderr)
+    if args.scatter:
+        plot_scatter(runs, limit, args.scatter, context=context, top=args.top, pairs=args.pairs, options=options)
+        print(f"Scatter plot: {args.scatter}", file=sys.stderr)
+    if args.table:
+        write_table(runs, limit, args.table, context=context)
+        print(f"Table: {args.table}", file=sys.stderr)
+
+
 def write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
     """The field's metrics (text unless --json), --csv, --cactus, --scatter and --table; an exit code on failure."""
     env = st.environment
@@ -106,18 +121,7 @@ def write_metrics(st, args: argparse.Namespace) -> ExitCode | None:
         if args.csv:
             rows = write_csv(st.runs, args.csv, st.time_limit, env, st.clock)
             print(f"CSV: {args.csv} ({rows} runs)", file=sys.stderr)
-        options = figure_options(args)
-        for flag, plot, what in (("cactus", plot_cactus, "Cactus plot"), ("ecdf", plot_ecdf, "ECDF")):
-            if getattr(args, flag):
-                plot(st.runs, st.time_limit, getattr(args, flag), context=context, top=args.top, options=options)
-                print(f"{what}: {getattr(args, flag)}", file=sys.stderr)
-        if args.scatter:
-            plot_scatter(st.runs, st.time_limit, args.scatter, context=context, top=args.top, pairs=args.pairs,
-                         options=options)
-            print(f"Scatter plot: {args.scatter}", file=sys.stderr)
-        if args.table:
-            write_table(st.runs, st.time_limit, args.table, context=context)
-            print(f"Table: {args.table}", file=sys.stderr)
+        write_figures(st.runs, st.time_limit, args, context)
         write_reports(st.runs, st.time_limit, args, context, env, st.header())
     except OSError as exc:
         return fail(ExitCode.USAGE, f"cannot write {exc.filename}: {exc.strerror}")
