@@ -68,6 +68,10 @@ def test_export_cli_writes_the_header_and_refuses_a_bound_for_mps(tmp_path, caps
     assert "known answer: 4 (witness + gauss)" in text and "at most 3 presses" in text
     assert main(["export", "--format", "mps", "--bound", "3", str(board), "-o", str(out)]) == 2
     assert "--bound applies to cnf and xcnf" in capsys.readouterr().err
+    lp = tmp_path / "b.lp"
+    assert main(["export", "--format", "lp", str(board), "-o", str(lp)]) == 0
+    rhs = [line.rsplit("=", 1)[1].strip() for line in lp.read_text().splitlines() if line.startswith(" parity_")]
+    assert sorted(set(rhs)) == ["-1", "0"] and len(rhs) == 16  # a white cell's row read "= -0"
 
 
 @pytest.fixture(scope="module")

@@ -276,7 +276,7 @@ def _mip(inst: Instance):
     for i, flips in enumerate(inst.game.flippers):
         k = m.new_int_var(0, (len(flips) + 1) // 2, f"slack_{i}")
         lhs = sum(press[j] for j in flips) - 2 * k - (colour if colour is not None else fixed)
-        m.add(lhs == -float(inst.board >> i & 1), name=f"parity_{i}")
+        m.add(lhs == float(-(inst.board >> i & 1)), name=f"parity_{i}")  # -float(0) is -0.0, written "= -0"
     m.minimize(sum(press))
     return m
 
