@@ -19,9 +19,12 @@ def test_a_first_board_of_another_size_names_the_size_that_reads_it():
     assert flipgame("solve", "--size", "3x6", stdin="bbbbbb\n" * 3).returncode == 0
 
 
-def test_a_first_row_of_another_width_alone_is_one_row():
-    r = flipgame("solve", stdin="bwwbb\nbbwb\nbwwb\nbwww\n")
-    assert r.stderr.endswith("the input's first board is 1 row of 5 cells: --size 1x5 reads it\n")
+@pytest.mark.parametrize(("text", "tail"), [("bwwbb\nbbwb\nbwwb\nbwww\n", "then 4 cells on line 2"),
+                                            ("bwwbb\nbbwbb\nbwwb\nbwwwb\n", "then 4 cells on line 3")])
+def test_rows_of_another_width_then_the_expected_width_get_no_size(text, tail):
+    """One long row of a 4x4 board was offered --size 1x5, which fails on the next line (a new user's finding)."""
+    r = flipgame("solve", stdin=text)
+    assert r.returncode == 2 and r.stderr.endswith(f"got 5 cells in 'bwwbb'; {tail}: the rows differ in width\n")
 
 
 @pytest.mark.parametrize(("text", "size", "answer"), [("bwwbbbwbbwwbbwww\n", "1x16", "7\n"),

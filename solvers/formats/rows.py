@@ -135,13 +135,18 @@ def _taken(state: _CaseRows, lines: list[str]) -> Iterator[int]:
 def _with_size_hint(exc: BoardFormatError, state: _CaseRows, rest: list[str]) -> BoardFormatError:
     """``exc`` with the ``--size RxC`` that reads the input, when its first row has another width: R counted
     as the rows of that width from there, up to a row of another width, a blank line or the end of the lines read
-    (never guessed: a square was claimed for one line of 16 cells)."""
+    (never guessed: a square was claimed for one line of 16 cells); rows of that width followed by a row of
+    another width get no size (``--size 1x5`` was offered for one long row of a 4x4 board)."""
     width = getattr(exc, "cells", None)
     if width is None or state.case != 1 or state.current:
         return exc
     rows = 0
     for raw in rest:
         row = "".join(raw.split())
+        if row and len(row) != width and not row.strip("bwBW01"):
+            where = "the next line" if exc.line is None else f"line {exc.line + rows}"
+            return BoardFormatError(f"{exc.reason}; then {len(row)} cells on {where}: the rows differ in width",
+                                    case=exc.case, line=exc.line)
         if len(row) != width or row.strip("bwBW01"):
             break
         rows += 1
