@@ -219,6 +219,7 @@ MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
 """Every measurement of ``make bench``, in the order it runs."""
 LONG_MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in (
     Measurement("certify_long", proofs.CERTIFY_LONG_FIGURES, proofs.measure_certify_long),
+    Measurement("certify_tree", proofs.CERTIFY_TREE_FIGURES, proofs.measure_certify_tree),
     Measurement("b18_cadical_unsat", programs.B18_LONG_FIGURES, programs.b18_cadical_unsat),
     Measurement("a075464_65_cluster", cluster.CLUSTER_FIGURES, cluster.measure_cluster),
     Measurement("a075464_55_78", {
