@@ -8,6 +8,7 @@ import ast
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from flipgame.encode import bnb
@@ -97,3 +98,21 @@ def test_certify_takes_the_tree_above_the_cost_and_drat_for_proof_files(monkeypa
     assert high.status is CertStatus.FAILED and high.message.startswith("tree_check rejected the proof")
     drat = certify_minimum(LIT19, LIT19.full, 141, time_limit=None, proof_dir=tmp_path)
     assert drat.ok and drat.engine != "tree_check" and sorted(p.suffix for p in tmp_path.iterdir()) == [".cnf", ".drat"]
+
+
+def test_the_arguments_are_read_as_exact_integers_once():
+    """A break-it run's false claims: an iterator of nodes was used up by the tiling check (the bounds then
+    checked nothing), mixed numpy depths wrapped or rounded an interval end, a NaN bound passed every node."""
+    game = Game(3, 4, "white", wrap=True)  # minimum 4 from the all-lit board
+    plan = bnb.plan(game, game.full, "dense")
+    x0, null_vectors, closed = bnb.tree_certificate(plan, bnb.Search(plan, 4).run())
+    masks = tuple(game.press_masks)
+    assert check_tree(masks, game.n, game.full, 4, x0, null_vectors, iter(closed)) is None
+    assert "fewer than 5 presses" in check_tree(masks, game.n, game.full, 5, x0, null_vectors, iter(closed))
+    mixed = [(np.uint8(2), 1), (np.int64(2), 2), (2, 1), (2, 3)]  # (2, 0) missing
+    assert "leave out part of the tree" in check_tree((0,) * 9, 1, 0, 1, 0, [1 << i for i in range(9)], mixed)
+    assert check_tree((1,), 1, 1, float("nan"), 1, [], [(0, 0)]) == "a malformed certificate: the bound is not an " \
+                                                                    "integer: nan"
+    assert check_tree((1, -2), 1, 1, 1, 1, [], [(0, 0)]) == "a malformed certificate: a press mask is negative"
+    assert "not a pair" in check_tree((0, 0), 1, 0, 0, 0, [1, 2], [(1, 0, 5)])
+    assert check_tree((np.uint64(1),), 1, 1, 1, np.uint64(1), [], [(0, 0)]) is None  # numpy integers are integers

@@ -21,8 +21,9 @@ imports no solver), a refutation is found, and dratify checks it:
 Either way the proof is only a claim until dratify accepts it; the generator
 is not trusted.  A pruned split too large for DRAT
 (:data:`~flipgame.verify.proofs.provers.TREE_MIN_COST`) is certified by its tree instead,
-checked by :mod:`flipgame.verify.proofs.tree_check`, which shares no code with the search.  Work runs in a child process killed at the time limit, so
-past ``time_limit`` the answer is UNKNOWN, never certified.
+checked by :mod:`flipgame.verify.proofs.tree_check`, which shares no code with the search.
+Work runs in a child process killed at the time limit, so past ``time_limit`` the answer is
+UNKNOWN, never certified.
 
 Sources
 -------

@@ -28,6 +28,7 @@ Computer Science Review 5(2), 2011.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -55,7 +56,8 @@ def _rank(vectors: Sequence[int], width: int) -> int:
     if not vectors:
         return 0
     words = max(1, (width + 63) // 64)
-    rows = np.array([np.frombuffer(v.to_bytes(words * 8, "little"), dtype=np.uint64) for v in vectors],
+    low = (1 << width) - 1  # bits past the last column are no column: the rank ignores them
+    rows = np.array([np.frombuffer((v & low).to_bytes(words * 8, "little"), dtype=np.uint64) for v in vectors],
                     dtype=np.uint64).reshape(len(vectors), words)
     rank, one = 0, np.uint64(1)
     for col in range(width):
@@ -141,6 +143,30 @@ def _coset_problem(press_masks: Sequence[int], cells: int, diff: int, x0: int,
     return None
 
 
+def _plain(press_masks, cells, diff, at_least, x0, null_vectors, closed) -> tuple:
+    """Every argument as Python ints, lists and pairs (an iterator read once, numpy scalars of mixed types made
+    exact, a float or NaN refused).  Raises TypeError or ValueError naming what is wrong."""
+    def integer(value, what: str) -> int:
+        try:
+            return operator.index(value)
+        except TypeError:
+            raise TypeError(f"{what} is not an integer: {value!r}") from None
+
+    masks = [integer(v, "a press mask") for v in press_masks]
+    if any(v < 0 for v in masks):
+        raise ValueError("a press mask is negative")
+    cells = integer(cells, "the number of cells")
+    if cells < 1:
+        raise ValueError(f"{cells} cells")
+    nodes = []
+    for node in closed:
+        if len(node) != 2:
+            raise ValueError(f"a closed node is not a pair (t, alpha): {node!r}")
+        nodes.append((integer(node[0], "a closed node's depth"), integer(node[1], "a closed node's alpha")))
+    return (masks, cells, integer(diff, "diff"), integer(at_least, "the bound"), integer(x0, "x0"),
+            [integer(v, "a null vector") for v in null_vectors], nodes)
+
+
 def check_tree(press_masks: Sequence[int], cells: int, diff: int, at_least: int, x0: int,
                null_vectors: Sequence[int], closed: Sequence[tuple[int, int]]) -> str | None:
     """Check that every press set changing exactly the cells ``diff`` has at least ``at_least`` presses.
@@ -166,6 +192,11 @@ def check_tree(press_masks: Sequence[int], cells: int, diff: int, at_least: int,
     Running time O(m * cells**2 / 64) word operations for the rank, then O(closed nodes * m) for
     the class sums (numpy), on ``m`` presses.
     """
+    try:
+        press_masks, cells, diff, at_least, x0, null_vectors, closed = _plain(
+            press_masks, cells, diff, at_least, x0, null_vectors, closed)
+    except (TypeError, ValueError) as exc:
+        return f"a malformed certificate: {exc}"
     m, d = len(press_masks), len(null_vectors)
     if problem := _coset_problem(press_masks, cells, diff, x0, null_vectors):
         return problem
