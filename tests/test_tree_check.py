@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 import ast
+import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -87,7 +90,7 @@ def test_the_checker_imports_nothing_from_flipgame():
 
 
 @pytest.mark.needs("dratify")
-def test_certify_takes_the_tree_above_the_cost_and_drat_for_proof_files(monkeypatch, tmp_path):
+def test_certify_takes_the_tree_above_the_cost_and_writes_it_as_a_file(monkeypatch, tmp_path):
     monkeypatch.setattr(provers, "TREE_MIN_COST", 0)
     cert = certify_minimum(LIT19, LIT19.full, 141, time_limit=None)
     assert cert.ok and cert.engine == "tree_check" and "branch-and-bound certificate" in cert.line()
@@ -96,8 +99,20 @@ def test_certify_takes_the_tree_above_the_cost_and_drat_for_proof_files(monkeypa
     assert not low.ok and low.message.endswith("the claimed minimum 140 is too low")
     high = certify_minimum(LIT19, LIT19.full, 142, time_limit=None)
     assert high.status is CertStatus.FAILED and high.message.startswith("tree_check rejected the proof")
-    drat = certify_minimum(LIT19, LIT19.full, 141, time_limit=None, proof_dir=tmp_path)
-    assert drat.ok and drat.engine != "tree_check" and sorted(p.suffix for p in tmp_path.iterdir()) == [".cnf", ".drat"]
+    assert certify_minimum(LIT19, LIT19.full, 141, time_limit=None, proof_dir=tmp_path, name="lit19").ok
+    path = tmp_path / "lit19-white.tree.json"
+    assert [p.name for p in tmp_path.iterdir()] == [path.name] and tree_check.check_tree_file(path) is None
+    data = json.loads(path.read_text())
+    assert data["at_least"] == 141 and "at least 141 presses" in data["claim"] and len(data["null_vectors"]) == 16
+    run = subprocess.run([sys.executable, "-m", "flipgame.verify.proofs.tree_check", str(path)], capture_output=True,
+                         text=True, timeout=120)
+    assert (run.returncode, run.stdout) == (0, f"{path}: the bound holds\n")
+    depth = next(iter(data["closed"]))
+    data["closed"][depth] = data["closed"][depth][1:]  # a dropped node
+    path.write_text(json.dumps(data))
+    assert "leave out part of the tree" in tree_check.check_tree_file(path)
+    path.write_text("{}")
+    assert tree_check.check_tree_file(path).startswith("not a tree certificate file: KeyError")
 
 
 def test_the_arguments_are_read_as_exact_integers_once():

@@ -31,7 +31,7 @@ from flipgame.model.system import PressSystem
 from flipgame.verify.proofs.drat import Proof, write_proof
 from flipgame.verify.proofs.lower_bound import Formula, build_formula, write_cnf
 from flipgame.verify.proofs.proof_check import PieceCheck, Verdict, check_refutation
-from flipgame.verify.proofs.tree_check import check_tree
+from flipgame.verify.proofs.tree_check import check_tree, write_tree_file
 
 SOLVER = "cadical195"
 """python-sat solver used for the search proofs (it logs DRUP proofs)."""
@@ -49,7 +49,7 @@ BNB_MIN_NULLITY = 12
 
 TREE_MIN_COST = 50_000_000
 """Closed nodes times the claimed minimum from which a pruned split is certified by its tree
-(:mod:`flipgame.verify.proofs.tree_check`) rather than a DRAT proof, unless proof files are asked for.  Each
+(:mod:`flipgame.verify.proofs.tree_check`; with proof files, ``NAME-GOAL.tree.json``) rather than a DRAT proof.  Each
 closed node's DRAT check counts the minimum up the counter: the random 30x30 board (18,384 nodes, minimum 375:
 6.9e6) checks in about 70 s of CPU, the random 62x62 board (276,570 nodes, minimum 1,763: 4.9e8) would take
 hours; its tree checks in seconds."""
@@ -138,7 +138,7 @@ def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
         start = time.perf_counter()
         search = bnb.Search(plan, job["bound"] + 1).run()
         out["solve"] += time.perf_counter() - start
-        if job["proof_dir"] is None and sum(map(len, search.closed)) * (job["bound"] + 1) >= TREE_MIN_COST:
+        if sum(map(len, search.closed)) * (job["bound"] + 1) >= TREE_MIN_COST:
             return _tree(job, goal, diff, plan, search, out)
     formula = (build_formula(job["n"], job["masks"], diff, job["bound"], cells=job["cells"]) if plan is None else
                build_formula(job["n"], job["masks"], diff, job["bound"], cells=job["cells"], keys=plan.keys,
@@ -181,6 +181,11 @@ def _tree(job: dict, goal: dict, diff: int, plan: bnb.Plan, search: bnb.Search, 
     out.update(engine="tree_check", pruned=True)
     out["proof_lines"] += len(certificate[2])
     out["proofs"] += 1
+    if job["proof_dir"] is not None:
+        write_tree_file(Path(job["proof_dir"]) / f"{job['name']}-{goal['label']}.tree.json",
+                        f"{job['rules']}; board {job['board']}: every press set reaching {goal['describe']} has at "
+                        f"least {job['bound'] + 1} presses", job["masks"], job["cells"], diff, job["bound"] + 1,
+                        *certificate)
     if why:
         out.update(kind="rejected", goal=goal["label"], reason=why)
         return False

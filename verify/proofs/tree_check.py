@@ -28,7 +28,9 @@ Computer Science Review 5(2), 2011.
 
 from __future__ import annotations
 
+import json
 import operator
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -212,3 +214,39 @@ def check_tree(press_masks: Sequence[int], cells: int, diff: int, at_least: int,
         if (weak := _weak_node(keys, const, t, alphas, at_least)) is not None:
             return f"the closed node ({t}, {weak}) holds solutions of fewer than {at_least} presses by its class bound"
     return None
+
+
+def write_tree_file(path, claim: str, press_masks: Sequence[int], cells: int, diff: int, at_least: int, x0: int,
+                    null_vectors: Sequence[int], closed: Sequence[tuple[int, int]]) -> None:
+    """Write a certificate as JSON for :func:`check_tree_file`: press sets and masks in hexadecimal, the closed
+    nodes' alphas grouped by depth.  Raises OSError."""
+    by_depth: dict[str, list[str]] = {}
+    for t, alpha in closed:
+        by_depth.setdefault(str(t), []).append(format(alpha, "x"))
+    data = {"claim": claim, "cells": cells, "diff": format(diff, "x"), "at_least": at_least,
+            "press_masks": [format(v, "x") for v in press_masks], "x0": format(x0, "x"),
+            "null_vectors": [format(v, "x") for v in null_vectors], "closed": by_depth}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, separators=(",", ":"))
+
+
+def check_tree_file(path) -> str | None:
+    """:func:`check_tree` on a file of :func:`write_tree_file`: None when it proves its bound, else why not.
+    Raises OSError (unreadable)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        closed = [(int(t), int(a, 16)) for t, alphas in data["closed"].items() for a in alphas]
+        return check_tree([int(v, 16) for v in data["press_masks"]], data["cells"], int(data["diff"], 16),
+                          data["at_least"], int(data["x0"], 16), [int(v, 16) for v in data["null_vectors"]], closed)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return f"not a tree certificate file: {type(exc).__name__}: {exc}"
+
+
+if __name__ == "__main__":  # python -m flipgame.verify.proofs.tree_check FILE...
+    failed = 0
+    for name in sys.argv[1:]:
+        why = check_tree_file(name)
+        print(f"{name}: {'the bound holds' if why is None else why}")
+        failed += why is not None
+    sys.exit(1 if failed or len(sys.argv) < 2 else 0)
