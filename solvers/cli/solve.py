@@ -76,8 +76,7 @@ def add_parser(sub) -> None:
                         f"{TIME_LIMIT_MAX_SECONDS:,.0f}); past it the certification line says 'unknown: certification "
                         f"not finished within N s'")
     p.add_argument("--proof-dir", metavar="DIR",
-                   help="with --certify: write each case's CNF (DIMACS) and proof (DRAT) here, or the tree "
-                        "certificate (NAME-GOAL.tree.json) of a split too large for DRAT")
+                   help="with --certify: write each case's CNF and DRAT proof here (a tree certificate: .tree.json)")
     p.add_argument("--checkpoint", metavar="FILE",
                    help="gauss above nullity 22: keep the enumeration's state in FILE and resume from it when "
                         "given again (one long case per file; a file of another board or rules is refused)")
