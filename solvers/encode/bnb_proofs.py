@@ -127,14 +127,12 @@ def xor_row(log: Log, positions: list[int]) -> tuple[Row, int]:
 
 @dataclass
 class Depth:
-    """Step 2's rows for one depth: ``members[i]`` (press indices of class ``i``), ``var[i]`` (its
-    variable ``e``), ``delta[j]`` (the variable ``d`` of press ``j``'s row ``x_j + d + e = c_j``, 0
-    when ``d`` is the constant 0), the rows ``made`` (deleted after the depth), and the class lemmas
-    ``U | D`` alive in the current window, ``lemmas[(i, m, D as bytes)]``.  ``order`` is the members
-    of every class one after the other, ``cls[p]`` the class of ``order[p]`` and ``start[i]`` where
-    class ``i`` begins in it."""
+    """Step 2's rows for one depth: ``var[i]`` (the variable ``e`` of class ``i``), ``delta[j]`` (the
+    variable ``d`` of press ``j``'s row ``x_j + d + e = c_j``, 0 when ``d`` is the constant 0), the rows
+    ``made`` (deleted after the depth), the class lemmas ``U | D`` alive in the current window,
+    ``lemmas[(i, m, D as bytes)]``; ``order``, the members (press indices) of every class one after the
+    other, ``cls[p]`` the class of ``order[p]`` and ``start[i]`` where class ``i`` begins in it."""
 
-    members: list[np.ndarray]
     var: dict[int, int]
     delta: np.ndarray
     made: list[Row]
@@ -182,9 +180,8 @@ class Writer:
         cost = np.where(low == 1, 2, np.minimum(low, 1))
         order = np.lexsort((cost, inverse))
         start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        here = Depth(np.split(order, start[1:]), {}, np.zeros(len(keys), dtype=np.int64), [], order,
-                     inverse[order], start)
-        members = here.members
+        here = Depth({}, np.zeros(len(keys), dtype=np.int64), [], order, inverse[order], start)
+        members = np.split(order, start[1:])
         shared: dict[tuple[int, ...], tuple[Row, int]] = {}
         for i in sorted(needed):
             prefix = int(prefixes[i])
