@@ -16,7 +16,7 @@ import pytest
 
 from flipgame.encode import bnb
 from flipgame.model.grid import Game
-from flipgame.verify.proofs import provers, tree_check
+from flipgame.verify.proofs import proof_check, provers, tree_check
 from flipgame.verify.proofs.certify import CertStatus, certify_minimum
 from flipgame.verify.proofs.tree_check import check_tree
 
@@ -113,6 +113,23 @@ def test_certify_takes_the_tree_above_the_cost_and_writes_it_as_a_file(monkeypat
     assert "leave out part of the tree" in tree_check.check_tree_file(path)
     path.write_text("{}")
     assert tree_check.check_tree_file(path).startswith("not a tree certificate file: KeyError")
+
+
+@pytest.mark.needs("dratify")
+def test_goal_any_names_both_kinds_when_one_goal_takes_the_tree(monkeypatch):
+    """A random 19x19 board, goal any: the minimum 141 is to white (black needs 146); white's split closes
+    more nodes, so a cost between the two sends white to the tree and black to DRAT."""
+    game = Game(19, 19, "any")
+    board = game.apply(0, random.Random(6).getrandbits(361))
+    costs = [sum(map(len, bnb.Search(bnb.plan(game, board ^ t, "chase"), 141).run().closed)) * 141
+             for t in game.targets]
+    assert costs[0] > costs[1]
+    monkeypatch.setattr(provers, "TREE_MIN_COST", costs[0])
+    cert = certify_minimum(game, board, 141, time_limit=None)
+    assert cert.ok and (cert.proofs, cert.trees, cert.engine) == (2, 1, proof_check.engine_name())
+    assert cert.tree_lines == costs[0] // 141 and cert.proof_lines > cert.tree_lines
+    assert "1 DRAT proof by parity with a pruned split" in cert.line()
+    assert f"1 branch-and-bound certificate by parity with a pruned split, {cert.tree_lines} lines" in cert.line()
 
 
 def test_the_arguments_are_read_as_exact_integers_once():

@@ -76,8 +76,8 @@ class Certification:
     moves : int
         The claimed minimum ``k`` being certified.
     proof_lines : int
-        DRAT lines (additions and deletions, the final empty clause included), or a branch-and-bound
-        certificate's closed nodes, summed over all goal boards; 0 when no proof was produced.
+        DRAT lines (additions and deletions, the final empty clause included) and branch-and-bound
+        certificates' closed nodes, summed over all goal boards; 0 when no proof was produced.
     formula_clauses : int
         Clauses of the refuted formulas, summed over all goal boards.
     solve_seconds, check_seconds : float
@@ -90,8 +90,11 @@ class Certification:
     prover : str
         ``parity`` (:mod:`flipgame.encode.parity_proofs`) or ``search`` (CaDiCaL).
     engine : str
-        dratify's engine that checked (``native`` or ``python``), or ``tree_check`` for a
-        branch-and-bound certificate (:mod:`flipgame.verify.proofs.tree_check`).
+        dratify's engine that checked the DRAT proofs (``native`` or ``python``), or ``tree_check`` when
+        every proof is a branch-and-bound certificate (:mod:`flipgame.verify.proofs.tree_check`).
+    trees, tree_lines : int
+        How many of ``proofs`` are branch-and-bound certificates, and their closed nodes (part of
+        ``proof_lines``); a goal ``any`` can take a certificate for one goal board and DRAT for the other.
     """
 
     status: CertStatus
@@ -104,6 +107,8 @@ class Certification:
     proofs: int = 0
     prover: str = ""
     engine: str = ""
+    trees: int = 0
+    tree_lines: int = 0
 
     @property
     def ok(self) -> bool:
@@ -112,17 +117,19 @@ class Certification:
 
     def line(self) -> str:
         """One-line report, e.g. ``certified: no press set of at most 3 presses reaches
-        all white or all black (2 DRAT proofs by search, 105 lines, checked by dratify (native) in 0.012 s)``."""
+        all white or all black (2 DRAT proofs by search, 105 lines, checked by dratify (native) in 0.012 s)``;
+        a branch-and-bound certificate is named as such, with its closed nodes and ``checked by tree_check``."""
         head = f"{self.status.value}: {self.message}"
-        if self.status is CertStatus.CERTIFIED and self.engine == "tree_check":
-            trees = f"{self.proofs} branch-and-bound certificate{'s' if self.proofs != 1 else ''} by {self.prover}"
-            return (f"{head} ({trees}, {self.proof_lines} lines (closed nodes), checked by tree_check "
-                    f"in {self.check_seconds:.3f} s)")
-        if self.status is CertStatus.CERTIFIED:
-            proofs = f"{self.proofs} DRAT proof{'s' if self.proofs != 1 else ''} by {self.prover}"
-            return (f"{head} ({proofs}, {self.proof_lines} lines, checked by dratify ({self.engine}) "
-                    f"in {self.check_seconds:.3f} s)")
-        return head
+        if self.status is not CertStatus.CERTIFIED:
+            return head
+        parts, drat = [], self.proofs - self.trees
+        if drat:
+            parts.append(f"{drat} DRAT proof{'s' if drat != 1 else ''} by {self.prover}, "
+                         f"{self.proof_lines - self.tree_lines} lines, checked by dratify ({self.engine})")
+        if self.trees:
+            parts.append(f"{self.trees} branch-and-bound certificate{'s' if self.trees != 1 else ''} by "
+                         f"{self.prover}, {self.tree_lines} lines (closed nodes), checked by tree_check")
+        return f"{head} ({'; '.join(parts)} in {self.check_seconds:.3f} s)"
 
 
 def lower_bound_cnf(game, board: int, target: int, bound: int) -> tuple[list[list[int]], int]:
@@ -334,16 +341,16 @@ def _certification_of(game, board: int, moves: int, out: dict) -> Certification:
         return _failed(moves, f"the claimed minimum {moves} is too high: {p.bit_count()} presses "
                               f"{_cells(p, getattr(game, 'cols', None))} reach {what}{sim}", **kw)
     if kind == "rejected":
-        checker = "tree_check" if out.get("engine") == "tree_check" else "dratify"
-        return _failed(moves, f"{checker} rejected the proof for goal {out['goal']}: {out['reason']}", **kw)
+        return _failed(moves, f"{out['checker']} rejected the proof for goal {out['goal']}: {out['reason']}", **kw)
     w = out["witness"]
     if w is None:
         return _failed(moves, f"{bound_text}, but no press set of {moves} presses reaches {goals_text} either: "
                               f"the claimed minimum {moves} is too low", **kw)
     if why := _witness_problem(game, board, moves, w):
         return _failed(moves, f"{bound_text}, but {why}", **kw)
+    engine = out["engine"] or ("tree_check" if out["trees"] else "")
     return Certification(CertStatus.CERTIFIED, moves, kw["lines"], kw["clauses"], kw["solve"], kw["check"],
-                         bound_text, kw["proofs"], _prover_text(out), out.get("engine", ""))
+                         bound_text, kw["proofs"], _prover_text(out), engine, out["trees"], out["tree_lines"])
 
 
 def _prover_text(out: dict) -> str:

@@ -164,7 +164,8 @@ def _prove_goal(job: dict, goal: dict, out: dict) -> bool:
     if job["proof_dir"] is not None:
         _write_files(job, goal, formula, proof)
     if not verdict.ok:
-        out.update(kind="rejected", goal=goal["label"], reason=f"{verdict.reason} (step {verdict.failed_step})")
+        out.update(kind="rejected", checker="dratify", goal=goal["label"],
+                   reason=f"{verdict.reason} (step {verdict.failed_step})")
         return False
     return True
 
@@ -178,16 +179,18 @@ def _tree(job: dict, goal: dict, diff: int, plan: bnb.Plan, search: bnb.Search, 
     start = time.perf_counter()
     why = check_tree(job["masks"], job["cells"], diff, job["bound"] + 1, *certificate)
     out["check"] += time.perf_counter() - start
-    out.update(engine="tree_check", pruned=True)
+    out["pruned"] = True
     out["proof_lines"] += len(certificate[2])
+    out["tree_lines"] += len(certificate[2])
     out["proofs"] += 1
+    out["trees"] += 1
     if job["proof_dir"] is not None:
         write_tree_file(Path(job["proof_dir"]) / f"{job['name']}-{goal['label']}.tree.json",
                         f"{job['rules']}; board {job['board']}: every press set reaching {goal['describe']} has at "
                         f"least {job['bound'] + 1} presses", job["masks"], job["cells"], diff, job["bound"] + 1,
                         *certificate)
     if why:
-        out.update(kind="rejected", goal=goal["label"], reason=why)
+        out.update(kind="rejected", checker="tree_check", goal=goal["label"], reason=why)
         return False
     return True
 
@@ -195,7 +198,7 @@ def _tree(job: dict, goal: dict, diff: int, plan: bnb.Plan, search: bnb.Search, 
 def run_job(job: dict) -> dict:
     """Prove and check every goal of ``job``; a plain dict so it pickles cheaply."""
     out = {"kind": "certified", "proof_lines": 0, "clauses": 0, "solve": 0.0, "check": 0.0, "proofs": 0,
-           "witness": job["witness"], "prover": job["prover"], "engine": ""}
+           "trees": 0, "tree_lines": 0, "witness": job["witness"], "prover": job["prover"], "engine": ""}
     if job["proof_dir"] is not None:
         Path(job["proof_dir"]).mkdir(parents=True, exist_ok=True)
     for goal in job["goals"]:
