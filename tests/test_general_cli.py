@@ -238,8 +238,8 @@ def test_states_out_of_range(value, message, capsys, monkeypatch):
 @pytest.mark.parametrize(("rules", "message"), [
     ('{"grid": "3x3", "buttons": [[0, 1], [9]]}', "button 1 names cell 9; cells are 0..8"),
     ('{"grid": "3x3", "buttons": [[0]], "colour": 1}',
-     "unknown key 'colour' in the press-system file (keys: grid, cells, states, buttons, amounts, edges, "
-     "neighbourhood, directed, goal, target, comment)"),
+     'unknown key "colour" in the press-system file (keys: grid, cells, states, buttons, amounts, edges, '
+     'neighbourhood, directed, goal, target, comment)'),
     ("0 1\n0 1 2\n", "edge list line 2: expected 'u v', 'cells N', 'closed' or 'open' (0-based vertex numbers), "
                      "got '0 1 2'"),
     # keys that were ignored unseen: each is refused, naming what it needs
@@ -249,7 +249,13 @@ def test_states_out_of_range(value, message, capsys, monkeypatch):
      '"directed" applies to "edges", which the press-system file does not give'),
     ('{"cells": 2, "buttons": [[0, 1]], "target": [1, 1]}',
      '"target" is the goal board of "goal": "board"; give both or neither'),
-    ('{"cells": 2, "buttons": [[0, 1]], "cells": 3}', "press-system file gives the key 'cells' twice"),
+    ('{"cells": 2, "buttons": [[0, 1]], "cells": 3}', "press-system file gives the key \"cells\" twice"),
+    # a grid's rules: a JSON value of the wrong type is named as written (wrap 1 was read as no wrap)
+    ('{"rows": 3, "cols": 3, "wrap": 1}', '"wrap" must be true or false, got 1'),
+    ('{"rows": true, "cols": 3}', '"rows" must be a positive integer, got true'),
+    ('{"rows": 3, "cols": 3, "neighbourhood": [true, 1]}', '"neighbourhood" must be a string, got [true, 1]'),
+    ('{"rows": 3, "cols": 3, "neighbourhood": "stencil", "stencil": [[0, 0], [1.5, 0]]}',
+     '"stencil" must be a list of [row, col] offsets (integers), got [[0, 0], [1.5, 0]]'),
     ('[{"cells": 2, "buttons": [[0, 1]]}]', "a press-system file is a JSON object"),
 ])
 def test_bad_rules_file(rules, message, tmp_path, capsys, monkeypatch):

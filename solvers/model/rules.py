@@ -44,11 +44,11 @@ def from_edges(cells: int, edges: Iterable[tuple[int, int]], *, closed: bool = T
     changes no cell.
     """
     if not isinstance(cells, int) or isinstance(cells, bool) or not 1 <= cells <= SYSTEM_MAX_CELLS:
-        raise RulesError(f"a graph has 1..{SYSTEM_MAX_CELLS:,} vertices, got {cells!r:.40}")
+        raise RulesError(f"a graph has 1..{SYSTEM_MAX_CELLS:,} vertices, got {_shown(cells)}")
     out: list[set[int]] = [({v} if closed else set()) for v in range(cells)]
     for u, v in edges:
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (u, v)):
-            raise RulesError(f"edge ({u!r:.20}, {v!r:.20}) names a vertex that is not an integer")
+            raise RulesError(f"edge ({_shown(u, 20)}, {_shown(v, 20)}) names a vertex that is not an integer")
         if not (0 <= u < cells and 0 <= v < cells):
             raise RulesError(f"edge ({u}, {v}) names a vertex outside 0..{cells - 1}")
         out[u].add(v)
@@ -130,7 +130,7 @@ def from_json(data: dict | str, states: int | None | str = "file", goal: str | N
         return _grid_rules(data, states, goal)
     extra = sorted(set(data) - set(JSON_KEYS))
     if extra:
-        raise RulesError(f"unknown key {', '.join(map(repr, extra))} in the press-system file "
+        raise RulesError(f"unknown key {', '.join(map(_shown, extra))} in the press-system file "
                          f"(keys: {', '.join(JSON_KEYS)})")
     _only_with(data)
     cells, shape = _shape(data)
@@ -151,17 +151,50 @@ def _grid_rules(data: dict, states, goal: str | None) -> PressSystem:
 
     extra = sorted(set(data) - set(GRID_KEYS))
     if extra:
-        raise RulesError(f"unknown key {', '.join(map(repr, extra))} beside \"rows\" and \"cols\" (a grid's keys: "
+        raise RulesError(f"unknown key {', '.join(map(_shown, extra))} beside \"rows\" and \"cols\" (a grid's keys: "
                          f"{', '.join(GRID_KEYS)})")
     k = _states(data.get("states", 2)) if states == "file" else states
+    _grid_types(data)
     stencil = data.get("stencil")
     try:
-        return Game(data.get("rows"), data.get("cols"), goal if goal is not None else data.get("goal", "any"),
-                    wrap=data.get("wrap", False) is True, neighbourhood=data.get("neighbourhood") or "plus",
+        return Game(data.get("rows"), data.get("cols"), goal if goal is not None else _or_any(data.get("goal")),
+                    wrap=data.get("wrap", False), neighbourhood=data.get("neighbourhood") or "plus",
                     stencil=[tuple(o) for o in stencil] if isinstance(stencil, list) else stencil,
                     target=data.get("target"), states=k)
     except (TypeError, ValueError) as exc:
         raise RulesError(f"a grid's rules: {exc}") from None
+
+
+def _grid_types(data: dict) -> None:
+    """RulesError naming the first key of a grid's rules whose JSON type is wrong (``"wrap": 1`` was read as no
+    wrap, ``"rows": true`` as 1 row)."""
+    for key in ("rows", "cols"):
+        if not _is_int(data.get(key)):
+            raise RulesError(f'"{key}" must be a positive integer, got {_shown(data.get(key))}')
+    wants = {"wrap": (bool, "true or false"), "neighbourhood": (str, "a string"),
+             "goal": (str, 'a string (any, white, black, a state such as "1", or board)'),
+             "stencil": ((str, list), 'a list of [row, col] offsets or text like "x.x/.x./x.x"')}
+    for key, (kinds, what) in wants.items():
+        value = data.get(key)
+        if value is not None and (not isinstance(value, kinds) or (key != "wrap" and isinstance(value, bool))):
+            raise RulesError(f'"{key}" must be {what}, got {_shown(value)}')
+    if isinstance(data.get("stencil"), list) and not all(
+            isinstance(o, list) and len(o) == 2 and all(map(_is_int, o)) for o in data["stencil"]):
+        raise RulesError(f'"stencil" must be a list of [row, col] offsets (integers), got {_shown(data["stencil"])}')
+
+
+def _or_any(goal):
+    return "any" if goal is None else goal
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shown(value, width: int = 40) -> str:
+    """``value`` as JSON (as the user wrote it: ``true``, ``null``, double quotes), cut to ``width`` characters."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 ONLY_WITH = {"amounts": "buttons", "neighbourhood": "edges", "directed": "edges"}
@@ -198,7 +231,7 @@ def _parse_json(text: str) -> dict:
     except ValueError as exc:  # a number of over 4300 digits
         raise RulesError(f"press-system file: {exc}") from None
     if getattr(data, "twice", None) is not None:
-        raise RulesError(f"press-system file gives the key {data.twice!r:.40} twice")
+        raise RulesError(f"press-system file gives the key {_shown(data.twice)} twice")
     return data
 
 
@@ -208,18 +241,18 @@ def _shape(data: dict) -> tuple[int, tuple[int, int] | None]:
     if "grid" in data:
         m = re.fullmatch(r"\s*([0-9]{1,5})\s*[xX]\s*([0-9]{1,5})\s*", str(data["grid"])[:40])
         if not m or not 1 <= int(m[1]) * int(m[2]) <= SYSTEM_MAX_CELLS:
-            raise RulesError(f'"grid" must be "RxC" with 1..{SYSTEM_MAX_CELLS:,} cells, got {data["grid"]!r:.40}')
+            raise RulesError(f'"grid" must be "RxC" with 1..{SYSTEM_MAX_CELLS:,} cells, got {_shown(data["grid"])}')
         rows, cols = int(m[1]), int(m[2])
         return rows * cols, (rows, cols)
     cells = data["cells"]
     if not isinstance(cells, int) or isinstance(cells, bool) or not 1 <= cells <= SYSTEM_MAX_CELLS:
-        raise RulesError(f'"cells" must be an integer 1..{SYSTEM_MAX_CELLS:,}, got {cells!r:.40}')
+        raise RulesError(f'"cells" must be an integer 1..{SYSTEM_MAX_CELLS:,}, got {_shown(cells)}')
     return cells, None
 
 
 def _int_list(value, what: str) -> list[int]:
     if not isinstance(value, list) or any(not isinstance(v, int) or isinstance(v, bool) for v in value):
-        raise RulesError(f"{what} must be a list of integers, got {value!r:.60}")
+        raise RulesError(f"{what} must be a list of integers, got {_shown(value, 60)}")
     return value
 
 
@@ -227,7 +260,7 @@ def _states(value) -> int | None:
     if value == "counters":
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= STATES_MAX:
-        raise RulesError(f'"states" must be an integer 2..{STATES_MAX} or "counters", got {value!r:.40}')
+        raise RulesError(f'"states" must be an integer 2..{STATES_MAX} or "counters", got {_shown(value)}')
     return value
 
 
@@ -237,11 +270,11 @@ def _edge_buttons(data: dict, cells: int, k: int | None) -> tuple:
         raise RulesError('give either "buttons" or "edges", not both')
     hood, directed = data.get("neighbourhood", "closed"), data.get("directed", False)
     if hood not in ("closed", "open"):
-        raise RulesError(f'"neighbourhood" must be "closed" or "open", got {hood!r:.40}')
+        raise RulesError(f'"neighbourhood" must be "closed" or "open", got {_shown(hood)}')
     if not isinstance(directed, bool):
-        raise RulesError(f'"directed" must be true or false, got {directed!r:.40}')
+        raise RulesError(f'"directed" must be true or false, got {_shown(directed)}')
     if not isinstance(data["edges"], list):
-        raise RulesError(f'"edges" must be a list of pairs [u, v], got {data["edges"]!r:.40}')
+        raise RulesError(f'"edges" must be a list of pairs [u, v], got {_shown(data["edges"])}')
     edges = [tuple(_int_list(e, "an edge")) for e in data["edges"]]
     if any(len(e) != 2 for e in edges):
         raise RulesError("an edge is a pair [u, v]")
