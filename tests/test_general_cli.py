@@ -125,6 +125,17 @@ def test_presses_name_the_buttons_on_a_press_system(capsys, monkeypatch):
                                  "8\nsolutions 1\n")
 
 
+@pytest.mark.parametrize(("args", "stdin", "answer"), [
+    (["--backend", "bfs"], "bwwb\nbbwb\nbwwb\nbwww\n", "4\nsolutions 32\n"),  # 4x4 plus: nullity 4, both goals
+    (["--backend", "cpsat", "--states", "3", "--goal", "0", "--size", "3x3"], "102\n000\n000\n",
+     "6\nsolutions 1\n"),
+])
+def test_count_comes_from_the_elimination_beside_a_backend_that_does_not_count(args, stdin, answer, capsys,
+                                                                               monkeypatch):
+    code, out, _ = _run(["solve", "--count", *args], stdin, capsys, monkeypatch)
+    assert (code, out) == (0, answer)
+
+
 def test_impossible_explained_with_certificate(capsys, monkeypatch):
     # 4x4 plus over Z_4: this board is not solvable to all 0; the weights are printed as rows
     code, out, _ = _run(["solve", "--states", "4", "--goal", "0", "--explain"], "1000\n0000\n0000\n0000\n",

@@ -213,6 +213,24 @@ def _cosets(game: PressSystem, board: int, method: str):
     return algebra.solution_cosets(game, board, method)
 
 
+def solution_count(game: PressSystem, board) -> int | str | None:
+    """The number of press sets (press vectors over Z_k) taking ``board`` to a goal board, from the
+    elimination alone: ``2**nullity`` per reachable goal board on two states (``--count`` beside a backend
+    that does not count).  None for counters, or when gauss refuses the game or does not finish in its time.
+
+    Over Z_k it is :func:`flipgame.backends.gauss_zk.solve_mod_k`'s count (which also finds the minimum).
+    Running time: one elimination (:func:`flipgame.algebra.gf2.solution_cosets`)."""
+    try:
+        if game.states is None:
+            return None
+        if not game.binary:
+            return gauss_zk.solve_mod_k("gauss", game, board, "auto").stats.get("solutions")
+        parts, quiet, _ = _cosets(game, board, "auto")
+    except (TimeoutError, RefusedError, NullityTooLargeError, BoardTooLargeError, MemoryBudgetError):
+        return None
+    return len(parts) << len(quiet)
+
+
 def nullity_hint(k: int, seconds: float | None = None, symmetries: int = 1) -> str:
     """What to do about a nullity too large to enumerate by default, with the time ``seconds`` this board
     takes (default: 2**k at :data:`flipgame.algebra.coset_run.RATE`, no symmetry)."""
