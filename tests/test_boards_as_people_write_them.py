@@ -27,10 +27,20 @@ def test_rows_of_another_width_then_the_expected_width_get_no_size(text, tail):
     assert r.returncode == 2 and r.stderr.endswith(f"got 5 cells in 'bwwbb'; {tail}: the rows differ in width\n")
 
 
-@pytest.mark.parametrize(("text", "size", "answer"), [("bwwbbbwbbwwbbwww\n", "1x16", "7\n"),
+def test_one_line_of_a_whole_board_is_told_the_board_takes_a_line_per_row():
+    """A new user's 4x4 board on one line, spaced or not, was offered only --size 1x16 (another game)."""
+    for text in ("b w w b b b w b b w w b b w w w\n", "bwwbbbwbbwwbbwww\n"):
+        r = flipgame("solve", stdin=text)
+        assert r.returncode == 2 and r.stderr.endswith(
+            "got 16 cells in '" + text.strip() + "'; a 4x4 board takes 4 lines of 4 cells "
+            "(or --size 1x16 reads this line as one row)\n")
+    assert flipgame("solve", "--size", "1x16", stdin="bwwbbbwbbwwbbwww\n").stdout == "7\n"
+
+
+@pytest.mark.parametrize(("text", "size", "answer"), [("bwwbbbwbbwwbbwwwbwwb\n", "1x20", "Impossible\n"),
                                                       ("bwwbb\nbbwbb\n", "2x5", "3\n")])
 def test_the_size_hint_counts_the_rows_it_saw_and_reads_the_input(text, size, answer):
-    r = flipgame("solve", stdin=text)  # a new user's input: one line of 16 cells was called 16 rows of 16 cells
+    r = flipgame("solve", stdin=text)  # the rows are counted, never guessed square
     rows, cols = size.split("x")
     assert r.stderr.endswith(f"is {rows} row{'s' * (rows != '1')} of {cols} cells: --size {size} reads it\n")
     assert flipgame("solve", "--size", size, stdin=text).stdout == answer

@@ -136,7 +136,8 @@ def _with_size_hint(exc: BoardFormatError, state: _CaseRows, rest: list[str]) ->
     """``exc`` with the ``--size RxC`` that reads the input, when its first row has another width: R counted
     as the rows of that width from there, up to a row of another width, a blank line or the end of the lines read
     (never guessed: a square was claimed for one line of 16 cells); rows of that width followed by a row of
-    another width get no size (``--size 1x5`` was offered for one long row of a 4x4 board)."""
+    another width get no size (``--size 1x5`` was offered for one long row of a 4x4 board); one line of as many
+    cells as the board says how the board is written."""
     width = getattr(exc, "cells", None)
     if width is None or state.case != 1 or state.current:
         return exc
@@ -150,6 +151,10 @@ def _with_size_hint(exc: BoardFormatError, state: _CaseRows, rest: list[str]) ->
         if len(row) != width or row.strip("bwBW01"):
             break
         rows += 1
+    if rows == 1 and state.rows > 1 and width == state.rows * state.cols:
+        return BoardFormatError(f"{exc.reason}; a {state.rows}x{state.cols} board takes {state.rows} lines of "
+                                f"{state.cols} cells (or --size 1x{width} reads this line as one row)",
+                                case=exc.case, line=exc.line)
     return BoardFormatError(f"{exc.reason}; the input's first board is {rows} row{'s' * (rows != 1)} of {width} cells: "
                             f"--size {rows}x{width} reads it", case=exc.case, line=exc.line)
 
