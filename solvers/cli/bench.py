@@ -155,7 +155,7 @@ def _backend_rows(args: argparse.Namespace, game, report, startup: bool = True) 
         rows.append({
             "backend": s.backend,
             "boards": s.boards,
-            "seconds": round(s.seconds, 4),
+            "seconds": round(s.seconds, 6),  # the table and progress line round it once, to 3 places
             "boards_per_second": round(s.boards_per_second, 1),
             "times_fastest": round(s.seconds / fastest, 1),
             "workers": args.jobs if BACKENDS[s.backend].parallel else 1,
