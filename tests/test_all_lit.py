@@ -92,6 +92,60 @@ def test_the_half_turn_holds_the_minimum_on_the_family_of_79(n):
     assert game.apply(game.full, lightest) == 0
 
 
+def _whole_coset(n: int):
+    """The all-lit n x n board's solutions, every one, as a uint8 array (2**nullity, n*n), by a matrix product
+    over GF(2) of every coordinate vector with the null basis (no transform): a second method."""
+    import numpy as np
+
+    game = Game(n, n, "white")
+    parts, quiet, _ = algebra.solution_cosets(game, game.full)
+    bits = np.array([[q >> c & 1 for c in range(n * n)] for q in [parts[0][0], *quiet]], dtype=np.int64)
+    codes = (np.arange(1 << len(quiet))[:, None] >> np.arange(len(quiet))) & 1
+    return (bits[0] + codes @ bits[1:]) % 2
+
+
+@pytest.mark.parametrize(("n", "minima", "fixed"), [(4, 2, 2), (9, 6, 6), (19, 28, 4)])
+def test_the_lightest_solutions_of_the_family_of_79_and_those_the_half_turn_fixes(n, minima, fixed):
+    """Every solution of the all-lit board weighed: how many are lightest, and how many of those the half turn
+    (cell i to n*n - 1 - i) fixes.  At n = 39 (make test-slow) all 4 are fixed; at 19, 4 of 28."""
+    solutions = _whole_coset(n)
+    weights = solutions.sum(axis=1)
+    lightest = solutions[weights == weights.min()]
+    assert weights.min() == A075464[n - 1] and len(lightest) == minima
+    assert sum((row == row[::-1]).all() for row in lightest) == fixed
+
+
+@pytest.mark.slow
+@pytest.mark.needs("numba")
+def test_every_lightest_solution_of_39_is_fixed_by_the_half_turn():
+    """All 2**32 solutions of the all-lit 39x39 board by a Gray-code walk (no transform): 4 of weight 561,
+    each fixed by the half turn, as on n = 4 and 9 (the family of 79; docs/high-nullity.md)."""
+    import numpy as np
+
+    game = Game(39, 39, "white")
+    parts, quiet, _ = algebra.solution_cosets(game, game.full)
+    words = np.array([[v >> 64 * w & (1 << 64) - 1 for w in range(24)] for v in [parts[0][0], *quiet]],
+                     dtype=np.uint64)
+    from gray_walk import lightest_per_prefix  # numba, compiled on first use
+
+    weights, counts, codes = lightest_per_prefix(words[0], words[1:], 8)
+    top = len(quiet) - 8
+    lightest = [parts[0][0] ^ _combination(quiet, int(codes[p, j]) | p << top)
+                for p in np.flatnonzero(weights == weights.min()) for j in range(min(counts[p], 8))]
+    assert weights.min() == 561 and counts[weights == 561].sum() == len(lightest) == 4
+    for x in lightest:
+        assert x.bit_count() == 561 and game.apply(game.full, x) == 0
+        assert x == int(f"{x:01521b}"[::-1], 2)  # the half turn reverses the cells
+
+
+def _combination(vectors: list[int], code: int) -> int:
+    out = 0
+    for t, v in enumerate(vectors):
+        if code >> t & 1:
+            out ^= v
+    return out
+
+
 def test_the_search_gives_an_upper_bound_with_its_witness():
     better = []
     t = all_lit.upper_bound(19, 0.5, on_better=lambda term, how: better.append((term, how)))
