@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from flipgame import solve
+from flipgame.core.errors import ProofFormatError
 from flipgame.encode.parity_proofs import refutation
 from flipgame.model.grid import Game
-from flipgame.verify.proofs import proof_check
+from flipgame.verify.proofs import engine, proof_check
 from flipgame.verify.proofs.alive_sets import alive_exact, alive_guess
 from flipgame.verify.proofs.drat import Proof
 from flipgame.verify.proofs.engine import clause_list
@@ -162,3 +163,53 @@ def test_the_generator_streams_a_proof_that_checks():
     with PieceCheck(high, jobs=2, piece=20_000) as check:
         log = refutation(game, high.chains, high.nvars, on_quiet=check.cut)
         assert not check.finish(Proof(*log.arrays())).ok
+
+
+UNIT_DELETION = ([[1]], 5), Proof(np.array([5, -1, 0, 5, -1, 0, -5, 0, 0], dtype=np.int32),
+                                  np.array([False, True, False, False]))
+"""A break-it run's false refutation of the satisfiable formula ``1 0``: ``5 -1`` (RAT on 5) propagates 5 at the
+root, its deletion leaves 5 there while RAT stops seeing the clause, so ``-5`` (RAT on -5) and the empty clause
+pass in dratify 0.1.10 with deletions applied."""
+
+
+def test_a_proof_needing_rat_is_checked_strictly_without_deletions_and_the_false_refutation_fails():
+    formula, proof = UNIT_DELETION
+    verdict = check_refutation(formula, proof, strict=True)
+    assert not verdict.ok and verdict.failed_step == 3 and "neither RUP nor RAT" in verdict.reason
+
+
+@pytest.mark.xfail(strict=True, reason="dratify 0.1.10: RAT with deletions applied keeps a deleted reason's root "
+                                       "literal (docs/proofs.md, the checker's known gap); strict=True closes it")
+def test_dratifys_unit_deletion_gap_with_deletions_applied():
+    formula, proof = UNIT_DELETION
+    assert not check_refutation(formula, proof).ok
+
+
+def test_a_proof_is_checked_as_drup_first_and_with_rat_only_when_a_step_is_not_rup(b12, monkeypatch):
+    runs = []
+    check = engine._check
+    monkeypatch.setattr(engine, "_check", lambda *a, rat, deletions: runs.append((rat, deletions)) or
+                        check(*a, rat=rat, deletions=deletions))
+    assert check_refutation(([[1], [-1, 2], [-2]], 2), Proof(np.array([0], dtype=np.int32), np.array([False]))).ok
+    assert runs == [(False, True)]  # RUP only: sound whatever dratify's RAT does
+    formula, proof, _ = b12  # the parity proof defines its XOR sums by RAT
+    runs.clear()
+    assert check_refutation(formula, proof).ok and runs == [(False, True), (True, True)]
+    runs.clear()
+    assert check_refutation(formula, proof, strict=True).ok and runs == [(False, True), (True, False)]
+
+
+def test_a_literal_past_the_formula_and_the_proof_is_refused_before_the_checker_sizes_for_it(tmp_path):
+    """One literal of 10^9 made the checker allocate 10^9 variables (24 GB, killed); one past 32 bits raised
+    OverflowError."""
+    (formula, _), _ = UNIT_DELETION
+    verdict = check_refutation((formula, 5), Proof(np.array([-1, 0, 1_000_000_000, 0, 0], dtype=np.int32),
+                                                   np.array([False, False, False])))
+    assert not verdict.ok and verdict.failed_step == 2
+    assert verdict.reason == ("literal 1000000000 names variable 1000000000, but a 5-variable formula and this "
+                              "proof's literals account for at most 7")
+    cnf, drat = tmp_path / "f.cnf", tmp_path / "f.drat"
+    cnf.write_text("p cnf 1 1\n1 0\n")
+    drat.write_text("99999999999999999999 0\n0\n")
+    with pytest.raises(ProofFormatError, match="literal 99999999999999999999 is past the largest variable"):
+        proof_check.check_proof_files(cnf, drat)

@@ -89,7 +89,7 @@ def proof_from_text(text: str) -> Proof:
         lits += [to_dimacs(x) for x in step]
         lits.append(0)
         dels.append(kind == "d")
-    return Proof(np.array(lits, dtype=np.int32), np.array(dels, dtype=bool))
+    return Proof(_int32(lits), np.array(dels, dtype=bool))
 
 
 def proof_from_binary(data: bytes) -> Proof:
@@ -118,7 +118,16 @@ def proof_from_binary(data: bytes) -> Proof:
                 lits.append(0)
                 break
             lits.append(-(u >> 1) if u & 1 else u >> 1)
-    return Proof(np.array(lits, dtype=np.int32), np.array(dels, dtype=bool))
+    return Proof(_int32(lits), np.array(dels, dtype=bool))
+
+
+def _int32(lits: list[int]) -> np.ndarray:
+    """The literals as int32; ValueError naming the first that does not fit (a variable past 2^31 - 1)."""
+    try:
+        return np.array(lits, dtype=np.int32)
+    except OverflowError:
+        big = next(x for x in lits if not -(2**31) < x < 2**31)
+        raise ValueError(f"literal {str(big)[:40]} is past the largest variable, 2147483647") from None
 
 
 def write_proof(path: str | os.PathLike, proof: Proof, binary: bool = False) -> None:

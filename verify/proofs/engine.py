@@ -2,6 +2,14 @@
 verdict (:mod:`flipgame.verify.proofs.proof_check` cuts proofs into pieces around it).  Nothing here
 imports a solver or a proof generator.
 
+Every piece is checked as DRUP first (RUP steps only, deletions applied), and a piece with a step that is not
+RUP again with RAT and no deletion applied.  dratify's RAT check with deletions is unsound: a deleted clause
+that had propagated at the root keeps its literal on the trail while RAT no longer sees the clause, so
+``5 -1 0``, ``d 5 -1 0``, ``-5 0``, ``0`` "refuted" the satisfiable formula ``1 0`` (dratify 0.1.10, both engines;
+a break-it run).  Without RAT every clause ever present is implied by the formula, root literals included;
+without deletions the clause set only grows and RAT is checked against all of it: each way is sound.
+Rebola-Pardo and Biere, "Two flavors of DRAT", Pragmatics of SAT 2018, describe the unit-deletion problem.
+
 Source: Wetzler, Heule and Hunt, "DRAT-trim: Efficient checking and trimming using expressive clausal
 proofs", SAT 2014 (forward checking of RUP and RAT), as dratify implements it.
 """
@@ -97,6 +105,24 @@ class Steps(collections.abc.Sequence):
         pieces = map(flat.__getitem__, map(slice, starts, stops.tolist()))
         return zip(self.proof.deletions[a:b].tolist(), pieces, strict=True)
 
+    def literal_problem(self, nvars: int) -> tuple[int, str] | None:
+        """(step within these steps, from 1; why) a literal of these steps cannot be checked, or None: a proof
+        introduces only variables it mentions, so none is past ``nvars`` plus the steps' literal occurrences
+        (dratify's own bound, which calling its native engine directly skips).  O(literals), a chunk at a time."""
+        if self.last <= self.first:
+            return None
+        lo = int(self.ends[self.first - 1]) + 1 if self.first else 0
+        hi = int(self.ends[self.last - 1]) + 1
+        limit = nvars + (hi - lo) - (self.last - self.first)
+        for a in range(lo, hi, self.CHUNK * 64):
+            size = np.abs(self.proof.lits[a:min(hi, a + self.CHUNK * 64)].astype(np.int64))
+            at = int(size.argmax())
+            if size[at] > limit:
+                step = int(np.searchsorted(self.ends, a + at)) - self.first + 1
+                return step, (f"literal {self.proof.lits[a + at]} names variable {size[at]}, but a {nvars}-variable "
+                              f"formula and this proof's literals account for at most {limit}")
+        return None
+
     def __iter__(self):
         for a in range(self.first, self.last, self.CHUNK):
             yield from self._chunk(a, min(self.last, a + self.CHUNK))
@@ -104,25 +130,45 @@ class Steps(collections.abc.Sequence):
             yield False, c
 
 
-def check_piece(nvars: int, clauses: list[list[int]], steps: Steps, engine: str):
-    """dratify's verdict on one piece.  The native engine is called through dratify's registered
-    handle directly: the literals are internal ones made here (never negative), so dratify's
-    per-literal input validation, a Python loop as slow as the native check itself, is skipped;
-    its result is unpacked with dratify's own consistency rule (ok implies the empty clause)."""
+def check_piece(nvars: int, clauses: list[list[int]], steps: Steps, engine: str, strict: bool = False):
+    """dratify's verdict on one piece: as DRUP, and when a step is not RUP, with RAT and deletions applied (the
+    gap of the module's docstring), or with ``strict`` none applied (sound; far slower: the clause set only
+    grows).  A literal past what the formula and the piece's own literals can name is refused first (one
+    literal asked the checker for 10^9 variables)."""
+    if why := steps.literal_problem(nvars):
+        return _result(False, why[1], 0, why[0], False)
+    r = _check(nvars, clauses, steps, engine, rat=False, deletions=True)
+    if r.ok or not r.reason.startswith("clause is not RUP"):
+        return r
+    return _check(nvars, clauses, steps, engine, rat=True, deletions=not strict)
+
+
+def _check(nvars: int, clauses: list[list[int]], steps: Steps, engine: str, rat: bool, deletions: bool):
+    """One run of dratify, with or without RAT, with or without the deletions applied.  The native engine is
+    called through dratify's registered handle directly: the literals are internal ones made here (never
+    negative, bounded by :meth:`Steps.literal_problem`), so dratify's per-literal input validation, a Python loop
+    as slow as the native check itself, is skipped; its result is unpacked with dratify's own consistency rule
+    (ok implies the empty clause)."""
     import dratify
-    from dratify import CNF, CheckResult, check_proof
+    from dratify import CNF, check_proof
 
     if engine != "native":
         cnf = CNF(nvars)
         for c in clauses:
             cnf.add(c)
-        return check_proof(cnf, [("d" if d else "a", lits) for d, lits in steps], check_rat=True,
-                           apply_deletions=True, engine="python")
+        return check_proof(cnf, [("d" if d else "a", lits) for d, lits in steps], check_rat=rat,
+                           apply_deletions=deletions, engine="python")
     native = dratify.native_implementation()
-    raw = native.check_proof(nvars, clauses, steps, True, True)
+    raw = native.check_proof(nvars, clauses, steps, rat, deletions)
     ok, reason, nsteps, _, _, _, _, _, failed_step, reached_empty = tuple(raw)
     if ok and not reached_empty:
         raise RuntimeError("the native checker reported a refutation without the empty clause")
+    return _result(ok, reason, nsteps, max(failed_step, 0), reached_empty)
+
+
+def _result(ok: bool, reason: str, steps: int, failed_step: int, reached_empty: bool):
+    from dratify import CheckResult
+
     r = CheckResult()
-    r.ok, r.reason, r.steps, r.failed_step, r.reached_empty = ok, reason, nsteps, max(failed_step, 0), reached_empty
+    r.ok, r.reason, r.steps, r.failed_step, r.reached_empty = ok, reason, steps, failed_step, reached_empty
     return r
