@@ -116,6 +116,29 @@ def test_certify_takes_the_tree_above_the_cost_and_writes_it_as_a_file(monkeypat
 
 
 @pytest.mark.needs("dratify")
+def test_an_edited_tree_file_and_a_bad_command_line_get_one_line_each(monkeypatch, tmp_path):
+    """A break-it run's findings: the claim's text was not compared with the bound, ``true`` was a bound of 1,
+    10^13 cells ran out of memory, and a missing file, a folder or no file at all gave a traceback or nothing."""
+    monkeypatch.setattr(provers, "TREE_MIN_COST", 0)
+    assert certify_minimum(LIT19, LIT19.full, 141, time_limit=None, proof_dir=tmp_path, name="lit19").ok
+    path = tmp_path / "lit19-white.tree.json"
+    good = json.loads(path.read_text())
+    for edit, why in [({"claim": good["claim"].replace("141", "999")}, "is not the bound proved: at least 141 presses"),
+                      ({"at_least": True}, "the bound is not an integer: True"),
+                      ({"cells": 10**13}, "10000000000000 cells and 361 presses: 1 to 65536 of each are taken")]:
+        path.write_text(json.dumps(good | edit))
+        assert why in tree_check.check_tree_file(path)
+    command = [sys.executable, "-m", "flipgame.verify.proofs.tree_check"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout, run.stderr.startswith("usage: python -m")) == (2, "", True)
+    run = subprocess.run([*command, str(tmp_path / "none.json"), str(tmp_path)], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 1 and run.stderr == "" and run.stdout == (
+        f"{tmp_path / 'none.json'}: cannot read it: No such file or directory\n"
+        f"{tmp_path}: cannot read it: Is a directory\n")
+
+
+@pytest.mark.needs("dratify")
 def test_goal_any_names_both_kinds_when_one_goal_takes_the_tree(monkeypatch):
     """A random 19x19 board, goal any: the minimum 141 is to white (black needs 146); white's split closes
     more nodes, so a cost between the two sends white to the tree and black to DRAT."""

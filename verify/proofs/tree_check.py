@@ -37,6 +37,8 @@ import numpy as np
 
 MAX_NULLITY = 62
 """The largest ``d`` taken: keys and interval ends are 64-bit words."""
+MAX_CELLS = 1 << 16
+"""The most cells, and presses, taken: the rank's packed rows need ``cells * presses / 8`` bytes (512 MiB here)."""
 BATCH_NODES = 256
 """Closed nodes whose class sums one array operation computes (memory: this times the presses, bytes)."""
 
@@ -150,16 +152,20 @@ def _plain(press_masks, cells, diff, at_least, x0, null_vectors, closed) -> tupl
     exact, a float or NaN refused).  Raises TypeError or ValueError naming what is wrong."""
     def integer(value, what: str) -> int:
         try:
+            if isinstance(value, bool):  # true is no bound of 1
+                raise TypeError
             return operator.index(value)
         except TypeError:
-            raise TypeError(f"{what} is not an integer: {value!r}") from None
+            raise TypeError(f"{what} is not an integer: {value!r:.40}") from None
 
     masks = [integer(v, "a press mask") for v in press_masks]
+    cells = integer(cells, "the number of cells")
+    if not 1 <= cells <= MAX_CELLS or len(masks) > MAX_CELLS:
+        raise ValueError(f"{cells} cells and {len(masks)} presses: 1 to {MAX_CELLS} of each are taken")
     if any(v < 0 for v in masks):
         raise ValueError("a press mask is negative")
-    cells = integer(cells, "the number of cells")
-    if cells < 1:
-        raise ValueError(f"{cells} cells")
+    if any(v.bit_length() > cells for v in masks):
+        raise ValueError(f"a press mask changes a cell past the board's {cells}")
     nodes = []
     for node in closed:
         if len(node) != 2:
@@ -231,22 +237,38 @@ def write_tree_file(path, claim: str, press_masks: Sequence[int], cells: int, di
 
 
 def check_tree_file(path) -> str | None:
-    """:func:`check_tree` on a file of :func:`write_tree_file`: None when it proves its bound, else why not.
-    Raises OSError (unreadable)."""
+    """:func:`check_tree` on a file of :func:`write_tree_file`: None when it proves its bound, and its ``claim``
+    says that bound (``at least L presses``), else why not.  Raises OSError (unreadable)."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
         closed = [(int(t), int(a, 16)) for t, alphas in data["closed"].items() for a in alphas]
-        return check_tree([int(v, 16) for v in data["press_masks"]], data["cells"], int(data["diff"], 16),
-                          data["at_least"], int(data["x0"], 16), [int(v, 16) for v in data["null_vectors"]], closed)
+        why = check_tree([int(v, 16) for v in data["press_masks"]], data["cells"], int(data["diff"], 16),
+                         data["at_least"], int(data["x0"], 16), [int(v, 16) for v in data["null_vectors"]], closed)
+        bound = f"at least {data['at_least']} presses"
+        if why is None and not str(data["claim"]).endswith(bound):
+            return f"the claim {str(data['claim'])[-60:]!r} is not the bound proved: {bound}"
+        return why
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        return f"not a tree certificate file: {type(exc).__name__}: {exc}"
+        return f"not a tree certificate file: {type(exc).__name__}: {str(exc)[:200]}"
 
 
-if __name__ == "__main__":  # python -m flipgame.verify.proofs.tree_check FILE...
+def main(argv: list[str]) -> int:
+    """``python -m flipgame.verify.proofs.tree_check FILE...``: one line per file; exit 0 when every bound holds,
+    1 when one does not (or a file cannot be read), 2 without a file."""
+    if not argv:
+        print("usage: python -m flipgame.verify.proofs.tree_check FILE.tree.json...", file=sys.stderr)
+        return 2
     failed = 0
-    for name in sys.argv[1:]:
-        why = check_tree_file(name)
+    for name in argv:
+        try:
+            why = check_tree_file(name)
+        except OSError as exc:
+            why = f"cannot read it: {exc.strerror or exc}"
         print(f"{name}: {'the bound holds' if why is None else why}")
         failed += why is not None
-    sys.exit(1 if failed or len(sys.argv) < 2 else 0)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
