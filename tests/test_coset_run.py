@@ -84,6 +84,26 @@ def test_a_checkpoint_of_another_board_or_a_damaged_one_is_refused_in_one_line(s
 
 
 @pytest.mark.needs("numba")
+@pytest.mark.parametrize(("edit", "why"), [
+    ({"next_block": ["a"]}, "'a' is no count"), ({"next_block": 5}, "next_block is no list"),
+    ({"enumerated": "zz"}, "'zz' is no count"), ({"best": {"weight": 141, "target": "0"}}, "KeyError: 'presses'"),
+    ({"best": {"weight": 141, "presses": "zz", "target": "0"}}, "invalid literal for int"),
+    ({"best": {"weight": 140, "presses": hex((1 << 141) - 1), "target": "0"}}, "has 141 presses, not its weight 140"),
+])
+def test_a_checkpoint_value_of_the_wrong_type_is_damage_not_an_error_of_the_run(small_blocks, tmp_path, edit, why):
+    """A break-it run recomputed the checksum after each edit: the run answered Error (exit 4) with a TypeError."""
+    game, board, parts, quiet = lit_coset(19)
+    path = tmp_path / "run.json"
+    coset_run.minimum(game, board, parts, quiet, checkpoint=str(path))
+    data = json.loads(path.read_text()) | edit
+    data["check"] = coset_checkpoint._digest({k: v for k, v in data.items() if k != "check"})
+    path.write_text(json.dumps(data))
+    with pytest.raises(CheckpointError, match="is damaged") as caught:
+        coset_run.minimum(game, board, parts, quiet, checkpoint=str(path))
+    assert why in str(caught.value) and str(caught.value).endswith("; remove it")
+
+
+@pytest.mark.needs("numba")
 def test_a_checkpoint_whose_witness_fails_the_board_is_refused(small_blocks, tmp_path):
     game, board, parts, quiet = lit_coset(19)
     path = str(tmp_path / "run.json")

@@ -9,7 +9,9 @@ file beside it (``os.replace``), so a Ctrl-C or a full disk leaves the previous 
 
 A file is resumed only by a run of the same rules, board and layout; anything else is
 refused with one line (:class:`~flipgame.core.errors.CheckpointError`), and so is a
-lightest solution that does not solve the board (re-checked from the press masks).
+value of the wrong type or a lightest solution that does not solve the board (re-checked
+from the press masks).  The checksum catches damage, not forgery: a file edited with its
+checksum recomputed can claim a run finished that was not, so a checkpoint is trusted input.
 """
 
 from __future__ import annotations
@@ -75,6 +77,25 @@ def _solves(game: PressSystem, board: int, best: Best) -> bool:
     return game.apply(board, best.presses) == best.target and best.presses.bit_count() == best.weight
 
 
+def _state(data: dict) -> RunState:
+    """The RunState a checkpoint's JSON holds; KeyError, TypeError or ValueError when a value has the wrong type
+    (a file whose checksum was recomputed after an edit: the checksum catches damage, not forgery)."""
+    def count(value) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"{value!r:.20} is no count")
+        return value
+
+    best = data.get("best")
+    if best is not None:
+        presses = int(best["presses"], 16)
+        best = Best(count(best["weight"]), presses, int(best["target"], 16))
+        if best.weight != presses.bit_count():
+            raise ValueError(f"the lightest solution has {presses.bit_count()} presses, not its weight {best.weight}")
+    if not isinstance(data["next_block"], list):
+        raise TypeError("next_block is no list")
+    return RunState([count(b) for b in data["next_block"]], best, count(data["enumerated"]))
+
+
 class Checkpoint:
     """A checkpoint file bound to one run (rules, board, layout)."""
 
@@ -122,9 +143,11 @@ class Checkpoint:
         if data.get("layout") != header["layout"] or data.get("version") != VERSION:
             raise CheckpointError(f"checkpoint {path} was written with another enumeration layout (another "
                                   f"--gauss-method, symmetry setting or flipgame version); remove it to start over")
-        best = data.get("best")
-        state = RunState(list(data["next_block"]), None if best is None else Best(
-            best["weight"], int(best["presses"], 16), int(best["target"], 16)), int(data["enumerated"]))
+        try:
+            state = _state(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {path} is damaged ({type(exc).__name__}: {str(exc)[:80]}); "
+                                  f"remove it") from None
         if len(state.next_block) != count:  # pragma: no cover - the layout hash covers the parts
             raise CheckpointError(f"checkpoint {path}: another number of cosets; remove it")
         return state
