@@ -442,3 +442,27 @@ def test_a_press_system_with_more_cells_than_buttons_is_proved():
     assert certify_minimum(system, 0b0101, 1, time_limit=None).status is CertStatus.FAILED
     with pytest.raises(ValueError):
         certify_minimum(system, 0b0101, 3)  # more presses than buttons
+
+
+def test_a_certification_killed_at_its_time_limit_leaves_no_half_written_proof_file(tmp_path, monkeypatch):
+    """A break-it run found a truncated .drat (8.5 MB and growing) beside its .cnf after 'unknown: certification
+    not finished within 10 s'.  Files are written as NAME.part and renamed when whole; a killed child's .part
+    files are removed, and a finished file of another case stays."""
+    from flipgame.core.files import whole_file
+    from flipgame.verify.proofs import certify
+
+    kept = tmp_path / "case1-white.drat"
+    with whole_file(kept) as fh:
+        fh.write("0\n")
+    with pytest.raises(RuntimeError), whole_file(tmp_path / "case1-black.drat") as fh:
+        fh.write("1 ")
+        raise RuntimeError("a writer that fails mid-file leaves nothing")
+
+    def killed_while_writing(job, time_limit):
+        (tmp_path / "case2-white.drat.part").write_text("1 2 0\n-1")
+        return None
+
+    monkeypatch.setattr(certify, "run_in_child", killed_while_writing)
+    game = Game(4, 4, "any")
+    cert = certify_minimum(game, Board.from_rows(POJ_SAMPLE).cells, 4, time_limit=1, proof_dir=tmp_path, name="case2")
+    assert cert.status is CertStatus.UNKNOWN and sorted(p.name for p in tmp_path.iterdir()) == [kept.name]

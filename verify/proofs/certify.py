@@ -41,6 +41,7 @@ import enum
 import os
 from dataclasses import dataclass
 
+from flipgame.core.files import remove_partial
 from flipgame.core.limits import CERTIFY_SECONDS
 from flipgame.verify.proofs.drat import proof_from_text
 from flipgame.verify.proofs.lower_bound import build_formula
@@ -273,7 +274,9 @@ def certify_minimum(game, board: int, moves: int, *, witness: int | None = None,
         out = run_job(job)
     else:
         out = run_in_child(job, time_limit)
-        if out is None:
+        if out is None:  # the child was killed, perhaps while writing a proof file
+            if proof_dir is not None:
+                remove_partial(proof_dir, f"{name}-")
             return Certification(CertStatus.UNKNOWN, moves, 0, 0, 0.0, 0.0,
                                  f"certification not finished within {time_limit:g} s")
     return _certification_of(game, board, moves, out)

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from flipgame.core.errors import ProofFormatError
+from flipgame.core.files import whole_file
 
 
 @dataclass
@@ -131,11 +132,13 @@ def _int32(lits: list[int]) -> np.ndarray:
 
 
 def write_proof(path: str | os.PathLike, proof: Proof, binary: bool = False) -> None:
-    """Text DRAT (one step per line) or, with ``binary``, binary DRAT."""
+    """Text DRAT (one step per line) or, with ``binary``, binary DRAT; written whole or not at all
+    (:func:`flipgame.core.files.whole_file`).  Raises OSError."""
     if binary:
-        Path(path).write_bytes(proof.binary())
+        with whole_file(path, "wb") as fh:
+            fh.write(proof.binary())
         return
-    with open(path, "w", encoding="ascii") as fh:
+    with whole_file(path) as fh:
         for line in proof.text_lines():
             fh.write(line + "\n")
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from flipgame.core.files import whole_file
 from flipgame.verify.proofs.card_network import network_atmost
 
 SEQ_COUNTER_MAX = 20_000
@@ -257,8 +258,9 @@ def build_formula(n: int, masks, diff: int, bound: int, encoding: str | None = N
 
 
 def write_cnf(path: str | os.PathLike, formula: Formula, comments: list[str]) -> None:
-    """DIMACS with ``c`` comment lines first."""
-    with open(path, "w", encoding="ascii") as fh:
+    """DIMACS with ``c`` comment lines first, written whole or not at all (:func:`flipgame.core.files.whole_file`).
+    Raises OSError."""
+    with whole_file(path) as fh:
         fh.write("".join(f"c {line}\n" for line in comments))
         fh.write(f"p cnf {formula.nvars} {len(formula.clauses)}\n")
         for c in formula.clauses:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import operator
+import os
 import sys
 from collections.abc import Sequence
 
@@ -232,8 +233,10 @@ def write_tree_file(path, claim: str, press_masks: Sequence[int], cells: int, di
     data = {"claim": claim, "cells": cells, "diff": format(diff, "x"), "at_least": at_least,
             "press_masks": [format(v, "x") for v in press_masks], "x0": format(x0, "x"),
             "null_vectors": [format(v, "x") for v in null_vectors], "closed": by_depth}
-    with open(path, "w", encoding="utf-8") as f:
+    part = f"{path}.part"  # whole or not at all: a killed writer leaves no truncated certificate under its name
+    with open(part, "w", encoding="utf-8") as f:
         json.dump(data, f, separators=(",", ":"))
+    os.replace(part, path)
 
 
 def check_tree_file(path) -> str | None:
