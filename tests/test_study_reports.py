@@ -161,3 +161,31 @@ def test_study_report_names_every_figure_it_writes(study_files, tmp_path, capsys
     assert all(p.exists() for p in files.values())
     assert f"Cactus plot: {files['--cactus']}" in err and f"Scatter plot: {files['--scatter']}" in err
     assert f"Table: {files['--table']}" in err
+
+
+def test_an_interrupted_study_writes_the_runs_that_finished(tmp_path, capsys, monkeypatch):
+    """A break-it run's Ctrl-C after 10 of 24 runs exited 130 with neither --csv nor --json written, though the
+    exit code means "what finished has been written"."""
+    import csv
+
+    from flipgame.study import compare
+
+    calls = []
+    execute = compare._execute
+
+    def interrupted_at_the_third(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return execute(*args)
+
+    monkeypatch.setattr(compare, "_execute", interrupted_at_the_third)
+    table, report = tmp_path / "runs.csv", tmp_path / "study.json"
+    code = main(["study", "--strategies", "gauss,bfs", "--families", "random", "--sizes", "4", "--boards", "2",
+                 "--in-process", "--csv", str(table), "--json", str(report)])
+    err = capsys.readouterr().err
+    assert code == 130 and "interrupted: 2 of 4 runs finished; the others were not run." in err
+    with open(table) as f:
+        runs = list(csv.DictReader(f))
+    assert [(r["strategy"], r["status"]) for r in runs] == [("gauss", "OPTIMAL"), ("bfs", "OPTIMAL")]
+    assert json.loads(report.read_text())["budget_note"].startswith("Interrupted: 2 of 4 runs finished")

@@ -39,7 +39,7 @@ from flipgame.core.limits import (
     STRATEGY_TIME_LIMIT,
     TIMED_BOARDS_MAX,
 )
-from flipgame.study.compare import compare_strategies
+from flipgame.study.compare import StudyInterrupted, compare_strategies
 from flipgame.study.families import FAMILIES
 from flipgame.study.family_table import table_format
 from flipgame.study.figures import TOP_DEFAULT, figure_format, plot_strategies
@@ -356,16 +356,25 @@ def run_strategies(args: argparse.Namespace) -> ExitCode:
     except (OSError, ValueError) as exc:
         return fail(ExitCode.USAGE, f"--suite: {getattr(exc, 'strerror', None) or exc}"
                                     + (f": {exc.filename}" if getattr(exc, "filename", None) else ""))
-    st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards or 2,
-                            time_limit=time_limit, budget=args.budget, seed=args.seed or 0, progress=print_progress,
-                            plan=plan, source=plan_source(args, plan), run_all=args.run_all,
-                            isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit,
-                            clock=args.clock or "cpu", wall_limit=args.wall_limit, repeat=args.repeat or 1)
+    try:
+        st = compare_strategies(args.strategies, args.families, sizes=args.sizes, boards=args.boards or 2,
+                                time_limit=time_limit, budget=args.budget, seed=args.seed or 0, progress=print_progress,
+                                plan=plan, source=plan_source(args, plan), run_all=args.run_all,
+                                isolate=not args.in_process, memory_limit=None if args.in_process else memory_limit,
+                                clock=args.clock or "cpu", wall_limit=args.wall_limit, repeat=args.repeat or 1)
+    except StudyInterrupted as exc:  # what finished is written, as the exit code's meaning promises
+        _write_study(exc.study, args)
+        return fail(ExitCode.INTERRUPTED, f"interrupted: {exc.study.budget_note[len('Interrupted: '):]}")
+    return _write_study(st, args) or _study_exit(st)
+
+
+def _write_study(st, args: argparse.Namespace) -> ExitCode | None:
+    """The study's files (--csv, --json, --plot ...) and table; an ExitCode when one cannot be written."""
     failed = write_metrics(st, args) or _write(st, lambda st, path: plot_strategies(st, path, top=args.top), args)
     if failed:
         return failed
     print_metrics(st, args)
-    return _study_exit(st)
+    return None
 
 
 def _study_exit(st) -> ExitCode:

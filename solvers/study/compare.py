@@ -86,6 +86,15 @@ class Run:
         return str(self.moves) if self.status == "OPTIMAL" else "Impossible"
 
 
+class StudyInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) during :func:`compare_strategies`: ``study`` holds the runs that finished, its
+    ``budget_note`` says how many of how many, so a caller can still write them."""
+
+    def __init__(self, study: StrategyStudy):
+        super().__init__()
+        self.study = study
+
+
 @dataclass
 class StrategyStudy:
     """The result of :func:`compare_strategies`: every run, what was measured how, and the environment.
@@ -195,6 +204,11 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
     Notes
     -----
     Runs are sequential, so the timings are comparable.
+
+    Raises
+    ------
+    StudyInterrupted
+        On Ctrl-C or SIGTERM, with the runs that finished.
     """
     strategies = list(strategies or STRATEGIES)
     if plan is None:
@@ -215,7 +229,14 @@ def compare_strategies(strategies: list[str] | None = None, families: list[str] 
                         run_all=run_all, isolate=isolate, memory_limit=memory_limit,
                         environment=environment([STRATEGIES[s] for s in strategies], limits), clock=clock,
                         wall_limit=wall, repeat=repeat)
-    _run_plan(out, plan, progress)
+    start = time.perf_counter()
+    try:
+        _run_plan(out, plan, progress)
+    except KeyboardInterrupt:
+        out.wall_seconds = time.perf_counter() - start
+        total = len(plan) * len(out.strategies)
+        out.budget_note = f"Interrupted: {len(out.runs)} of {total} runs finished; the others were not run."
+        raise StudyInterrupted(out) from None
     return out
 
 
