@@ -438,3 +438,14 @@ def test_an_edge_list_with_a_byte_order_mark_is_read(tmp_path):
 def test_a_memory_limit_no_run_can_start_in_is_refused(cli):
     one_line(cli("study", "--strategies", "gauss", "--families", "random", "--sizes", "4", "--memory-limit",
                  "0.001"), 2, "a run's process needs at least 0.2 GiB of address space to start")
+
+
+@pytest.mark.parametrize(("fmt", "stdin", "answers", "case", "size"), [
+    ("painter", "2\n1\nw\n99999999\nyyy\n", "1\n", 2, "99999999x99999999"),
+    ("fliptile", "99999 99999\n", "", 1, "99999x99999"),
+])
+def test_a_case_too_large_to_read_is_named_after_the_answers_before_it(cli, fmt, stdin, answers, case, size):
+    """A break-it run: the refusal said 'case 0' (the last case answered), and case 1's answer was lost."""
+    r = cli("solve", "--format", fmt, stdin=stdin)
+    assert (r.returncode, r.stdout) == (5, answers)
+    assert r.stderr.startswith(f"flipgame: standard input: case {case}: a grid has at most 4,000,000 cells; {size}")

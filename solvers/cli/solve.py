@@ -188,6 +188,11 @@ def _answer_all(stream: Stream, fmt: Format, lines: LineSource, rules: PressSyst
             exc = BoardFormatError(exc.reason, case=stream.read + 1, line=exc.line)
         stream.flush()  # the answers before the bad case come first
         return fail(ExitCode.USAGE, f"{name}: {exc}")
+    except RefusedError as exc:
+        if getattr(exc, "case", None) is None:  # refused while answering: the caller names the case
+            raise
+        stream.flush()  # a case's size refused as it is read: the answers before it come first
+        return fail(ExitCode.REFUSED, f"{name}: case {exc.case}: {exc}")
     except BrokenPipeError:
         raise  # standard output's reader went away (``| head``): main stops quietly; not a read error
     except OSError as exc:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from flipgame.backends.result import BatchSolution, Solution, Status
-from flipgame.core.errors import BoardFormatError
+from flipgame.core.errors import BoardFormatError, RefusedError
 from flipgame.core.limits import NUMBER_DIGITS
 from flipgame.model.grid import Game
 from flipgame.model.parts import is_number
@@ -84,14 +84,20 @@ def tracked(source: Iterator[tuple[int, str]], seen: list[int]) -> Iterator[tupl
         yield number, text
 
 
-def sized_grids(rules: Game) -> Callable[[int, int], Game]:
-    """``rules`` at ``rows x cols``, goal white: the grid of the last case again when the size repeats, so that
-    a stream of same-size cases builds one grid (and the batches compare it by identity)."""
+def sized_grids(rules: Game) -> Callable[[int, int, int], Game]:
+    """``rules`` at ``rows x cols``, goal white, for case ``case``: the grid of the last case again when the size
+    repeats, so that a stream of same-size cases builds one grid (and the batches compare it by identity).  A
+    size refused (RefusedError: too many cells) carries ``case``, which the refusal names (it said case 0: the
+    last case answered)."""
     last: list = [None, None]
 
-    def sized(rows: int, cols: int) -> Game:
+    def sized(rows: int, cols: int, case: int) -> Game:
         if last[0] != (rows, cols):
-            last[:] = (rows, cols), rules.replace(rows=rows, cols=cols, goal="white", target=None)
+            try:
+                last[:] = (rows, cols), rules.replace(rows=rows, cols=cols, goal="white", target=None)
+            except RefusedError as exc:
+                exc.case = case
+                raise
         return last[1]
 
     return sized

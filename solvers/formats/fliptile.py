@@ -17,7 +17,7 @@ def read_fliptile(lines: Iterable[str], rules: Game) -> Iterator[Case]:
     sized = sized_grids(rules)
     for case, (line, text) in enumerate(source, start=1):
         rows, cols = positive_ints(text, 2, case, line, "'M N', two positive integers")
-        game = sized(rows, cols)
+        game = sized(rows, cols, case)
         yield Case(case, game, read_grid(source, case, rows, cols, {"0": "0", "1": "1"}, "0 or 1", line))
 
 

@@ -29,7 +29,7 @@ def read_painter(lines: Iterable[str], rules: Game) -> Iterator[Case]:
             raise BoardFormatError(f"expected {count} cases, input ended after {case - 1}", case=case,
                                    line=seen[0]) from None
         (n,) = positive_ints(text, 1, case, line, "the board size n (a positive integer)")
-        game = sized(n, n)
+        game = sized(n, n, case)
         yield Case(case, game, read_grid(source, case, n, n, {"y": "0", "w": "1"}, "'y' or 'w'", line))
     extra = next(source, None)
     if extra is not None:
