@@ -53,8 +53,7 @@ TREE_MIN_COST = 50_000_000
 closed node's DRAT check counts the minimum up the counter: the random 30x30 board (18,384 nodes, minimum 375:
 6.9e6) checks in about 70 s of CPU, a random 32x32 board (22,582 nodes, minimum 439: 9.9e6) took 276 s of CPU
 beside other work, the random 62x62 board (276,570 nodes, minimum 1,763: 4.9e8) would take hours; its tree checks
-in seconds.  No square board between 33x33 and 58x58 has a pruned split, so the threshold's place between 1e7
-and 6.5e7 (59x59) decides little."""
+in seconds."""
 
 
 def prover_for(game: PressSystem) -> str:
