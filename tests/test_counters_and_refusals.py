@@ -150,6 +150,17 @@ def test_a_counter_that_no_button_touches_is_impossible(cli, backend, tmp_path):
     assert (r.returncode, r.stdout) == (0, "Impossible\n"), r.stderr
 
 
+@pytest.mark.parametrize(("board", "answer"), [("18\n", "1\n"), (" 18 \n", "1\n"), ("12\n", "3\n"), ("5\n", "6\n")])
+def test_a_one_cell_counter_reads_a_number_of_two_digits(cli, tmp_path, board, answer):
+    """A new user's one-cell system: ``18`` was two cells (nothing to separate); buttons add 3, 1, 3, 1 to reach
+    19 (from 5: four 3s and two 1s)."""
+    rules = _rules(tmp_path, '{"cells": 1, "states": "counters", "buttons": [[0], [0], [0], [0]], '
+                             '"amounts": [[3], [1], [3], [1]], "goal": "board", "target": [19]}')
+    for backend in ("cpsat", "bfs"):
+        r = cli("solve", "--rules", rules, "--backend", backend, stdin=board)
+        assert (r.returncode, r.stdout) == (0, answer), r.stderr
+
+
 @pytest.mark.needs("pycryptosat")
 def test_sat_takes_a_last_button_that_changes_nothing_mod_2(cli, tmp_path):
     """Item 20: sat raised IndexError when the last button changes nothing mod 2 (its variable was in no clause)."""

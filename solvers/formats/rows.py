@@ -207,7 +207,7 @@ def read_state_boards(lines: Iterable[str], system: PressSystem) -> Iterator[tup
         if not raw.strip():
             continue
         try:
-            values = parse_state_row(raw, system.states)
+            values = parse_state_row(raw, system.states, cols)
         except BoardFormatError as exc:
             raise BoardFormatError(exc.reason, case=case, line=number) from None
         if len(values) != cols:

@@ -41,9 +41,10 @@ DTYPE_WORDS = {"f": "floats", "c": "complex numbers", "b": "booleans", "U": "tex
 """How a batch error names an array's kind of values (numpy's ``dtype.kind``)."""
 
 
-def parse_state_row(text: str, states: int | None) -> list[int]:
+def parse_state_row(text: str, states: int | None, cells: int | None = None) -> list[int]:
     """One row of cell states: one character per cell (``0..9a..z`` for K <= 36, lower case; ``b``/``w`` for
-    two states), or decimal numbers separated by spaces or commas (counters, or any K).  O(len(text)).
+    two states), or decimal numbers separated by spaces or commas (counters, or any K).  A row of ``cells`` 1
+    with more than one digit is one number (``18``: nothing to separate).  O(len(text)).
 
     Raises BoardFormatError naming the bad cell.
 
@@ -53,7 +54,7 @@ def parse_state_row(text: str, states: int | None) -> list[int]:
     text = text.strip()
     if states == 2 and text and not "".join(text.split()).strip("bw"):  # b/w cells, spaces between them allowed
         return [1 if ch == "b" else 0 for ch in text if ch in "bw"]
-    if " " in text or "\t" in text or "," in text:
+    if " " in text or "\t" in text or "," in text or (cells == 1 and len(text) > 1 and text.isdecimal()):
         words = text.replace(",", " ").split()
         bad = next((w for w in words if not is_number(w) or len(w) > NUMBER_DIGITS), None)
         if bad is not None:
@@ -150,7 +151,8 @@ def _rows_board(rows: list[str], system: PressSystem | None):
                          f"{len(lines)} rows")
     cells: list[int] = []
     for number, line in enumerate(lines, start=1):
-        values = _digit_row(line, system.states) if system.binary else parse_state_row(line, system.states)
+        values = (_digit_row(line, system.states) if system.binary else
+                  parse_state_row(line, system.states, system.shape[1]))
         if len(values) != system.shape[1]:
             raise BoardFormatError(f"expected a row of {system.shape[1]} cells, got {len(values)}", line=number)
         cells.extend(values)
