@@ -100,12 +100,12 @@ def _all_lit_term(args: argparse.Namespace, n: int, done: list) -> ExitCode:
         if k > MAX_NULLITY else all_lit.term(n, checkpoint=_checkpoint(args, n), scheduler=args.scheduler)
     t = dataclasses.replace(t, seconds=time.perf_counter() - start)  # the elimination included
     note = "" if t.agrees else f"; DIFFERS from the published a({n}) = {t.published}"
-    symmetries = f"{t.symmetries} symmetr{'y' if t.symmetries == 1 else 'ies'}"
+    symmetries = f"{t.symmetries} symmetries used, " if t.symmetries > 1 else ""  # the long run's, above nullity 16
     if n > all_lit.PUBLISHED_MAX and t.proven and not any(d.n > all_lit.PUBLISHED_MAX for d in done):
         _text(args, all_lit.BEYOND_NOTE)
     _text(args, all_lit.bfile_line(t) if t.proven else f"# a({n}) <= {t.presses} (upper bound, not proven minimal)")
     checked = f"; second check: {t.check}" if t.check else ""
-    print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {symmetries}, "
+    print(f"a({n}) {'=' if t.proven else '<='} {t.presses}: nullity {t.nullity}, {symmetries}"
           f"{t.seconds:.2f} s{note}{checked}", file=sys.stderr, flush=True)
     done.append(t)
     _write_term(args, t, done)
