@@ -182,6 +182,9 @@ class Backend:
     by_default : bool
         Run by ``verify`` and ``bench`` when no list is given (False for the
         external programs, MaxSAT and PB: opt-in, named with ``--backends`` or a strategy).
+    default_max_cells : int or None
+        With ``by_default``, the largest board ``verify`` runs it on without being named (bfs:
+        :data:`~flipgame.core.limits.BFS_DEFAULT_MAX_CELLS`); None = up to ``max_cells``.
     takes : frozenset of str
         The kinds of press system the backend models: ``two`` (two states, bitmasks), ``mod k``
         (k >= 3 states) and ``counters``; another kind is refused before anything is built.
@@ -195,6 +198,7 @@ class Backend:
     summary: ClassVar[str]
     parallel: ClassVar[bool] = False
     max_cells: ClassVar[int | None] = None
+    default_max_cells: ClassVar[int | None] = None
     options: ClassVar[tuple[Option, ...]] = ()
     takes: ClassVar[frozenset[str]] = frozenset({"two"})
     needs: ClassVar[tuple[str, ...]] = ()

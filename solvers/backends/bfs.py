@@ -38,7 +38,7 @@ from flipgame.backends import bfs_zk
 from flipgame.backends.base import MEMORY_LIMIT, TIME_LIMIT, Backend
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError
-from flipgame.core.limits import BFS_MAX_CELLS
+from flipgame.core.limits import BFS_DEFAULT_MAX_CELLS, BFS_MAX_CELLS
 from flipgame.core.text import mib
 from flipgame.model.grid import to_bits
 from flipgame.model.system import PressSystem
@@ -197,6 +197,7 @@ class Bfs(Backend):
     name = "bfs"
     summary = "breadth-first distance table over all 2^n states"
     max_cells = BFS_MAX_CELLS
+    default_max_cells = BFS_DEFAULT_MAX_CELLS
     takes = frozenset({"two", "mod k", "counters"})
     options = (TIME_LIMIT, MEMORY_LIMIT)
 

@@ -46,7 +46,9 @@ def add_parser(sub) -> None:
                                     f"(per-board solvers in --jobs workers; at most {BENCH_MAX_CELLS} cells of two "
                                     f"states, or 2**{BENCH_MAX_CELLS} boards), boards/s, speed ratios, and the "
                                     "start-up time of `flipgame solve` on one board per backend.")
-    bp.add_argument("--backends", type=backend_list, metavar="LIST", help="comma-separated backends (default all)")
+    bp.add_argument("--backends", type=backend_list, metavar="LIST",
+                    help="comma-separated backends (default: those verify runs without being named that take the "
+                         "rules; maxsat, pb, mip and external programs only when named)")
     bp.add_argument("--jobs", type=count_up_to(JOBS_MAX), default=os.cpu_count() or 1, metavar="N",
                     help="worker processes for per-board solvers (default: all cores; at most four per core)")
     bp.add_argument("--startup-runs", type=count_up_to(STARTUP_RUNS_MAX), default=3, metavar="N",

@@ -128,6 +128,9 @@ def _default_names(game) -> list[str]:
         if not b.by_default or n in NOT_INDEPENDENT:
             continue
         why = b.refusal(game.normal, b.check_options({}))
+        if why is None and b.default_max_cells is not None and game.n > b.default_max_cells:
+            why = (f"it runs unnamed up to {b.default_max_cells} cells (its table of every state takes half a "
+                   f"minute or more); name it in --backends to run it")
         if why is None:
             names.append(n)
         else:
