@@ -132,7 +132,9 @@ def add_rule_options(parser: argparse.ArgumentParser, *, backend_options: bool =
                              "white/black: that colour; D: every cell in state D (the general game)")
     parser.add_argument("--target", metavar="FILE",
                         help="goal: this board (rows of b/w in FILE) instead of a uniform colour")
-    parser.add_argument("--wrap", action="store_true", help="toroidal board: neighbours wrap around the edges")
+    parser.add_argument("--wrap", action="store_true",
+                        help="toroidal board: neighbours wrap around the edges (on a board 1 or 2 wide, a press "
+                             "changes a cell once even when two of its offsets reach it)")
     parser.add_argument("--neighbourhood", choices=[*NEIGHBOURHOODS, "stencil"], default="plus",
                         help="cells a press flips: plus (default), cross (diagonals), king (3x3), stencil")
     parser.add_argument("--neighborhood", dest="neighbourhood", choices=[*NEIGHBOURHOODS, "stencil"],
