@@ -172,17 +172,28 @@ root, its deletion leaves 5 there while RAT stops seeing the clause, so ``-5`` (
 pass in dratify 0.1.10 with deletions applied."""
 
 
-def test_a_proof_needing_rat_is_checked_strictly_without_deletions_and_the_false_refutation_fails():
+def test_the_false_refutation_through_dratifys_unit_deletion_gap_is_rejected_both_ways():
     formula, proof = UNIT_DELETION
-    verdict = check_refutation(formula, proof, strict=True)
-    assert not verdict.ok and verdict.failed_step == 3 and "neither RUP nor RAT" in verdict.reason
+    strict = check_refutation(formula, proof, strict=True)  # no deletion applied
+    assert not strict.ok and strict.failed_step == 3 and "neither RUP nor RAT" in strict.reason
+    guarded = check_refutation(formula, proof)  # -5 is exposed (5 -1, holding 5, was deleted): checked as z -5
+    assert not guarded.ok and guarded.failed_step == 3 and "neither RUP nor RAT" in guarded.reason
 
 
-@pytest.mark.xfail(strict=True, reason="dratify 0.1.10: RAT with deletions applied keeps a deleted reason's root "
-                                       "literal (docs/proofs.md, the checker's known gap); strict=True closes it")
-def test_dratifys_unit_deletion_gap_with_deletions_applied():
-    formula, proof = UNIT_DELETION
-    assert not check_refutation(formula, proof).ok
+def test_the_guard_wraps_exposed_additions_and_their_deletions_only(b12):
+    """In the parity proof, RAT defines fresh variables (never exposed); an exposed addition and the later deletion
+    of the same clause are wrapped, and the guarded proof still checks."""
+    formula, proof, _ = b12
+    ends = np.flatnonzero(proof.lits == 0)
+    steps = engine.Steps(proof, ends, 0, len(ends))
+    assert steps.literal_problem(formula.nvars) is None
+    guarded = steps.with_guard()
+    wrapped = guarded.guarded.wrapped
+    assert wrapped.any() and not wrapped.all() and (wrapped & proof.deletions).any()
+    assert guarded[0] == (False, [guarded.guarded.z ^ 1]) and len(guarded) == len(steps) + 1
+    k = int(np.flatnonzero(wrapped)[0])
+    assert guarded[k + 1][1] == [guarded.guarded.z, *steps[k][1]]
+    assert check_refutation(formula, proof).ok
 
 
 def test_a_proof_is_checked_as_drup_first_and_with_rat_only_when_a_step_is_not_rup(b12, monkeypatch):

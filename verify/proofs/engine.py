@@ -3,12 +3,12 @@ verdict (:mod:`flipgame.verify.proofs.proof_check` cuts proofs into pieces aroun
 imports a solver or a proof generator.
 
 Every piece is checked as DRUP first (RUP steps only, deletions applied), and a piece with a step that is not
-RUP again with RAT and no deletion applied.  dratify's RAT check with deletions is unsound: a deleted clause
-that had propagated at the root keeps its literal on the trail while RAT no longer sees the clause, so
-``5 -1 0``, ``d 5 -1 0``, ``-5 0``, ``0`` "refuted" the satisfiable formula ``1 0`` (dratify 0.1.10, both engines;
-a break-it run).  Without RAT every clause ever present is implied by the formula, root literals included;
-without deletions the clause set only grows and RAT is checked against all of it: each way is sound.
-Rebola-Pardo and Biere, "Two flavors of DRAT", Pragmatics of SAT 2018, describe the unit-deletion problem.
+RUP again with RAT.  dratify's RAT check with deletions has a gap: a deleted clause that had propagated at the
+root keeps its literal on the trail while RAT no longer sees the clause, so ``5 -1 0``, ``d 5 -1 0``, ``-5 0``,
+``0`` "refuted" the satisfiable formula ``1 0`` (dratify 0.1.10, both engines; a break-it run).  Without RAT every
+clause ever present is implied by the formula, root literals included, so DRUP is sound; the RAT run is guarded
+(:mod:`flipgame.verify.proofs.pivot_guard`: an addition whose pivot a deleted clause could have hidden must be
+RUP), or with ``strict`` run with no deletion applied, where the clause set only grows.
 
 Source: Wetzler, Heule and Hunt, "DRAT-trim: Efficient checking and trimming using expressive clausal
 proofs", SAT 2014 (forward checking of RUP and RAT), as dratify implements it.
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flipgame.verify.proofs.drat import Proof
+from flipgame.verify.proofs.pivot_guard import Guard, guard, internal, wrap_chunk
 
 CHECK_ENGINE = "auto"
 """``dratify.check_proof`` engine: the compiled one when registered (``cdclkit[native]``), else Python."""
@@ -55,12 +56,6 @@ def engine_name() -> str:
     return "native" if dratify.native_available() and CHECK_ENGINE != "python" else "python"
 
 
-def internal(lits: np.ndarray) -> np.ndarray:
-    """DIMACS literals -> dratify's internal literals ``2 (v - 1) + sign`` (a 0 stays a 0 marker: -1)."""
-    lits = lits.astype(np.int64)
-    return np.where(lits != 0, 2 * (np.abs(lits) - 1) + (lits < 0), -1)
-
-
 def clause_list(clauses) -> list[list[int]]:
     """DIMACS clauses -> internal-literal lists, duplicates merged and tautologies dropped (as
     dratify's ``CNF.add`` does; dropping a clause that is always true changes nothing)."""
@@ -82,27 +77,43 @@ class Steps(collections.abc.Sequence):
 
     CHUNK = 1 << 18
 
-    def __init__(self, proof: Proof, ends: np.ndarray, first: int, last: int, extra: list | None = None):
+    def __init__(self, proof: Proof, ends: np.ndarray, first: int, last: int, extra: list | None = None,
+                 guarded: Guard | None = None):
         self.proof, self.ends, self.first, self.last = proof, ends, first, last
-        self.extra = extra or []
+        self.extra, self.guarded, self.top = extra or [], guarded, 0
 
     def __len__(self) -> int:
-        return self.last - self.first + len(self.extra)
+        return self.last - self.first + len(self.extra) + (self.guarded is not None)
 
     def __getitem__(self, k: int):
         if not 0 <= k < len(self):
             raise IndexError(k)
+        if self.guarded is not None:
+            if k == 0:
+                return False, [self.guarded.z ^ 1]
+            k -= 1
         return next(self._chunk(self.first + k, self.first + k + 1)) if k < self.last - self.first \
             else (False, self.extra[k - self.last + self.first])
+
+    def with_guard(self) -> Steps:
+        """These steps with dratify's RAT gap guarded (:mod:`flipgame.verify.proofs.pivot_guard`): a step ``-z``
+        first, then each exposed addition as ``z C``.  Needs :meth:`literal_problem` run first (it finds the top
+        variable)."""
+        return Steps(self.proof, self.ends, self.first, self.last, self.extra,
+                     guard(self.proof, self.ends, self.first, self.last, self.top, self.CHUNK))
 
     def _chunk(self, a: int, b: int):
         ends = self.ends
         lo = int(ends[a - 1]) + 1 if a else 0
-        flat = internal(self.proof.lits[lo:int(ends[b - 1]) + 1]).tolist()
+        flat = internal(self.proof.lits[lo:int(ends[b - 1]) + 1])
         stops = ends[a:b] - lo
-        starts = np.concatenate(([0], stops[:-1] + 1)).tolist()
+        starts = np.concatenate(([0], stops[:-1] + 1))
+        if self.guarded is not None:
+            wrapped = self.guarded.wrapped[a - self.first:b - self.first]
+            flat, starts, stops = wrap_chunk(flat, starts, stops, wrapped, self.guarded.z)
+        flat = flat.tolist()
         # C-level loops only: one slice object and one list per step
-        pieces = map(flat.__getitem__, map(slice, starts, stops.tolist()))
+        pieces = map(flat.__getitem__, map(slice, starts.tolist(), stops.tolist()))
         return zip(self.proof.deletions[a:b].tolist(), pieces, strict=True)
 
     def literal_problem(self, nvars: int) -> tuple[int, str] | None:
@@ -117,6 +128,7 @@ class Steps(collections.abc.Sequence):
         for a in range(lo, hi, self.CHUNK * 64):
             size = np.abs(self.proof.lits[a:min(hi, a + self.CHUNK * 64)].astype(np.int64))
             at = int(size.argmax())
+            self.top = max(self.top, nvars, int(size[at]))
             if size[at] > limit:
                 step = int(np.searchsorted(self.ends, a + at)) - self.first + 1
                 return step, (f"literal {self.proof.lits[a + at]} names variable {size[at]}, but a {nvars}-variable "
@@ -124,6 +136,8 @@ class Steps(collections.abc.Sequence):
         return None
 
     def __iter__(self):
+        if self.guarded is not None:
+            yield False, [self.guarded.z ^ 1]
         for a in range(self.first, self.last, self.CHUNK):
             yield from self._chunk(a, min(self.last, a + self.CHUNK))
         for c in self.extra:
@@ -131,16 +145,20 @@ class Steps(collections.abc.Sequence):
 
 
 def check_piece(nvars: int, clauses: list[list[int]], steps: Steps, engine: str, strict: bool = False):
-    """dratify's verdict on one piece: as DRUP, and when a step is not RUP, with RAT and deletions applied (the
-    gap of the module's docstring), or with ``strict`` none applied (sound; far slower: the clause set only
-    grows).  A literal past what the formula and the piece's own literals can name is refused first (one
-    literal asked the checker for 10^9 variables)."""
+    """dratify's verdict on one piece: as DRUP, and when a step is not RUP, with RAT, guarded against dratify's
+    gap (the module's docstring), or with ``strict`` with no deletion applied (slower: the clause set only grows).
+    A literal past what the formula and the piece's own literals can name is refused first (one literal asked
+    the checker for 10^9 variables)."""
     if why := steps.literal_problem(nvars):
         return _result(False, why[1], 0, why[0], False)
     r = _check(nvars, clauses, steps, engine, rat=False, deletions=True)
     if r.ok or not r.reason.startswith("clause is not RUP"):
         return r
-    return _check(nvars, clauses, steps, engine, rat=True, deletions=not strict)
+    if strict:
+        return _check(nvars, clauses, steps, engine, rat=True, deletions=False)
+    r = _check(nvars, clauses, steps.with_guard(), engine, rat=True, deletions=True)
+    r.steps, r.failed_step = max(r.steps - 1, 0), max(r.failed_step - 1, 0)  # the guard's first step -z
+    return r
 
 
 def _check(nvars: int, clauses: list[list[int]], steps: Steps, engine: str, rat: bool, deletions: bool):

@@ -81,9 +81,10 @@ def check_refutation(formula: Formula | tuple[list[list[int]], int], proof: Proo
         :data:`SPLIT_STEP_COST` times an ordinary step): a hint that balances the pieces, never
         used for the verdict.
     strict : bool
-        A proof with a step that is not RUP is checked with RAT and no deletion applied (sound, and about
-        12 times slower on a parity proof) instead of with deletions applied, where dratify's RAT check has a
-        gap (:mod:`flipgame.verify.proofs.engine`).  A proof of RUP steps only is checked soundly either way.
+        A proof with a step that is not RUP is checked with RAT and no deletion applied (about 12 times slower
+        on a parity proof) instead of with deletions applied and the guard of
+        :mod:`flipgame.verify.proofs.pivot_guard` against dratify's gap (:mod:`flipgame.verify.proofs.engine`).
+        Both are sound; a proof of RUP steps only is checked the same either way.
 
     Returns
     -------
@@ -302,8 +303,8 @@ def check_proof_files(cnf_path: str | os.PathLike, proof_path: str | os.PathLike
 
     True iff the proof derives the empty clause and every addition is RUP or
     RAT; strictly (:func:`check_refutation`'s ``strict``): a proof that needs RAT is checked with no deletion
-    applied, closing dratify's unit-deletion gap for files from anywhere.  The same pair can be checked with
-    ``drat-trim file.cnf file.drat``.
+    applied, a second way past dratify's unit-deletion gap for files from anywhere.  The same pair can be checked
+    with ``drat-trim file.cnf file.drat``.
 
     Raises
     ------
