@@ -196,18 +196,15 @@ def test_the_guard_wraps_exposed_additions_and_their_deletions_only(b12):
     assert check_refutation(formula, proof).ok
 
 
-def test_a_proof_is_checked_as_drup_first_and_with_rat_only_when_a_step_is_not_rup(b12, monkeypatch):
+def test_a_proof_is_checked_once_guarded_or_strictly_without_deletions(b12, monkeypatch):
     runs = []
     check = engine._check
-    monkeypatch.setattr(engine, "_check", lambda *a, rat, deletions: runs.append((rat, deletions)) or
-                        check(*a, rat=rat, deletions=deletions))
-    assert check_refutation(([[1], [-1, 2], [-2]], 2), Proof(np.array([0], dtype=np.int32), np.array([False]))).ok
-    assert runs == [(False, True)]  # RUP only: sound whatever dratify's RAT does
+    monkeypatch.setattr(engine, "_check", lambda nvars, clauses, steps, *a, rat, deletions: runs.append(
+        (rat, deletions, steps.guarded is not None)) or check(nvars, clauses, steps, *a, rat=rat, deletions=deletions))
     formula, proof, _ = b12  # the parity proof defines its XOR sums by RAT
+    assert check_refutation(formula, proof).ok and runs == [(True, True, True)]
     runs.clear()
-    assert check_refutation(formula, proof).ok and runs == [(False, True), (True, True)]
-    runs.clear()
-    assert check_refutation(formula, proof, strict=True).ok and runs == [(False, True), (True, False)]
+    assert check_refutation(formula, proof, strict=True).ok and runs == [(True, False, False)]
 
 
 def test_a_literal_past_the_formula_and_the_proof_is_refused_before_the_checker_sizes_for_it(tmp_path):

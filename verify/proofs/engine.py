@@ -2,13 +2,11 @@
 verdict (:mod:`flipgame.verify.proofs.proof_check` cuts proofs into pieces around it).  Nothing here
 imports a solver or a proof generator.
 
-Every piece is checked as DRUP first (RUP steps only, deletions applied), and a piece with a step that is not
-RUP again with RAT.  dratify's RAT check with deletions has a gap: a deleted clause that had propagated at the
-root keeps its literal on the trail while RAT no longer sees the clause, so ``5 -1 0``, ``d 5 -1 0``, ``-5 0``,
-``0`` "refuted" the satisfiable formula ``1 0`` (dratify 0.1.10, both engines; a break-it run).  Without RAT every
-clause ever present is implied by the formula, root literals included, so DRUP is sound; the RAT run is guarded
-(:mod:`flipgame.verify.proofs.pivot_guard`: an addition whose pivot a deleted clause could have hidden must be
-RUP), or with ``strict`` run with no deletion applied, where the clause set only grows.
+dratify's RAT check with deletions has a gap: a deleted clause that had propagated at the root keeps its literal
+on the trail while RAT no longer sees the clause, so ``5 -1 0``, ``d 5 -1 0``, ``-5 0``, ``0`` "refuted" the
+satisfiable formula ``1 0`` (dratify 0.1.10, both engines; a break-it run).  Every piece is therefore checked
+guarded (:mod:`flipgame.verify.proofs.pivot_guard`: an addition whose pivot a deleted clause could have hidden
+must be RUP), or with ``strict`` with no deletion applied, where the clause set only grows.
 
 Source: Wetzler, Heule and Hunt, "DRAT-trim: Efficient checking and trimming using expressive clausal
 proofs", SAT 2014 (forward checking of RUP and RAT), as dratify implements it.
@@ -145,15 +143,12 @@ class Steps(collections.abc.Sequence):
 
 
 def check_piece(nvars: int, clauses: list[list[int]], steps: Steps, engine: str, strict: bool = False):
-    """dratify's verdict on one piece: as DRUP, and when a step is not RUP, with RAT, guarded against dratify's
-    gap (the module's docstring), or with ``strict`` with no deletion applied (slower: the clause set only grows).
+    """dratify's verdict on one piece: with RAT and deletions applied, guarded against dratify's gap (the module's
+    docstring), or with ``strict`` with no deletion applied (slower: the clause set only grows).
     A literal past what the formula and the piece's own literals can name is refused first (one literal asked
     the checker for 10^9 variables)."""
     if why := steps.literal_problem(nvars):
         return _result(False, why[1], 0, why[0], False)
-    r = _check(nvars, clauses, steps, engine, rat=False, deletions=True)
-    if r.ok or not r.reason.startswith("clause is not RUP"):
-        return r
     if strict:
         return _check(nvars, clauses, steps, engine, rat=True, deletions=False)
     r = _check(nvars, clauses, steps.with_guard(), engine, rat=True, deletions=True)
