@@ -186,8 +186,9 @@ def test_the_guard_wraps_exposed_additions_and_their_deletions_only(b12):
     formula, proof, _ = b12
     ends = np.flatnonzero(proof.lits == 0)
     steps = engine.Steps(proof, ends, 0, len(ends))
-    assert steps.literal_problem(formula.nvars) is None
-    guarded = steps.with_guard()
+    top, problem = steps.scan(formula.nvars)
+    assert problem is None
+    guarded = steps.with_guard(top)
     wrapped = guarded.guarded.wrapped
     assert wrapped.any() and not wrapped.all() and (wrapped & proof.deletions).any()
     assert guarded[0] == (False, [guarded.guarded.z ^ 1]) and len(guarded) == len(steps) + 1

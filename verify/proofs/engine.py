@@ -78,7 +78,7 @@ class Steps(collections.abc.Sequence):
     def __init__(self, proof: Proof, ends: np.ndarray, first: int, last: int, extra: list | None = None,
                  guarded: Guard | None = None):
         self.proof, self.ends, self.first, self.last = proof, ends, first, last
-        self.extra, self.guarded, self.top = extra or [], guarded, 0
+        self.extra, self.guarded = extra or [], guarded
 
     def __len__(self) -> int:
         return self.last - self.first + len(self.extra) + (self.guarded is not None)
@@ -93,12 +93,11 @@ class Steps(collections.abc.Sequence):
         return next(self._chunk(self.first + k, self.first + k + 1)) if k < self.last - self.first \
             else (False, self.extra[k - self.last + self.first])
 
-    def with_guard(self) -> Steps:
+    def with_guard(self, top: int) -> Steps:
         """These steps with dratify's RAT gap guarded (:mod:`flipgame.verify.proofs.pivot_guard`): a step ``-z``
-        first, then each exposed addition as ``z C``.  Needs :meth:`literal_problem` run first (it finds the top
-        variable)."""
+        first, then each exposed addition as ``z C``; ``top`` is their highest variable (:meth:`scan`)."""
         return Steps(self.proof, self.ends, self.first, self.last, self.extra,
-                     guard(self.proof, self.ends, self.first, self.last, self.top, self.CHUNK))
+                     guard(self.proof, self.ends, self.first, self.last, top, self.CHUNK))
 
     def _chunk(self, a: int, b: int):
         ends = self.ends
@@ -114,24 +113,26 @@ class Steps(collections.abc.Sequence):
         pieces = map(flat.__getitem__, map(slice, starts.tolist(), stops.tolist()))
         return zip(self.proof.deletions[a:b].tolist(), pieces, strict=True)
 
-    def literal_problem(self, nvars: int) -> tuple[int, str] | None:
-        """(step within these steps, from 1; why) a literal of these steps cannot be checked, or None: a proof
-        introduces only variables it mentions, so none is past ``nvars`` plus the steps' literal occurrences
-        (dratify's own bound, which calling its native engine directly skips).  O(literals), a chunk at a time."""
+    def scan(self, nvars: int) -> tuple[int, tuple[int, str] | None]:
+        """The highest variable of ``nvars`` and these steps, and (step within these steps, from 1; why) a literal
+        of them cannot be checked, or None: a proof introduces only variables it mentions, so none is past
+        ``nvars`` plus the steps' literal occurrences (dratify's own bound, which calling its native engine
+        directly skips).  O(literals), a chunk at a time."""
+        top = nvars
         if self.last <= self.first:
-            return None
+            return top, None
         lo = int(self.ends[self.first - 1]) + 1 if self.first else 0
         hi = int(self.ends[self.last - 1]) + 1
         limit = nvars + (hi - lo) - (self.last - self.first)
         for a in range(lo, hi, self.CHUNK * 64):
             size = np.abs(self.proof.lits[a:min(hi, a + self.CHUNK * 64)].astype(np.int64))
             at = int(size.argmax())
-            self.top = max(self.top, nvars, int(size[at]))
+            top = max(top, int(size[at]))
             if size[at] > limit:
                 step = int(np.searchsorted(self.ends, a + at)) - self.first + 1
-                return step, (f"literal {self.proof.lits[a + at]} names variable {size[at]}, but a {nvars}-variable "
-                              f"formula and this proof's literals account for at most {limit}")
-        return None
+                return top, (step, f"literal {self.proof.lits[a + at]} names variable {size[at]}, but a "
+                                   f"{nvars}-variable formula and this proof's literals account for at most {limit}")
+        return top, None
 
     def __iter__(self):
         if self.guarded is not None:
@@ -147,11 +148,12 @@ def check_piece(nvars: int, clauses: list[list[int]], steps: Steps, engine: str,
     docstring), or with ``strict`` with no deletion applied (slower: the clause set only grows).
     A literal past what the formula and the piece's own literals can name is refused first (one literal asked
     the checker for 10^9 variables)."""
-    if why := steps.literal_problem(nvars):
+    top, why = steps.scan(nvars)
+    if why:
         return _result(False, why[1], 0, why[0], False)
     if strict:
         return _check(nvars, clauses, steps, engine, rat=True, deletions=False)
-    r = _check(nvars, clauses, steps.with_guard(), engine, rat=True, deletions=True)
+    r = _check(nvars, clauses, steps.with_guard(top), engine, rat=True, deletions=True)
     r.steps, r.failed_step = max(r.steps - 1, 0), max(r.failed_step - 1, 0)  # the guard's first step -z
     return r
 
@@ -159,7 +161,7 @@ def check_piece(nvars: int, clauses: list[list[int]], steps: Steps, engine: str,
 def _check(nvars: int, clauses: list[list[int]], steps: Steps, engine: str, rat: bool, deletions: bool):
     """One run of dratify, with or without RAT, with or without the deletions applied.  The native engine is
     called through dratify's registered handle directly: the literals are internal ones made here (never
-    negative, bounded by :meth:`Steps.literal_problem`), so dratify's per-literal input validation, a Python loop
+    negative, bounded by :meth:`Steps.scan`), so dratify's per-literal input validation, a Python loop
     as slow as the native check itself, is skipped; its result is unpacked with dratify's own consistency rule
     (ok implies the empty clause)."""
     import dratify
