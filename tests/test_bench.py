@@ -79,3 +79,17 @@ def test_bench_stops_a_reference_that_hangs(tmp_path, capsys, monkeypatch):
     assert rc == 0 and f"{ref} did not finish within 1 s" in capsys.readouterr().out
     stream = json.loads((tmp_path / "b.json").read_text())["stream"]
     assert (stream["reference_seconds"], stream["reference_exit"]) == (None, "did not finish within 1 s")
+
+
+def test_the_table_and_the_progress_line_round_a_backends_seconds_alike(tmp_path, capsys):
+    """A new user saw 0.001 on the progress line and 0.002 in the table: the row kept 4 places, then the table
+    rounded again to 3."""
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--size", "3x3", "--backends", "gauss,bfs", "--startup-runs", "1", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    progress = dict(line.strip().removesuffix(" s").split(": ") for line in captured.err.splitlines()
+                    if line.startswith("  ") and line.endswith(" s"))
+    rows = {r["backend"]: r["seconds"] for r in json.loads(out.read_text())["backends"]}
+    cells = [line.split() for line in captured.out.splitlines()]
+    table = {row[0]: row[2] for row in cells if row and row[0] in rows}
+    assert progress == table == {name: f"{seconds:.3f}" for name, seconds in rows.items()}
