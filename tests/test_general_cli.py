@@ -221,17 +221,17 @@ def test_verify_default_backends_name_the_one_they_skip(tmp_path, capsys, monkey
         ["gauss", "bfs", "cpsat", "ilp"]
 
 
-def test_verify_runs_bfs_unnamed_up_to_25_cells_and_named_beyond(tmp_path, capsys, monkeypatch):
+def test_verify_runs_bfs_unnamed_up_to_28_cells_and_named_beyond(tmp_path, capsys, monkeypatch):
     """A new user's verify at 30 cells: bfs answered 300 Unknown after a minute (its table of 2**30 states)."""
     report = tmp_path / "r.json"
     code, _, err = _run(["verify", "--size", "6x5", "--sample", "2", "--backends", "gauss,cpsat", "--report",
                          str(report)], "", capsys, monkeypatch)
     assert code == 0 and "skipping bfs" not in err  # a list given: nothing is skipped
     code, _, err = _run(["verify", "--size", "6x5", "--sample", "2", "--report", str(report)], "", capsys, monkeypatch)
-    assert code == 0 and ("flipgame: skipping bfs: it runs unnamed up to 25 cells (its table of every state takes "
-                          "half a minute or more); name it in --backends to run it\n") in err
+    assert code == 0 and ("flipgame: skipping bfs: it runs unnamed up to 28 cells (its table of every state doubles "
+                          "with each cell: 45 s at 30); name it in --backends to run it\n") in err
     assert "bfs" not in [b["backend"] for b in json.loads(report.read_text())["backends"]]
-    code, _, err = _run(["verify", "--size", "5x5", "--sample", "2", "--report", str(report)], "", capsys, monkeypatch)
+    code, _, err = _run(["verify", "--size", "2x13", "--sample", "2", "--report", str(report)], "", capsys, monkeypatch)
     assert code == 0 and "bfs" in [b["backend"] for b in json.loads(report.read_text())["backends"]]
 
 

@@ -129,8 +129,8 @@ def _default_names(game) -> list[str]:
             continue
         why = b.refusal(game.normal, b.check_options({}))
         if why is None and b.default_max_cells is not None and game.n > b.default_max_cells:
-            why = (f"it runs unnamed up to {b.default_max_cells} cells (its table of every state takes half a "
-                   f"minute or more); name it in --backends to run it")
+            why = (f"it runs unnamed up to {b.default_max_cells} cells (its table of every state doubles with each "
+                   f"cell: 45 s at 30); name it in --backends to run it")
         if why is None:
             names.append(n)
         else:

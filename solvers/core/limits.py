@@ -33,9 +33,10 @@ gauss itself goes further, within its time limit and memory budget."""
 
 BFS_MAX_CELLS = 30
 """bfs keeps one byte per state of 2**n: 30 cells is a 1 GiB table."""
-BFS_DEFAULT_MAX_CELLS = 25
-"""verify runs bfs without being named up to this many cells: its table of 2**25 states takes seconds, 28 cells
-took 32 s and 30 cells over 120 s a run (a new user's verify at 30 cells gave 300 Unknown after a minute)."""
+BFS_DEFAULT_MAX_CELLS = 28
+"""verify runs bfs without being named up to this many cells: its table of every state doubles with each cell,
+5.6 s at 27 cells, 11 s at 28 and 45 s at 30 here, and at 30 beside other work it passed the 60 s time limit (a
+new user's verify gave 300 Unknown after a minute)."""
 
 AUTO_BFS_MAX_WORK = 1 << 30
 """``auto`` hands a solvable board that gauss cannot enumerate to bfs when its table costs at most this many
