@@ -83,8 +83,8 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
 
 def test_time_limit_rejected_for_backends_without_one():
-    r = flipgame("solve", "--time-limit", "1", stdin=POJ_SAMPLE_TEXT)
-    assert r.returncode == ExitCode.USAGE and "gauss" in r.stderr
+    r = flipgame("solve", "--backend", "maxsat", "--time-limit", "1", stdin=POJ_SAMPLE_TEXT)
+    assert r.returncode == ExitCode.USAGE and "--time-limit applies to backend gauss or bfs" in r.stderr
 
 
 def test_bfs_refuses_large_boards_with_the_limit():
@@ -122,7 +122,7 @@ def test_solver_name_options(args):
     (["--backend", "sat", "--sat-solver", "nope"], "is not one of glucose3"),
     (["--backend", "ilp", "--mip-solver", "nope"], "SCIP, HIGHS"),
     (["--backend", "gauss", "--sat-solver", "minisat22"], "--sat-solver applies to backend sat"),
-    (["--time-limit", "1"], "--time-limit applies to backend bfs or cpsat or sat or ilp"),
+    (["--memory-limit", "1"], "--memory-limit applies to backend bfs or cpsat or sat or ilp"),
 ])
 def test_bad_solver_options_are_usage_errors(args, words):
     r = flipgame("solve", *args, stdin=POJ_SAMPLE_TEXT)

@@ -240,3 +240,62 @@ def test_the_all_lit_61x61_interrupted_and_resumed_gives_the_uninterrupted_minim
     assert p.wait(timeout=60) == 130 and out == "Unknown\n" and "not proven minimal" in err
     r = subprocess.run(args, input=text, capture_output=True, text=True, timeout=3600)
     assert r.returncode == 0 and r.stdout == f"{whole.best.weight}\n"
+
+
+@pytest.mark.needs("numba")
+def test_a_deadline_stops_the_run_with_its_bound_and_the_checkpoint_resumes(small_blocks, monkeypatch, tmp_path):
+    game, board, parts, quiet = lit_coset(19)
+    with pytest.raises(coset_run.TimedOutRun) as caught:  # a deadline already passed: not one block
+        coset_run.minimum(game, board, parts, quiet, deadline=0.0)
+    assert (caught.value.best, caught.value.done) == (None, 0.0)
+    assert caught.value.found(game, board) == "no solution found yet"
+    path = str(tmp_path / "run.json")
+    with monkeypatch.context() as m:
+        _interrupt_after(m, 5)
+        with pytest.raises(InterruptedRun):
+            coset_run.minimum(game, board, parts, quiet, checkpoint=path)
+    with pytest.raises(coset_run.TimedOutRun) as caught:
+        coset_run.minimum(game, board, parts, quiet, checkpoint=path, deadline=0.0)
+    stopped = caught.value
+    assert 0 < stopped.done < 1 and stopped.checkpoint == path and game.apply(board, stopped.best.presses) == 0
+    assert stopped.checked_text(game, board) == (f"Unknown (at most {stopped.best.weight} presses found, not proven "
+                                                 f"minimal); --checkpoint {path} resumes the run")
+    assert coset_run.minimum(game, board, parts, quiet, checkpoint=path).best.weight == 141
+
+
+@pytest.mark.needs("numba")
+def test_gauss_honours_its_time_limit_in_a_long_run_and_names_the_bound(monkeypatch, tmp_path):
+    """gauss refused --time-limit; a long run now answers Unknown at it, never a number, with its bound."""
+    game, board, parts, quiet = lit_coset(47)  # nullity 30: a long run of 4 blocks
+    ck = str(tmp_path / "ck.json")
+    with monkeypatch.context() as m:
+        _interrupt_after(m, 2)
+        with pytest.raises(InterruptedRun):
+            solve(board, "gauss", game=game, checkpoint=ck)
+    s = solve(board, "gauss", game=game, checkpoint=ck, time_limit=1e-9)
+    assert s.status.name == "UNKNOWN" and s.moves is None and s.presses is None
+    bound = json.loads(Path(ck).read_text())["best"]["weight"]
+    assert bound >= 971 and s.stats["error"].startswith("the long run reached its time limit of 1e-09 s with ")
+    assert s.stats["error"].endswith(f"of the solutions enumerated (at most {bound} presses found, not proven "
+                                     f"minimal); --checkpoint {ck} resumes the run")
+    assert solve(board, "gauss", game=game, checkpoint=ck).moves == 971  # A075464(47), resumed
+
+
+def test_the_nullity_refusal_asks_for_the_time_the_run_needs():
+    from flipgame.backends.gauss import _long_run_flags
+
+    assert _long_run_flags(40, 59.0, 60.0) == "--max-nullity 40"
+    assert _long_run_flags(40, 437.0, 60.0) == "--max-nullity 40 --time-limit 880"  # twice, 2 digits, rounded up
+    assert _long_run_flags(40, 1.2, 1.0) == "--max-nullity 40 --time-limit 2.4"
+    assert _long_run_flags(48, 1e9, 60.0) == "--max-nullity 48 --time-limit 1000000"  # the option's maximum
+    g = Game(61, 61, "white")  # a random board: no symmetry, 2**40 solutions, minutes
+    with pytest.raises(NullityTooLargeError, match=r"--max-nullity 40 --time-limit \d+ enumerates them \(about"):
+        solve(g.apply(0, random.Random(5).getrandbits(g.n)), "gauss", game=g)
+
+
+def test_solve_prints_unknown_and_the_bound_at_gauss_time_limit(tmp_path):
+    game, board, *_ = lit_coset(47)
+    r = flipgame("solve", "--size", "47x47", "--goal", "white", "--time-limit", "1e-9",
+                 stdin=format_cells(board, 47, 47, "b", "w") + "\n")
+    assert (r.returncode, r.stdout) == (4, "Unknown\n") and r.stderr.count("\n") == 1
+    assert "gauss gave no proven answer (UNKNOWN" in r.stderr and "time limit of 1e-09 s" in r.stderr

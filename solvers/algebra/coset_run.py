@@ -16,7 +16,9 @@ of the compiled kernel (numba prange over the groups, every core).  Between bloc
   (:mod:`flipgame.algebra.coset_checkpoint`); a run given that file again resumes after
   the last finished block and ends with the same minimum and witness;
 * Ctrl-C raises :class:`InterruptedRun` (a KeyboardInterrupt) carrying the lightest
-  solution found so far: an upper bound, not a proven minimum.
+  solution found so far: an upper bound, not a proven minimum;
+* past a deadline (a backend's time limit), :class:`TimedOutRun` (a TimeoutError) carries it
+  the same way, the checkpoint written first.
 
 Ties: the first lightest solution met in block order (strictly lighter ones replace it);
 a resumed run meets the same one.
@@ -41,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from flipgame.algebra import minweight, symmetry, wht_blocked
-from flipgame.algebra.coset_checkpoint import Best, Checkpoint
+from flipgame.algebra.coset_checkpoint import Best, Checkpoint, RunState
 from flipgame.core import extras
 from flipgame.core.measured import figure
 from flipgame.model.system import PressSystem
@@ -64,20 +66,53 @@ PROGRESS_DELAY_SECONDS = 3.0
 """A run shows its progress bar once it has taken this long (shorter runs print nothing)."""
 
 
-class InterruptedRun(KeyboardInterrupt):
-    """Ctrl-C during a long enumeration: ``best`` is the lightest solution found so far (or None), an
-    upper bound on the minimum that is not proven; ``checkpoint`` the file that resumes the run."""
+class StoppedRun:
+    """What a long enumeration stopped before its end leaves: ``best``, the lightest solution found so far (or
+    None), an upper bound on the minimum that is not proven; ``checkpoint``, the file that resumes the run;
+    ``done``, the fraction of the solutions enumerated."""
 
-    def __init__(self, best: Best | None = None, checkpoint: str | None = None):
-        super().__init__("interrupted")
-        self.best, self.checkpoint = best, checkpoint
+    def __init__(self, best: Best | None = None, checkpoint: str | None = None, done: float = 0.0):
+        self.best, self.checkpoint, self.done = best, checkpoint, done
 
     def __reduce__(self):  # a worker process hands it back whole
-        return InterruptedRun, (self.best, self.checkpoint)
+        return type(self), (self.best, self.checkpoint, self.done)
 
     def bound_text(self) -> str:
         """``Unknown (at most N presses found, not proven minimal)``, or ``Unknown (no solution found yet)``."""
         return self.best.bound_text() if self.best else "Unknown (no solution found yet)"
+
+    def found(self, game: PressSystem, board: int) -> str:
+        """``at most N presses found, not proven minimal`` once the board model has re-applied the press set
+        behind the bound, or ``no solution found yet``."""
+        if self.best is None:
+            return "no solution found yet"
+        if game.apply(board, self.best.presses) not in game.targets:
+            return "the lightest press set found so far failed the board model's check"
+        return f"at most {self.best.weight} presses found, not proven minimal"
+
+    def checked_text(self, game: PressSystem, board: int) -> str:
+        """``Unknown (`` :meth:`found` ``)``, and the ``--checkpoint`` that resumes the run."""
+        return f"Unknown ({self.found(game, board)})" + self.resume_text()
+
+    def resume_text(self) -> str:
+        """``; --checkpoint FILE resumes the run``, or nothing without a checkpoint."""
+        return f"; --checkpoint {self.checkpoint} resumes the run" if self.checkpoint else ""
+
+
+class InterruptedRun(StoppedRun, KeyboardInterrupt):
+    """Ctrl-C during a long enumeration (see :class:`StoppedRun`)."""
+
+    def __init__(self, best: Best | None = None, checkpoint: str | None = None, done: float = 0.0):
+        KeyboardInterrupt.__init__(self, "interrupted")
+        StoppedRun.__init__(self, best, checkpoint, done)
+
+
+class TimedOutRun(StoppedRun, TimeoutError):
+    """The deadline passed during a long enumeration (see :class:`StoppedRun`); the checkpoint is written."""
+
+    def __init__(self, best: Best | None = None, checkpoint: str | None = None, done: float = 0.0):
+        TimeoutError.__init__(self, "time limit reached")
+        StoppedRun.__init__(self, best, checkpoint, done)
 
 
 @dataclass
@@ -229,7 +264,8 @@ class Progress:
 
 
 def minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], quiet: Sequence[int], *,
-            use_symmetry: bool = True, checkpoint: str | None = None, progress: bool | None = None) -> Result:
+            use_symmetry: bool = True, checkpoint: str | None = None, progress: bool | None = None,
+            deadline: float | None = None) -> Result:
     """The lightest press set over every coset of ``board``, by a long blocked enumeration.
 
     Parameters
@@ -247,6 +283,9 @@ def minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], qui
     progress : bool or None
         True: a progress bar from the start; False: none; None: on a terminal, after
         :data:`PROGRESS_DELAY_SECONDS`.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the run stops at the first block boundary past it (a
+        block takes about 0.1 s, see :data:`BLOCK_GROUPS`).
 
     Returns
     -------
@@ -258,6 +297,8 @@ def minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], qui
     ------
     InterruptedRun
         On Ctrl-C, with the lightest solution so far (the checkpoint written first).
+    TimedOutRun
+        Past ``deadline``, likewise.
     CheckpointError
         A checkpoint of another board, rules or layout, damaged, or not writable.
     ValueError
@@ -272,26 +313,39 @@ def minimum(game: PressSystem, board: int, parts: Sequence[tuple[int, int]], qui
     order = max(p.action.order for p in laid)
     desc = f"nullity {k}" + (f", {order} symmetries" if order > 1 else "")
     bar = Progress(total, min(total, state.enumerated), desc, progress)
-    saved, first = time.perf_counter(), state.best is None
     try:
-        for i, part in enumerate(laid):
-            while state.next_block[i] < part.blocks:
-                best, groups = enumerate_block(part, k, state.next_block[i], state.best)
-                state.advance(i, best, groups << part.action.inner)
-                bar.update(groups << part.action.inner, state.best)
-                if store and (time.perf_counter() - saved > CHECKPOINT_SECONDS or first and state.best):
-                    store.save(state)
-                    saved, first = time.perf_counter(), False
-            if store:
-                store.save(state)
+        _run_blocks(laid, k, state, store, bar, deadline)
     except KeyboardInterrupt:
         if store:
             store.save(state)
-        raise InterruptedRun(state.best, checkpoint) from None
+        raise InterruptedRun(state.best, checkpoint, state.enumerated / total) from None
+    except TimedOutRun:
+        if store:
+            store.save(state)
+        raise TimedOutRun(state.best, checkpoint, state.enumerated / total) from None
     finally:
         bar.close()
     return Result(state.best, order, state.enumerated, time.perf_counter() - start)
 
 
-__all__ = ["BLOCK_GROUPS", "RATE", "Best", "InterruptedRun", "Part", "Progress", "Result", "describe",
-           "enumerate_block", "estimate", "estimated_seconds", "minimum", "plan"]
+def _run_blocks(laid: Sequence[Part], k: int, state: RunState, store: Checkpoint | None, bar: Progress,
+                deadline: float | None) -> None:
+    """Enumerate every block not yet finished, in order, into ``state``; the checkpoint with the first solution
+    found, every :data:`CHECKPOINT_SECONDS` and at the end of each coset; TimedOutRun past ``deadline``."""
+    saved, first = time.perf_counter(), state.best is None
+    for i, part in enumerate(laid):
+        while state.next_block[i] < part.blocks:
+            if deadline is not None and time.perf_counter() >= deadline:
+                raise TimedOutRun()
+            best, groups = enumerate_block(part, k, state.next_block[i], state.best)
+            state.advance(i, best, groups << part.action.inner)
+            bar.update(groups << part.action.inner, state.best)
+            if store and (time.perf_counter() - saved > CHECKPOINT_SECONDS or first and state.best):
+                store.save(state)
+                saved, first = time.perf_counter(), False
+        if store:
+            store.save(state)
+
+
+__all__ = ["BLOCK_GROUPS", "RATE", "Best", "InterruptedRun", "Part", "Progress", "Result", "StoppedRun", "TimedOutRun",
+           "describe", "enumerate_block", "estimate", "estimated_seconds", "minimum", "plan"]

@@ -16,6 +16,14 @@ board's symmetries, a progress bar on stderr, Ctrl-C with the lightest solution
 found so far (:class:`~flipgame.algebra.coset_run.InterruptedRun`), and a
 resumable ``checkpoint`` file.
 
+Time limit: ``time_limit`` seconds per board, elimination included.  The long run
+stops at the first block boundary past it (a tenth of a second) and answers UNKNOWN,
+the lightest solution found so far named in ``stats["error"]`` as an unproven bound,
+the checkpoint written; the banded elimination and a canonical minimum above nullity
+:data:`~flipgame.algebra.gf2.GRAY_MAX_NULLITY` are abandoned at it (UNKNOWN).  The
+dense elimination and a minimum up to nullity :data:`LONG_RUN_MIN_NULLITY` (2**22
+solutions, milliseconds) are not timed.
+
 Ties: among minimum-weight solutions the one with the smallest free-variable
 assignment (above :data:`LONG_RUN_MIN_NULLITY`: the first met in the long run's
 block order), or with ``canonical`` the lexicographically smallest press
@@ -36,12 +44,14 @@ Ctrl-C does not wait for, Unknown past
 :data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS`.  Over Z_k (k >= 3) the
 diagonal form of :mod:`flipgame.algebra.zk`, or the banded elimination for a
 prime k, takes the place of the elimination: :mod:`flipgame.backends.gauss_zk`.
-(gauss has no ``time_limit`` or ``memory_limit`` option: two-state boards are
-bounded by ``max_nullity`` and :data:`~flipgame.core.limits.DENSE_MAX_WORK`.)
+(gauss has no ``memory_limit`` option: two-state boards are bounded by ``max_nullity`` and
+:data:`~flipgame.core.limits.DENSE_MAX_WORK`, k states by
+:func:`~flipgame.backends.gauss_zk.zk_memory_refusal`.)
 """
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -49,7 +59,7 @@ import numpy as np
 from flipgame.algebra import band, band_layout, coset_run, minweight
 from flipgame.algebra import gf2 as algebra
 from flipgame.backends import gauss_zk
-from flipgame.backends.base import Backend, Option, interruptible, kind_of
+from flipgame.backends.base import TIME_LIMIT, Backend, Option, interruptible, kind_of
 from flipgame.backends.result import BatchSolution, Solution, Status
 from flipgame.core.errors import BoardTooLargeError, MemoryBudgetError, NullityTooLargeError, RefusedError
 from flipgame.core.limits import (
@@ -57,6 +67,7 @@ from flipgame.core.limits import (
     DEFAULT_MAX_NULLITY,
     DENSE_MAX_WORK,
     TIME_LIMIT_DEFAULT_SECONDS,
+    TIME_LIMIT_MAX_SECONDS,
 )
 from flipgame.model.system import PressSystem
 
@@ -106,6 +117,7 @@ class Gauss(Backend):
                "plus, no wrap, any size) or band (banded elimination: grids of any stencil and wrap-around, two or "
                "a prime number of states; 256x256 tori in seconds)", choices=algebra.METHODS, flag="--gauss-method",
                fuzz=("auto", "dense", "band")),
+        TIME_LIMIT,
     )
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:
@@ -127,11 +139,14 @@ class Gauss(Backend):
         return MemoryBudgetError if kind_of(game) == "mod k" and self.supports(game) else BoardTooLargeError
 
     def solve(self, game: PressSystem, board: int, *, max_nullity: int = DEFAULT_MAX_NULLITY, method: str = "auto",
-              canonical: bool = False, checkpoint: str | None = None) -> Solution:
+              canonical: bool = False, checkpoint: str | None = None,
+              time_limit: float = TIME_LIMIT_DEFAULT_SECONDS) -> Solution:
         """Minimum presses taking ``board`` to a goal of ``game``.
 
         Returns OPTIMAL with a minimum-weight witness, or INFEASIBLE; stats give
-        ``rank``, ``nullity`` and ``method``.
+        ``rank``, ``nullity`` and ``method``.  UNKNOWN past ``time_limit`` seconds (see the
+        module docstring), ``stats["error"]`` saying why and, for a long run, the lightest
+        solution found so far (re-applied by the board model) and how to resume.
 
         Raises
         ------
@@ -145,12 +160,12 @@ class Gauss(Backend):
             A ``checkpoint`` file of another board or rules, damaged, or not writable.
         """
         if not game.binary:
-            return gauss_zk.solve_mod_k(self.name, game, board, method)
+            return gauss_zk.solve_mod_k(self.name, game, board, method, time_limit)
         start = time.perf_counter()
         try:
-            parts, quiet, method = _cosets(game, board, method)
+            parts, quiet, method = _cosets(game, board, method, time_limit)
         except TimeoutError:
-            return gauss_zk.band_timeout(self.name, start)
+            return gauss_zk.band_timeout(self.name, start, time_limit)
         k = len(quiet)
         stats = {"rank": game.m - k, "nullity": k, "method": method}
         if k <= SOLUTIONS_MAX_NULLITY:
@@ -162,54 +177,70 @@ class Gauss(Backend):
                 coset_run.estimate(game, board, parts, quiet)
             raise NullityTooLargeError(
                 f"nullity {k}: the minimum needs 2**{k} solutions enumerated, over max_nullity={max_nullity}; "
-                f"{nullity_hint(k, seconds, order)}")
-        if k > LONG_RUN_MIN_NULLITY and not canonical:
-            run = coset_run.minimum(game, board, parts, quiet, checkpoint=checkpoint)
-            stats["symmetries"] = run.symmetries
-            best = run.best
-            return Solution(self.name, Status.OPTIMAL, best.weight, best.presses, best.target,
-                            time.perf_counter() - start, stats)
-
-        def minimum() -> tuple[int, int]:
-            best = None
-            for x, t in parts:
-                x = algebra.min_weight(x, quiet, game.m, canonical)
-                if _better(x, best, game.m, canonical):
-                    best = (x, t)
-            return best
-
-        # The enumeration runs in a thread (numpy and the compiled kernel release the GIL) so that
-        # Ctrl-C stops the command at once instead of after 2**k steps.
-        x, t = minimum() if k <= algebra.GRAY_MAX_NULLITY else interruptible(minimum, lambda: None)
-        return Solution(self.name, Status.OPTIMAL, x.bit_count(), x, t, time.perf_counter() - start, stats)
+                f"{nullity_hint(k, seconds, order, time_limit)}")
+        try:
+            x, t = _lightest(game, board, parts, quiet, canonical, checkpoint, start + time_limit, stats)
+        except coset_run.TimedOutRun as stopped:
+            stats["error"] = timed_out_text(game, board, stopped, time_limit)
+        except TimeoutError:
+            stats["error"] = f"the minimum over 2**{k} solutions was not done within the time limit of {time_limit:g} s"
+        else:
+            return Solution(self.name, Status.OPTIMAL, x.bit_count(), x, t, time.perf_counter() - start, stats)
+        return Solution(self.name, Status.UNKNOWN, seconds=time.perf_counter() - start, stats=stats)
 
     def solve_batch(self, game: PressSystem, boards: np.ndarray, *, max_nullity: int = DEFAULT_MAX_NULLITY,
                     method: str = "auto", canonical: bool = False, checkpoint: str | None = None,
-                    chunk_elements: int = 1 << 22) -> BatchSolution:
+                    time_limit: float = TIME_LIMIT_DEFAULT_SECONDS, chunk_elements: int = 1 << 22) -> BatchSolution:
         """Vectorised :meth:`solve` for boards of at most 64 cells (uint64 array, shape (k,));
         identical answers and witnesses.  ``chunk_elements`` bounds the temporary
-        (boards x null-space combinations) array, in 8-byte elements.
+        (boards x null-space combinations) array, in 8-byte elements; ``time_limit`` applies per board
+        where :meth:`solve` answers them one by one (the vectorised path takes milliseconds).
 
         Running time O(k (n + checks + 2**nullity)) numpy element operations;
         all 65536 4x4 boards take a few tens of milliseconds.
         """
         if not game.binary:
             if gauss_zk.prefers_band(game, method):  # one board at a time through the band
-                return super().solve_batch(game, boards, max_nullity=max_nullity, method=method)
-            return gauss_zk.batch_mod_k(self.name, game, boards)
+                return super().solve_batch(game, boards, max_nullity=max_nullity, method=method,
+                                           time_limit=time_limit)
+            return gauss_zk.batch_mod_k(self.name, game, boards, time_limit)
         if game.n > 64 or game.m > 64 or algebra.method_for(game, method) != "dense" or \
                 algebra.eliminate(game).nullity > min(BATCH_MAX_NULLITY, max_nullity):
             return super().solve_batch(game, boards, max_nullity=max_nullity, method=method, canonical=canonical,
-                                       checkpoint=checkpoint)
+                                       checkpoint=checkpoint, time_limit=time_limit)
         return _dense_batch(self.name, game, np.asarray(boards, dtype=np.uint64), canonical, chunk_elements)
 
 
-def _cosets(game: PressSystem, board: int, method: str):
+def _lightest(game: PressSystem, board: int, parts, quiet, canonical: bool, checkpoint: str | None, deadline: float,
+              stats: dict) -> tuple[int, int]:
+    """The lightest press set over the cosets ``parts`` and its goal board: above :data:`LONG_RUN_MIN_NULLITY` the
+    long run (``stats`` gains ``symmetries``), else :func:`flipgame.algebra.gf2.min_weight` per coset, in a thread
+    above :data:`~flipgame.algebra.gf2.GRAY_MAX_NULLITY` (numpy and the compiled kernel release the GIL) so that
+    Ctrl-C, or the time limit, stops it at once.  TimedOutRun (the long run) or TimeoutError past ``deadline``."""
+    k = len(quiet)
+    if k > LONG_RUN_MIN_NULLITY and not canonical:
+        run = coset_run.minimum(game, board, parts, quiet, checkpoint=checkpoint, deadline=deadline)
+        stats["symmetries"] = run.symmetries
+        return run.best.presses, run.best.target
+
+    def minimum() -> tuple[int, int]:
+        best = None
+        for x, t in parts:
+            x = algebra.min_weight(x, quiet, game.m, canonical)
+            if _better(x, best, game.m, canonical):
+                best = (x, t)
+        return best
+
+    if k <= algebra.GRAY_MAX_NULLITY:
+        return minimum()
+    return interruptible(minimum, lambda: None, seconds=max(deadline - time.perf_counter(), 0.0))
+
+
+def _cosets(game: PressSystem, board: int, method: str, seconds: float = TIME_LIMIT_DEFAULT_SECONDS):
     """:func:`flipgame.algebra.gf2.solution_cosets`; the banded elimination (seconds of compiled code) in a thread
-    that Ctrl-C does not wait for."""
+    that Ctrl-C does not wait for, TimeoutError past ``seconds``."""
     if algebra.method_for(game, method) == "band":
-        return interruptible(lambda: algebra.solution_cosets(game, board, "band"), lambda: None,
-                             seconds=TIME_LIMIT_DEFAULT_SECONDS)
+        return interruptible(lambda: algebra.solution_cosets(game, board, "band"), lambda: None, seconds=seconds)
     return algebra.solution_cosets(game, board, method)
 
 
@@ -231,17 +262,40 @@ def solution_count(game: PressSystem, board) -> int | str | None:
     return len(parts) << len(quiet)
 
 
-def nullity_hint(k: int, seconds: float | None = None, symmetries: int = 1) -> str:
+def nullity_hint(k: int, seconds: float | None = None, symmetries: int = 1,
+                 time_limit: float = TIME_LIMIT_DEFAULT_SECONDS) -> str:
     """What to do about a nullity too large to enumerate by default, with the time ``seconds`` this board
-    takes (default: 2**k at :data:`flipgame.algebra.coset_run.RATE`, no symmetry)."""
+    takes (default: 2**k at :data:`flipgame.algebra.coset_run.RATE`, no symmetry): ``--max-nullity``, and
+    a ``--time-limit`` of twice the estimate when the estimate is over ``time_limit``."""
     seconds = coset_run.seconds_for(1 << k) if seconds is None else seconds
     using = f", using {symmetries} symmetries of the board" if symmetries > 1 else ""
     when = f"{coset_run.describe(seconds)} on 2 cores{using}"
     if k <= minweight.MAX_NULLITY:
         resume = "; --checkpoint FILE makes the run resumable" if k > LONG_RUN_MIN_NULLITY else ""
-        return f"--max-nullity {k} enumerates them ({when}, twice that per extra nullity{resume})"
+        flags = _long_run_flags(k, seconds, time_limit)
+        return f"{flags} enumerates them ({when}, twice that per extra nullity{resume})"
     return (f"gauss enumerates at most nullity {minweight.MAX_NULLITY} (this board: {when}); --backend auto "
             f"hands it to bfs (few cells) or to sat / ilp, which may find the minimum within their time limit")
+
+
+def _long_run_flags(k: int, seconds: float, time_limit: float) -> str:
+    """``--max-nullity K``, with ``--time-limit T`` (twice the estimate, rounded up to 2 significant digits, at
+    most :data:`~flipgame.core.limits.TIME_LIMIT_MAX_SECONDS`) when ``seconds`` is over ``time_limit``."""
+    if seconds <= time_limit:
+        return f"--max-nullity {k}"
+    step = 10.0 ** (math.floor(math.log10(2 * seconds)) - 1)
+    limit = min(math.ceil(2 * seconds / step) * step, TIME_LIMIT_MAX_SECONDS)
+    return f"--max-nullity {k} --time-limit {limit:.10g}"
+
+
+def timed_out_text(game: PressSystem, board: int, stopped: coset_run.TimedOutRun, time_limit: float) -> str:
+    """``stats["error"]`` of a long run stopped at its time limit: how far it got, its unproven bound (re-applied
+    by the board model) and how to go on."""
+    done = stopped.done
+    share = "under 0.1%" if done < 0.001 else f"{done:.1%}" if done < 0.999 else "over 99.9%"
+    go_on = stopped.resume_text() or "; with --checkpoint FILE a run resumes where the last one stopped"
+    return (f"the long run reached its time limit of {time_limit:g} s with {share} of the solutions enumerated "
+            f"({stopped.found(game, board)}){go_on}")
 
 
 def _reading_key(x: np.ndarray, n: int) -> np.ndarray:

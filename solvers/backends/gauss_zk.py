@@ -2,8 +2,9 @@
 with a prime k the banded elimination of :mod:`flipgame.algebra.band`; single boards and batches.
 
 The diagonal form's matrices are estimated before anything is built (:func:`zk_memory_refusal`); it stops at
-:data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS` (Unknown), and Ctrl-C stops it between row operations.
-The banded elimination runs in a thread Ctrl-C does not wait for, and is Unknown past the same limit.
+gauss's time limit (``seconds``, default :data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS`: Unknown), and
+Ctrl-C stops it between row operations.  The banded elimination and its Gray walk run in a thread Ctrl-C does not
+wait for, and are Unknown past the same limit.
 
 Sources: Howell, "Spans in the module (Z_m)^s", 1986 (the diagonal form); Golub & Van Loan, "Matrix
 Computations", 4th ed., 2013, section 4.3 (banded elimination).
@@ -24,19 +25,22 @@ from flipgame.core.text import mib
 from flipgame.model.system import PressSystem
 
 
-def solve_mod_k(name: str, game: PressSystem, board, method: str) -> Solution:
+def solve_mod_k(name: str, game: PressSystem, board, method: str,
+                seconds: float = TIME_LIMIT_DEFAULT_SECONDS) -> Solution:
     """Over Z_k: the banded elimination when asked for; with ``method`` auto and a prime k on a banded grid, also
     from :data:`~flipgame.core.limits.ZK_BAND_MIN_CELLS` cells or over the diagonal form's memory budget, and
     when the diagonal form's enumeration budget refuses a coset (the band's Gray walk takes up to
-    :data:`~flipgame.core.limits.BAND_ENUMERATION_MAX` additions); else the diagonal form."""
+    :data:`~flipgame.core.limits.BAND_ENUMERATION_MAX` additions); else the diagonal form.  UNKNOWN past
+    ``seconds``."""
     if prefers_band(game, method):
-        return _solve_band_zk(name, game, board)
+        return _solve_band_zk(name, game, board, seconds)
+    start = time.perf_counter()
     try:
-        return _solve_zk(name, game, board)
+        return _solve_zk(name, game, board, seconds)
     except NullityTooLargeError:
         if method != "auto" or not _band_takes(game):
             raise
-        return _solve_band_zk(name, game, board)
+        return _solve_band_zk(name, game, board, seconds - (time.perf_counter() - start))
 
 
 def _band_takes(game: PressSystem) -> bool:
@@ -55,11 +59,11 @@ def prefers_band(game: PressSystem, method: str) -> bool:
     return method == "auto" and big and _band_takes(game)
 
 
-def band_timeout(name: str, start: float) -> Solution:
-    """UNKNOWN: the banded elimination did not finish within gauss's time limit."""
+def band_timeout(name: str, start: float, seconds: float) -> Solution:
+    """UNKNOWN: the banded elimination did not finish within gauss's time limit of ``seconds``."""
     return Solution(name, Status.UNKNOWN, seconds=time.perf_counter() - start,
-                    stats={"error": f"the banded elimination takes over gauss's {TIME_LIMIT_DEFAULT_SECONDS:g} s; "
-                                    f"cpsat and ilp search instead", "method": "band"})
+                    stats={"error": f"the banded elimination was not done within the time limit of {seconds:g} s "
+                                    f"(--time-limit); cpsat and ilp search instead", "method": "band"})
 
 
 
@@ -79,16 +83,15 @@ def _zk_kernel(diag: zk.Diagonal) -> np.ndarray:
     return zk.kernel_elements(diag, zk.MAX_ENUMERATED)
 
 
-def _zk_diagonal(system: PressSystem, start: float) -> zk.Diagonal:
-    """The diagonal form of ``system``; TimeoutError once :data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS`
-    from ``start`` have passed."""
-    return zk.diagonal_of(system.matrix, system.states, start + TIME_LIMIT_DEFAULT_SECONDS)
+def _zk_diagonal(system: PressSystem, deadline: float) -> zk.Diagonal:
+    """The diagonal form of ``system``; TimeoutError once ``time.perf_counter()`` passes ``deadline``."""
+    return zk.diagonal_of(system.matrix, system.states, deadline)
 
 
-def _solve_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solution:
+def _solve_zk(name: str, system: PressSystem, board: tuple[int, ...], seconds: float) -> Solution:
     """Over Z_k (k >= 3): the diagonal form of :mod:`flipgame.algebra.zk`, one particular solution per
     goal board, then the cheapest element of its coset.  INFEASIBLE carries a certificate per goal
-    board; UNKNOWN when the diagonal form is not done within :data:`~flipgame.core.limits.TIME_LIMIT_DEFAULT_SECONDS`.
+    board; UNKNOWN when the diagonal form is not done within ``seconds``.
     Running time:
     the diagonal form once per system, O(n m min(n, m) log k); per board O(n^2 + m^2) plus
     O(kernel size * m).
@@ -98,11 +101,11 @@ def _solve_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solutio
     start = time.perf_counter()
     k = system.states
     try:
-        diag = _zk_diagonal(system, start)
+        diag = _zk_diagonal(system, start + seconds)
     except TimeoutError:
         return Solution(name, Status.UNKNOWN, seconds=time.perf_counter() - start,
-                        stats={"error": f"the diagonal form over Z_{k} takes over gauss's "
-                                        f"{TIME_LIMIT_DEFAULT_SECONDS:g} s; cpsat and ilp search instead"})
+                        stats={"error": f"the diagonal form over Z_{k} was not done within the time limit of "
+                                        f"{seconds:g} s (--time-limit); cpsat and ilp search instead"})
     stats = {"nullity": diag.nullity, "kernel_size": diag.kernel_count}
     best, certs, reachable, kernel = None, {}, 0, None
     for t in system.targets:
@@ -122,7 +125,7 @@ def _solve_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solutio
     return Solution(name, Status.OPTIMAL, sum(best[0]), best[0], system.apply(board, best[0]), seconds, stats)
 
 
-def _solve_band_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> Solution:
+def _solve_band_zk(name: str, system: PressSystem, board: tuple[int, ...], seconds: float) -> Solution:
     """Over Z_p (p prime) on a grid too large for the diagonal form: the banded elimination of
     :mod:`flipgame.algebra.band`, one particular solution per goal board, the cheapest element of its coset by a
     p-ary Gray walk (up to :data:`~flipgame.core.limits.BAND_ENUMERATION_MAX` additions), and for an Impossible
@@ -135,9 +138,9 @@ def _solve_band_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> So
     rhs = np.stack([(np.array(t, dtype=np.int64) - cells) % p for t in targets], axis=1)
     try:
         xs, basis = interruptible(lambda: band.solutions(band.sweep(system, rhs)), lambda: None,
-                                  seconds=TIME_LIMIT_DEFAULT_SECONDS)
+                                  seconds=max(seconds, 0.0))
     except TimeoutError:
-        return band_timeout(name, start)
+        return band_timeout(name, start, seconds)
     k = len(basis)
     stats = {"nullity": k, "method": "band"}
     if all(x is None for x in xs):
@@ -147,15 +150,27 @@ def _solve_band_zk(name: str, system: PressSystem, board: tuple[int, ...]) -> So
         raise NullityTooLargeError(f"nullity {k} over Z_{p}: the cheapest solution needs {p}**{k} press vectors "
                                    f"compared, over gauss's budget of {BAND_ENUMERATION_MAX:,} additions; cpsat and "
                                    f"ilp search for it instead")
-    best = None
-    for x0, t in zip(xs, targets, strict=True):
-        if x0 is not None:
-            x = tuple(int(v) for v in interruptible(lambda x0=x0: band.cheapest(x0, basis, p), lambda: None))
-            if best is None or sum(x) < sum(best[0]):
-                best = (x, t)
+    try:
+        best = _cheapest_band(xs, basis, targets, p, start + seconds)
+    except TimeoutError:
+        stats["error"] = f"the cheapest of {p}**{k} solutions was not found within the time limit of {seconds:g} s"
+        return Solution(name, Status.UNKNOWN, seconds=time.perf_counter() - start, stats=stats)
     stats["solutions"] = sum(x is not None for x in xs) * p ** k
     return Solution(name, Status.OPTIMAL, sum(best[0]), best[0], system.apply(board, best[0]),
                     time.perf_counter() - start, stats)
+
+
+def _cheapest_band(xs, basis, targets, p: int, deadline: float) -> tuple[tuple[int, ...], tuple]:
+    """The cheapest press vector over the cosets ``xs`` (None: a goal not reached) and its goal board, by the band's
+    Gray walk in a thread; TimeoutError past ``deadline``."""
+    best = None
+    for x0, t in zip(xs, targets, strict=True):
+        if x0 is not None:
+            x = tuple(int(v) for v in interruptible(lambda x0=x0: band.cheapest(x0, basis, p), lambda: None,
+                                                    seconds=max(deadline - time.perf_counter(), 0.0)))
+            if best is None or sum(x) < sum(best[0]):
+                best = (x, t)
+    return best
 
 
 def _solutions(reachable: int, diag: zk.Diagonal) -> int | str:
@@ -165,15 +180,16 @@ def _solutions(reachable: int, diag: zk.Diagonal) -> int | str:
     return total if total <= zk.EXACT_COUNT_MAX else zk.count_text([reachable, *diag.orders])
 
 
-def batch_mod_k(name: str, system: PressSystem, boards: np.ndarray) -> BatchSolution:
+def batch_mod_k(name: str, system: PressSystem, boards: np.ndarray,
+                seconds: float = TIME_LIMIT_DEFAULT_SECONDS) -> BatchSolution:
     """Vectorised :func:`_solve_zk` for boards as an int64 array shape (b, n); the coset is enumerated
     once for every board (NullityTooLargeError over budget); every board UNKNOWN when the diagonal form is
-    not done in time."""
+    not done within ``seconds``."""
     start = time.perf_counter()
     k, boards = system.states, np.asarray(boards, dtype=np.int64)
     out = BatchSolution.empty(name, boards, system.m)
     try:
-        diag = _zk_diagonal(system, start)
+        diag = _zk_diagonal(system, start + seconds)
     except TimeoutError:  # every board stays UNKNOWN
         return out.with_time(time.perf_counter() - start)
     kernel = _zk_kernel(diag)

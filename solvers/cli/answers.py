@@ -23,7 +23,7 @@ from flipgame.algebra.coset_run import InterruptedRun
 from flipgame.backends.external import is_program
 from flipgame.backends.registry import is_builtin
 from flipgame.backends.result import Solution, Status
-from flipgame.cli.common import ExitCode, fail, interrupted_bound
+from flipgame.cli.common import ExitCode, fail
 from flipgame.core.errors import FlipgameError
 from flipgame.formats.cases import Case, CaseBatch
 from flipgame.formats.judge import Format
@@ -131,7 +131,7 @@ class Stream:
             checked = self.session.solve_checked(case.board, game=case.game)
         except InterruptedRun as exc:  # the answer line stays Unknown; the bound found so far goes to stderr
             print(self.fmt.writer(case, Solution(self.session.backend.name, Status.UNKNOWN)), flush=True)
-            print(f"flipgame: case {case.number}: {interrupted_bound(case.game, case.board, exc)}", file=sys.stderr)
+            print(f"flipgame: case {case.number}: {exc.checked_text(case.game, case.board)}", file=sys.stderr)
             raise
         sol, verdict = checked.solution, checked.verdict
         if self.claims and verdict.check != "witness" and not self._claim_checked(case, sol, verdict):

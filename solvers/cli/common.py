@@ -33,17 +33,6 @@ COMMAND_HELP = {
 """One line per command for ``flipgame --help``, read without importing the command's module."""
 
 
-def interrupted_bound(game, board: int, exc) -> str:
-    """The stderr line of a long run stopped by Ctrl-C (:class:`~flipgame.algebra.coset_run.InterruptedRun`):
-    its upper bound, re-applied by the board model, and how to resume."""
-    text = exc.bound_text()
-    if exc.best is not None and game.apply(board, exc.best.presses) not in game.targets:
-        text = "Unknown (the lightest press set found so far failed the board model's check)"
-    if exc.checkpoint:
-        text += f"; --checkpoint {exc.checkpoint} resumes the run"
-    return text
-
-
 def name_list(text: str, valid: Sequence[str], what: str, *, allow_all: bool = False) -> list[str]:
     """Comma-separated distinct names from ``valid`` (or ``all`` of them when ``allow_all``): the one
     parser of the backend, strategy and family lists.
