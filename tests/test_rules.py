@@ -248,7 +248,8 @@ def test_study_large_board_says_distribution_not_computed():
     (["verify", "--size", "4x4", "--backends", "gauss", "--sample", "10000000000000"],
      "--sample 10000000000000: at most 2**30 boards a run"),
     (["study", "--plot", "out.txt"], ".png"),
-    (["solve", "a.txt", "b.txt"], "flipgame solve: unrecognized arguments: b.txt (see flipgame solve --help)"),
+    (["solve", "a.txt", "b.txt"], "flipgame solve: one input FILE a run, got 2 (a.txt, b.txt): run flipgame solve "
+                                  "once per file (see flipgame solve --help)"),
     (["verify", "--size", "1x31", "--backends", "gauss", "--exhaustive"], "--exhaustive allows at most 30 cells"),
     (["verify", "--size", "4x4", "--backends", "gauss", "--seed", "3"], "--seed chooses the boards of --sample N"),
     (["verify", "--bogus"], "flipgame verify: unrecognized arguments: --bogus (see flipgame verify --help)"),

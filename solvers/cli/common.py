@@ -321,6 +321,9 @@ class OneLineParser(argparse.ArgumentParser):
         if extras:
             command = getattr(parsed, "command", None)
             owner = self.command_parser(command) if command else self
+            if getattr(parsed, "file", None) not in (None, "-") and not any(e.startswith("-") for e in extras):
+                owner.error(f"one input FILE a run, got {len(extras) + 1} ({parsed.file}, {', '.join(extras)}): "
+                            f"run {owner.prog} once per file")
             owner.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 
