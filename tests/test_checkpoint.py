@@ -210,7 +210,7 @@ def test_a_full_disk_leaves_no_empty_report(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(common.json, "dump", full)
     path = tmp_path / "r.json"
     assert common.write_json(str(path), {"a": 1}, "report") == ExitCode.USAGE
-    assert not path.exists() and not (tmp_path / "r.json.tmp").exists()
+    assert not path.exists() and not (tmp_path / "r.json.part").exists()
     assert f"cannot write report {path}: No space left on device" in capsys.readouterr().err
 
 

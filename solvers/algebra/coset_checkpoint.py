@@ -16,12 +16,12 @@ checksum recomputed can claim a run finished that was not, so a checkpoint is tr
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from dataclasses import dataclass
 
 from flipgame.core.errors import CheckpointError
+from flipgame.core.files import whole_file
 from flipgame.model.system import PressSystem
 
 FORMAT = "flipgame coset-run checkpoint"
@@ -159,14 +159,10 @@ class Checkpoint:
                 "best": None if best is None else {"weight": best.weight, "presses": hex(best.presses),
                                                    "target": hex(best.target)}}
         data["check"] = _digest(data)
-        tmp = f"{self.path}.tmp"
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
+            with whole_file(self.path, encoding="utf-8") as fh:
                 json.dump(data, fh)
-            os.replace(tmp, self.path)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
             raise CheckpointError(f"cannot write checkpoint {self.path}: {exc.strerror or exc}") from None
 
 

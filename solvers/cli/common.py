@@ -5,7 +5,6 @@ read from the command line."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from flipgame.backends.strategies import StrategyBackend
 from flipgame.cli.arguments import board_size, goal_arg, states_arg
 from flipgame.cli.exits import ExitCode, fail  # noqa: F401 - the commands take both from here
 from flipgame.core.errors import RulesError
+from flipgame.core.files import whole_file
 from flipgame.core.limits import BOARD_MAX_CELLS
 from flipgame.core.text import one_line
 from flipgame.model.grid import NEIGHBOURHOODS
@@ -332,15 +332,9 @@ def write_json(path: str, data: dict, what: str) -> ExitCode:
     """Write ``data`` to ``path`` whole or not at all: a regular file through a temporary file beside
     it, so a full disk leaves no empty or truncated report (the message names the file)."""
     regular = not os.path.exists(path) or os.path.isfile(path)
-    tmp = f"{path}.tmp" if regular else path
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+    try:  # a special file (/dev/stdout) is written in place
+        with whole_file(path, encoding="utf-8") if regular else open(path, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=1)
-        if regular:
-            os.replace(tmp, path)
     except OSError as exc:
-        if regular:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
         return fail(ExitCode.USAGE, f"cannot write {what} {path}: {exc.strerror or exc}")
     return ExitCode.OK

@@ -18,6 +18,7 @@ from flipgame.algebra.minweight import MAX_NULLITY
 from flipgame.cli import common
 from flipgame.cli.common import ExitCode, fail, writable_path, write_json
 from flipgame.core.errors import FlipgameError, RulesError
+from flipgame.core.files import whole_file
 from flipgame.study import all_lit
 
 
@@ -138,9 +139,8 @@ def _improved(args: argparse.Namespace):
 def _write_witness(folder: str, t) -> None:
     """``folder/a075464-N.txt``, written whole or not at all (a Ctrl-C while writing keeps the last one)."""
     path = os.path.join(folder, f"a075464-{t.n}.txt")
-    with open(path + ".part", "w", encoding="utf-8") as fh:
+    with whole_file(path, encoding="utf-8") as fh:
         fh.write(all_lit.witness_text(t))
-    os.replace(path + ".part", path)
 
 
 def _write_term(args: argparse.Namespace, t, done: list) -> None:

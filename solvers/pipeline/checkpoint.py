@@ -24,7 +24,6 @@ import base64
 import contextlib
 import hashlib
 import json
-import os
 import zlib
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import numpy as np
 
 from flipgame.backends.result import BatchSolution
 from flipgame.core.errors import CheckpointError
+from flipgame.core.files import whole_file
 from flipgame.model.system import PressSystem
 
 FORMAT = "flipgame-checkpoint/4"
@@ -155,13 +155,11 @@ class Checkpoint:
         else:
             good_lines.append(json.dumps(header))
         # Rewrite without any torn tail, then keep appending.
-        tmp = self.path.with_name(self.path.name + ".tmp")
         try:
-            tmp.write_text("\n".join(good_lines) + "\n", encoding="utf-8")
-            os.replace(tmp, self.path)
+            with whole_file(self.path, encoding="utf-8") as fh:
+                fh.write("\n".join(good_lines) + "\n")
             self._fh = self.path.open("a", encoding="utf-8")
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise self._write_error(exc) from None
 
     def _write_error(self, exc: OSError) -> CheckpointError:

@@ -22,6 +22,7 @@ import numpy as np
 from flipgame.backends.base import Backend
 from flipgame.backends.registry import get_backend
 from flipgame.core.errors import FlipgameError
+from flipgame.core.files import whole_file
 from flipgame.core.workers import kill_pool, local_pool
 from flipgame.pipeline.executors import open_executor, run_on
 from flipgame.verify.fuzz import reproducer
@@ -228,9 +229,8 @@ def _save(cfg: Config, tally: Tally) -> None:
     if cfg.checkpoint is None:
         return
     record = {"seed": cfg.seed, "backends": cfg.backends, "time_limit": cfg.time_limit, "tally": tally.to_json()}
-    tmp = cfg.checkpoint.with_name(cfg.checkpoint.name + ".tmp")
-    tmp.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    tmp.replace(cfg.checkpoint)
+    with whole_file(cfg.checkpoint, encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
 
 
 def report(cfg: Config, tally: Tally, *, interrupted: bool = False) -> dict:
