@@ -40,9 +40,13 @@ def test_goal_and_size_options():
     assert r.returncode == 0 and int(r.stdout) > 1
 
 
-def test_empty_input_prints_nothing():
-    r = flipgame("solve", stdin="")
-    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+@pytest.mark.parametrize("text", ["", "\n\n"])
+def test_empty_input_answers_nothing_and_says_so(text):
+    """A judge's empty input is not an error (exit 0, nothing on standard output), but a newcomer who gave the
+    wrong file saw nothing at all: standard error now says no case was read."""
+    r = flipgame("solve", stdin=text)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "flipgame: standard input: no case read: the input holds "
+                                                         "no board\n")
 
 
 @pytest.mark.parametrize(

@@ -324,7 +324,7 @@ def test_cli_stream_builds_one_model(built, tmp_path, capsys):
 
 def test_session_validates_options_once_and_refuses_per_game():
     with pytest.raises(TypeError, match="has no option"):
-        Session("gauss", time_limit=5)
+        Session("gauss", memory_limit=5)
     session = Session("bfs")
     with pytest.raises(ValueError, match="cells"):
         session.prepare(Game(10, 10))

@@ -201,6 +201,8 @@ def _answer_all(stream: Stream, fmt: Format, lines: LineSource, rules: PressSyst
     stream.flush()
     if fmt.footer is not None:
         print(fmt.footer(stream.total))
+    if stream.read == 0:  # nothing to answer is not an error (a judge's empty input), but it is said
+        fail(ExitCode.OK, f"{name}: no case read: the input holds no board")
     return ExitCode.DISAGREEMENT if stream.lied else stream.worst
 
 
