@@ -130,12 +130,18 @@ def test_six_30x30_sat_answers_under_a_time_limit(tmp_path):
     assert r.returncode in (0, 4)
 
 
-def _start_verify(tmp_path, *extra: str) -> tuple[subprocess.Popen, Path]:
+def _started_as_a_scripts_job() -> None:
+    """``preexec_fn``: the signal state of a job a script starts with ``&`` (SIGINT ignored)."""
+    started_clean()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_verify(tmp_path, *extra: str, preexec=started_clean) -> tuple[subprocess.Popen, Path]:
     """``verify --jobs 2`` on 4x4, returned once its per-board solvers run on the pool."""
     err = tmp_path / "err.txt"
     p = subprocess.Popen([sys.executable, "-m", "flipgame", "verify", "--jobs", "2", "--backends", "gauss,bfs,sat",
                           "--report", str(tmp_path / "r.json"), *extra], stdout=subprocess.DEVNULL,
-                         stderr=err.open("w"), start_new_session=True, preexec_fn=started_clean)
+                         stderr=err.open("w"), start_new_session=True, preexec_fn=preexec)
     deadline = time.monotonic() + 60
     while "bfs:" not in err.read_text() and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)
@@ -157,10 +163,16 @@ def test_ctrl_c_on_verify_writes_the_partial_report_at_once(tmp_path):
     assert report["backends"][2]["boards"] < 65536  # sat: the chunks it finished before the Ctrl-C
 
 
-def test_sigterm_on_verify_writes_the_partial_report_and_exits_143(tmp_path):
+@pytest.mark.parametrize("preexec", [started_clean, _started_as_a_scripts_job], ids=["shell", "scripts-job"])
+def test_sigterm_on_verify_writes_the_partial_report_and_exits_143(tmp_path, preexec):
     """SIGTERM (``timeout``, a batch scheduler) killed verify at once: no report, and the resource tracker
-    warned of leaked semaphores on stderr.  It stops as on Ctrl-C now, with its own exit status."""
-    p, err = _start_verify(tmp_path)
+    warned of leaked semaphores on stderr.  It stops as on Ctrl-C now, with its own exit status; also when
+    started with Ctrl-C ignored (``&`` in a script), where no SIGTERM handler was installed."""
+    p, err = _start_verify(tmp_path, preexec=preexec)
+    if preexec is _started_as_a_scripts_job:  # a Ctrl-C the caller ignores stays ignored: the run goes on
+        p.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert p.poll() is None
     p.send_signal(signal.SIGTERM)  # to flipgame only, as timeout(1) sends it
     assert p.wait(timeout=30) == 143
     report = json.loads((tmp_path / "r.json").read_text())

@@ -238,13 +238,15 @@ def _raised_where_it_is_lost(unraisable) -> None:
 def command_started() -> None:
     """Called by the command once its ``KeyboardInterrupt`` handling is in place: Ctrl-C raises
     ``KeyboardInterrupt`` again, SIGTERM :class:`Terminated`, and either one raised where it would be lost
-    is delivered again.  Does nothing where the start-up handler was not installed (a library, or a
-    signal the caller ignores)."""
+    is delivered again.  Does nothing in a library; a signal the caller ignores stays ignored (a job
+    started with ``&`` by a script ignores Ctrl-C, and SIGTERM must still stop it as documented)."""
+    if not _started_as_the_command():
+        return
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         signal.signal(signal.SIGINT, holdable(_interrupt))
-        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, holdable(_terminate))
-        sys.unraisablehook = _raised_where_it_is_lost
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, holdable(_terminate))
+    sys.unraisablehook = _raised_where_it_is_lost
 
 
 class _NumpyLoader:
@@ -325,10 +327,12 @@ def second_ctrl_c_ends_at_once() -> object:
         raise KeyboardInterrupt
 
     second.ends_at_once = True  # a first Ctrl-C lost where Python only prints it comes again as a first
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # ignored by the caller (a script's & job): it stays so
+        return signal.SIG_IGN
     return signal.signal(signal.SIGINT, holdable(first))
 
 
 def restore_ctrl_c(previous) -> None:
     """Put ``previous`` back, unless a first Ctrl-C came: the process is ending, and a second one must still end it."""
-    if signal.getsignal(signal.SIGINT).__name__ != "second":
+    if getattr(signal.getsignal(signal.SIGINT), "__name__", None) != "second":
         signal.signal(signal.SIGINT, previous)
