@@ -299,3 +299,13 @@ def test_solve_prints_unknown_and_the_bound_at_gauss_time_limit(tmp_path):
                  stdin=format_cells(board, 47, 47, "b", "w") + "\n")
     assert (r.returncode, r.stdout) == (4, "Unknown\n") and r.stderr.count("\n") == 1
     assert "gauss gave no proven answer (UNKNOWN" in r.stderr and "time limit of 1e-09 s" in r.stderr
+
+
+@pytest.mark.needs("numba")
+def test_auto_hands_its_time_limit_to_gauss(monkeypatch):
+    """auto sent a board to gauss, which had no limit: 65x65 all-lit at --time-limit 2 ran until Ctrl-C."""
+    monkeypatch.setattr(coset_run, "RATE", 1e30)  # every enumeration "fits": auto takes gauss
+    game, board, *_ = lit_coset(47)
+    s = solve(board, "auto", game=game, time_limit=1e-9)
+    assert (s.status.name, s.moves, s.stats["strategy"]) == ("UNKNOWN", None, "gauss")
+    assert s.stats["error"].startswith("the long run reached its time limit of 1e-09 s")

@@ -17,7 +17,8 @@ found so far (:class:`~flipgame.algebra.coset_run.InterruptedRun`), and a
 resumable ``checkpoint`` file.
 
 Time limit: ``time_limit`` seconds per board, elimination included.  The long run
-stops at the first block boundary past it (a tenth of a second) and answers UNKNOWN,
+stops at the first block boundary past it (a block takes a fraction of a second; the
+first one in a process also loads the compiled kernel, about a second) and answers UNKNOWN,
 the lightest solution found so far named in ``stats["error"]`` as an unproven bound,
 the checkpoint written; the banded elimination and a canonical minimum above nullity
 :data:`~flipgame.algebra.gf2.GRAY_MAX_NULLITY` are abandoned at it (UNKNOWN).  The
