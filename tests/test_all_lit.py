@@ -398,6 +398,22 @@ def test_the_cut_check_refuses_an_even_cut_an_overweight_cut_and_a_cell_outside_
     assert cut_lower_bound(game.press_masks, game.full, b.weights, [(cells, Fraction(0)), *rest]) <= b.presses
 
 
+def test_the_cover_check_refuses_float_weights_whose_rounding_overstates_the_bound():
+    """Break-it: weights 0.33, 0.56, 0.11 on one press's three cells sum to 1.0000000000000002 in dict order but
+    load the press 1.0 in cell order, so the float "proved" 2 presses where one press does."""
+    from fractions import Fraction
+
+    from flipgame.verify.proofs.cover_check import cover_lower_bound, cut_lower_bound
+
+    floats = {2: 0.33, 0: 0.56, 1: 0.11}
+    with pytest.raises(ValueError, match="cell 2: weight 0.33 is not exact"):
+        cover_lower_bound([0b111], 0b111, floats)
+    with pytest.raises(ValueError, match="not exact"):
+        cut_lower_bound([0b111], 0b111, {}, [((0, 1, 2), 0.5)])
+    exact = {c: Fraction(1, 3) for c in range(3)}
+    assert cover_lower_bound([0b111], 0b111, exact) == cut_lower_bound([0b111], 0b111, exact, []) == 1
+
+
 @pytest.mark.slow
 def test_a79_lower_bound_from_the_command_line(tmp_path):
     out = flipgame("study", "--all-lit", "79", "--lower-bound", "--witness-dir", str(tmp_path), timeout=300)

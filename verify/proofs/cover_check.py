@@ -32,13 +32,12 @@ def cover_lower_bound(press_masks, diff: int, weights: dict[int, Fraction]) -> i
     Raises
     ------
     ValueError
-        A weight that is negative, on a cell not in ``diff``, or a press whose cells weigh more than 1.
+        A weight that is not exact (int or Fraction: a float's rounding can overstate the bound), negative, on
+        a cell not in ``diff``, or a press whose cells weigh more than 1.
 
     Running time O(sum of the presses' cells) exact additions.
     """
-    for c, w in weights.items():
-        if w < 0 or not diff >> c & 1:
-            raise ValueError(f"cell {c}: weight {w} is negative or on a cell that need not change")
+    _check_weights(weights, diff)
     for j, mask in enumerate(press_masks):
         total = Fraction(0)
         m = mask & diff
@@ -51,6 +50,20 @@ def cover_lower_bound(press_masks, diff: int, weights: dict[int, Fraction]) -> i
     return math.ceil(sum(weights.values(), Fraction(0)))
 
 
+def _exact(value, what: str) -> None:
+    """ValueError unless ``value`` is an int or a Fraction (not a bool, a float or a Decimal)."""
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        raise ValueError(f"{what}: weight {value!r} is not exact (an int or a Fraction)")
+
+
+def _check_weights(weights: dict, diff: int) -> None:
+    """ValueError for a weight that is not exact, negative, or on a cell that need not change."""
+    for c, w in weights.items():
+        _exact(w, f"cell {c}")
+        if w < 0 or not diff >> c & 1:
+            raise ValueError(f"cell {c}: weight {w} is negative or on a cell that need not change")
+
+
 def _cells(mask: int) -> list[int]:
     out = []
     while mask:
@@ -61,7 +74,8 @@ def _cells(mask: int) -> list[int]:
 
 def _add_cut(press_masks, diff: int, cells: tuple[int, ...], z: Fraction, load: list[Fraction]) -> Fraction:
     """Add cut ``cells`` with weight ``z`` to every press's load; its right side times ``z``.  ValueError if the
-    cut is not an odd set of distinct cells of ``diff`` or ``z`` is negative."""
+    cut is not an odd set of distinct cells of ``diff`` or ``z`` is negative or not exact."""
+    _exact(z, f"cut {cells}")
     if z < 0 or len(cells) % 2 == 0 or len(set(cells)) != len(cells) or any(not diff >> c & 1 for c in cells):
         raise ValueError(f"cut {cells}: its weight {z} is negative, or its cells are not an odd set to change")
     s = 0
@@ -89,13 +103,12 @@ def cut_lower_bound(press_masks, diff: int, weights: dict[int, Fraction],
     Raises
     ------
     ValueError
-        A negative weight, a cell outside ``diff``, a cut of even or repeated cells, or a press over 1.
+        A weight that is not exact (int or Fraction), negative, or on a cell outside ``diff``, a cut of even or
+        repeated cells, or a press over 1.
 
     Running time O(presses x (cells + cuts' cells)) exact additions.
     """
-    for c, w in weights.items():
-        if w < 0 or not diff >> c & 1:
-            raise ValueError(f"cell {c}: weight {w} is negative or on a cell that need not change")
+    _check_weights(weights, diff)
     total = sum(weights.values(), Fraction(0))
     load = [sum((weights.get(c, Fraction(0)) for c in _cells(mask & diff)), Fraction(0)) for mask in press_masks]
     for cells, z in cuts:
