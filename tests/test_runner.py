@@ -4,6 +4,7 @@ limit enforced on every strategy alike (killed at limit + margin), the environme
 from __future__ import annotations
 
 import csv
+import types
 
 import pytest
 from conftest import POJ_SAMPLE_CELLS, need_program
@@ -116,3 +117,20 @@ def test_the_memory_limit_is_the_address_space_of_each_run():
     got = run_measured(STRATEGIES["bfs"], Game(5, 6, "white"), 1, 60.0, memory_gib=0.3)
     assert (got.status, got.note) == ("ERROR", "out of memory (limit 0.3 GiB of address space)")
     assert got.measure.where == "child" and got.measure.peak_rss < 0.3 * 2**30
+
+
+def test_a_solver_library_that_cannot_load_under_the_memory_limit_says_so(capsys):
+    """Break-it: at --memory-limit 0.25 every cpsat run was 'ERROR in 0.002 s' with no message on the progress
+    line; the CSV note held 'ImportError: libortools.so.9: failed to map segment from shared object'."""
+    from flipgame.cli.study_strategies import print_progress
+    from flipgame.study.runner import _error_note
+
+    error = "ImportError: libortools.so.9: failed to map segment from shared object"
+    note = _error_note(error, 0.25)
+    assert note == ("the memory limit of 0.25 GiB of address space is too small to load the solver (give more with "
+                    f"--memory-limit): {error}")
+    assert _error_note(error, None) == error and _error_note("ValueError: x", 0.25) == "ValueError: x"
+    run = types.SimpleNamespace(family="random", n=4, board=0, strategy="cpsat", status="ERROR", answered=False,
+                                seconds=0.002, note=note, flag=None)
+    print_progress(1, 1, run)
+    assert capsys.readouterr().err == f"[1/1] random 4x4 board 0: cpsat: ERROR  in 0.002 s: {note}"[:200] + "\n"

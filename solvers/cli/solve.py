@@ -198,6 +198,11 @@ def _answer_all(stream: Stream, fmt: Format, lines: LineSource, rules: PressSyst
     except OSError as exc:
         stream.flush()
         return fail(ExitCode.USAGE, f"cannot read {args.file}: {exc.strerror or exc}")
+    return _finish(stream, fmt, name)
+
+
+def _finish(stream: Stream, fmt: Format, name: str) -> ExitCode:
+    """Answer the cases still waiting, print the format's footer, and give the run's exit status."""
     stream.flush()
     if fmt.footer is not None:
         print(fmt.footer(stream.total))

@@ -63,8 +63,9 @@ def strategy_limits(args: argparse.Namespace) -> tuple[float, float | None]:
 
 def print_progress(done: int, total: int, r) -> None:
     """One line on stderr per strategy run of ``--strategies``."""
-    what = (f"{r.status} {r.answer() if r.answered else ''} in {r.seconds:.3f} s" if r.seconds is not None
-            else f"{r.status}{': ' + r.note if r.note else ''}")
+    note = f": {r.note}" if r.note and not r.answered else ""
+    what = (f"{r.status} {r.answer() if r.answered else ''} in {r.seconds:.3f} s{note}" if r.seconds is not None
+            else f"{r.status}{note}")
     flag = f"  FLAGGED: {r.flag}" if r.flag else ""
     print(f"[{done}/{total}] {r.family} {r.n}x{r.n} board {r.board}: {r.strategy}: {what}{flag}"[:200],
           file=sys.stderr, flush=True)

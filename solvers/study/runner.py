@@ -205,8 +205,17 @@ def _outcome(value: dict, where: str) -> Outcome:
     if sol.status is Status.UNKNOWN:
         return Outcome("UNKNOWN", sol, str(stats.get("error") or f"no proof within {value['time_limit']:g} s"), m)
     if sol.status is Status.ERROR:
-        return Outcome("ERROR", sol, str(stats.get("error", "")), m)
+        return Outcome("ERROR", sol, _error_note(str(stats.get("error", "")), value.get("memory_gib")), m)
     return Outcome(sol.status.name, sol, "", m, value.get("problem"))
+
+
+def _error_note(error: str, memory_gib: float | None) -> str:
+    """A run's ERROR message; a library that could not be loaded under the address-space limit ("failed to map
+    segment", "cannot allocate memory") says so, with the flag that gives more."""
+    if memory_gib and error.startswith("ImportError") and ("map segment" in error or "allocate memory" in error):
+        return (f"the memory limit of {memory_gib:g} GiB of address space is too small to load the solver "
+                f"(give more with --memory-limit): {error}")
+    return error
 
 
 def _seconds(stats: dict, key: str) -> float | None:
@@ -254,7 +263,8 @@ def _measured_call(strategy: Strategy, game: PressSystem, board, limits: Limits,
     time_limit, extra = _call_options(strategy, memory_gib, limits)
     _reset_peak()
     cpu0, t0 = _cpu(), time.perf_counter()
-    out = {"kind": "solution", "solution": None, "note": "", "time_limit": limits.time_limit, "problem": None}
+    out = {"kind": "solution", "solution": None, "note": "", "time_limit": limits.time_limit, "problem": None,
+           "memory_gib": memory_gib}
     try:
         checked = solve_strategy_checked(strategy, board, game, time_limit, **extra)
         s = checked.solution
