@@ -253,6 +253,8 @@ def test_study_large_board_says_distribution_not_computed():
     (["verify", "--size", "1x31", "--backends", "gauss", "--exhaustive"], "--exhaustive allows at most 30 cells"),
     (["verify", "--size", "4x4", "--backends", "gauss", "--seed", "3"], "--seed chooses the boards of --sample N"),
     (["verify", "--bogus"], "flipgame verify: unrecognized arguments: --bogus (see flipgame verify --help)"),
+    # it asked for a goal first, and with one given refused counters anyway: a hint that led nowhere
+    (["verify", "--size", "3x3", "--states", "counters"], "verify enumerates boards, and counters have no finite"),
     (["solve", "--format", "painter"], "declares 1 cases but goes on"),
 ])
 def test_more_bad_options_are_one_line(args, words, tmp_path):

@@ -156,7 +156,14 @@ def _boards_to_check(args: argparse.Namespace, game) -> BoardSet:
     return BoardSet.chosen(game, sample=args.sample, seed=args.seed, exhaustive=args.exhaustive, hint=hint)
 
 
+COUNTERS_REFUSED = ("verify enumerates boards, and counters have no finite board set; flipgame solve answers them "
+                    "(auto, cpsat, ilp, bfs)")
+"""Why verify takes no counters, said before anything else about them (their goal, say)."""
+
+
 def _run_grid(args: argparse.Namespace) -> ExitCode:
+    if args.states == 0:  # --states counters
+        return fail(ExitCode.USAGE, COUNTERS_REFUSED)
     try:
         game = game_from_args(args)
         _check_files(args)
@@ -164,9 +171,8 @@ def _run_grid(args: argparse.Namespace) -> ExitCode:
         return fail(ExitCode.USAGE, str(exc))
     if args.backends and args.strategies:
         return fail(ExitCode.USAGE, "give either --backends or --strategies, not both")
-    if game.states is None:
-        return fail(ExitCode.USAGE, "verify enumerates boards, and counters have no finite board set; flipgame "
-                                    "solve answers them (auto, cpsat, ilp, bfs)")
+    if game.states is None:  # counters from a --rules file
+        return fail(ExitCode.USAGE, COUNTERS_REFUSED)
     if args.certify and not extras.installed("dratify"):
         return fail(ExitCode.USAGE, extras.missing("dratify", "--certify (checked DRAT proofs)"))
     if args.scheduler and not extras.installed("distributed"):
