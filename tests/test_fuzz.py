@@ -4,6 +4,7 @@ faulty backends caught, shrunk and written as reproducers that replay."""
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -303,3 +304,31 @@ def test_limits_that_stop_a_search_early_are_refused_as_solver_parameters():
 
     with pytest.raises(OptionError, match="limits/softtime changes the question"):
         scip_settings("limits/softtime:0.01")
+
+
+def test_a_hang_must_happen_twice_to_be_a_finding(monkeypatch):
+    """New-user: 'hang: gauss ... no answer after 25 s at a 5 s limit' on a 3-cell system, beside other jobs; the
+    reproducer answered in a second.  A timing finding is now made again before it is judged."""
+    from faulty_backends import FunctionBackend
+
+    from flipgame.pipeline.gate import solve as solve_gate
+    from flipgame.verify.fuzz import run
+
+    monkeypatch.setattr(run, "FUZZ_HANG_GRACE", 0.2)  # a hang at 3 x 0.1 + 0.2 = 0.5 s
+    calls = []
+
+    def slow_once(game, board):
+        calls.append(board)
+        if len(calls) == 1:
+            time.sleep(1.5)  # the first call only: a kernel compiling, a loaded machine
+        return solve_gate(board, "gauss", game=game)
+
+    def always_slow(game, board):
+        time.sleep(1.5)
+        return solve_gate(board, "gauss", game=game)
+
+    game = Game(3, 3, "white")
+    got = run.attempt_confirmed(game, 1, FunctionBackend("slow_once", slow_once), {}, 0.1)
+    assert (got.status, got.moves, len(calls)) == ("optimal", 5, 2)
+    got = run.attempt_confirmed(game, 1, FunctionBackend("always_slow", always_slow), {}, 0.1)
+    assert got.status == "hang" and got.message.endswith("at a 0.1 s limit (the first call too)")

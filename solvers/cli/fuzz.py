@@ -171,6 +171,6 @@ def _replay(folder: Path) -> ExitCode:
         f = same[0]
         print(f"still fails: {f.kind} by {f.backend}: got {f.got}, expected {f.expected or '?'} ({f.detail})")
         return ExitCode.DISAGREEMENT
-    print(f"fixed: {recorded.backend} no longer gives the {recorded.kind} recorded in {folder}"
+    print(f"not reproduced: {recorded.backend} no longer gives the {recorded.kind} recorded in {folder}"
           + (f" (other findings: {', '.join(f.kind for f in now)})" if now else ""))
     return ExitCode.OK

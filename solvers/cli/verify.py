@@ -106,8 +106,15 @@ def _exhaustive_hint(game) -> str:
     return f", or all of them with --exhaustive --backends {','.join(fast)}" if fast else ""
 
 
+COUNTERS_REFUSED = ("verify enumerates boards, and counters have no finite board set; flipgame solve answers them "
+                    "(auto, cpsat, ilp, bfs)")
+"""Why verify takes no counters, said before anything else about them (their goal, say)."""
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     """``flipgame verify`` on any press system (a grid, ``--states``, ``--rules``)."""
+    if args.states == 0:  # --states counters: said before anything else about them (their goal, say)
+        return fail(ExitCode.USAGE, COUNTERS_REFUSED)
     return _run_grid(args)
 
 
@@ -156,14 +163,7 @@ def _boards_to_check(args: argparse.Namespace, game) -> BoardSet:
     return BoardSet.chosen(game, sample=args.sample, seed=args.seed, exhaustive=args.exhaustive, hint=hint)
 
 
-COUNTERS_REFUSED = ("verify enumerates boards, and counters have no finite board set; flipgame solve answers them "
-                    "(auto, cpsat, ilp, bfs)")
-"""Why verify takes no counters, said before anything else about them (their goal, say)."""
-
-
 def _run_grid(args: argparse.Namespace) -> ExitCode:
-    if args.states == 0:  # --states counters
-        return fail(ExitCode.USAGE, COUNTERS_REFUSED)
     try:
         game = game_from_args(args)
         _check_files(args)

@@ -28,7 +28,7 @@ from flipgame.pipeline.executors import open_executor, run_on
 from flipgame.verify.fuzz import reproducer
 from flipgame.verify.fuzz.instances import FAMILIES, Instance, draw
 from flipgame.verify.fuzz.oracle import exhaustive
-from flipgame.verify.fuzz.run import KINDS, Finding, Outcome, attempt, judge
+from flipgame.verify.fuzz.run import KINDS, Finding, Outcome, attempt_confirmed, judge
 from flipgame.verify.fuzz.settings import draw_settings
 from flipgame.verify.fuzz.shrink import shrink
 
@@ -108,7 +108,7 @@ def fuzz_instance(seed: int, index: int, backends: list[Backend], time_limit: fl
     """
     inst = draw(seed, index)
     rng = np.random.default_rng([seed, index, 1])
-    outcomes = [attempt(inst.system, inst.board, b, draw_settings(b, rng), time_limit) for b in backends]
+    outcomes = [attempt_confirmed(inst.system, inst.board, b, draw_settings(b, rng), time_limit) for b in backends]
     exact = exhaustive(inst.system, inst.board)
     return inst.family, outcomes, judge(inst, outcomes, exact, time_limit), exact is not None
 
@@ -256,9 +256,9 @@ def replay(folder: Path) -> tuple[Finding, list[Finding]]:
     except KeyError:
         raise FlipgameError(f"{folder}: backend {finding.backend} is not registered here (a strategy of a strategies "
                             f"file: give that --strategies-file)") from None
-    outcomes = [attempt(inst.system, inst.board, backend, settings, time_limit)]
+    outcomes = [attempt_confirmed(inst.system, inst.board, backend, settings, time_limit)]
     exact = exhaustive(inst.system, inst.board)
     if exact is None and finding.backend != "gauss":
-        outcomes.append(attempt(inst.system, inst.board, "gauss", {}, time_limit))
+        outcomes.append(attempt_confirmed(inst.system, inst.board, "gauss", {}, time_limit))
     now = [f for f in judge(inst, outcomes, exact, time_limit) if f.backend == finding.backend]
     return finding, now

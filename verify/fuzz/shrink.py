@@ -26,7 +26,7 @@ from flipgame.core.limits import FUZZ_SHRINK_TRIES
 from flipgame.model.system import PressSystem
 from flipgame.verify.fuzz.instances import Instance
 from flipgame.verify.fuzz.oracle import exhaustive
-from flipgame.verify.fuzz.run import attempt, judge
+from flipgame.verify.fuzz.run import attempt_confirmed, judge
 from flipgame.verify.fuzz.settings import as_backend
 
 NOT_SHRUNK = ("hang", "limit not honoured")
@@ -100,10 +100,10 @@ def shrink(instance: Instance, kind: str, backend: str | Backend, settings: dict
 
 
 def _still_fails(system, board, kind: str, backend: Backend, settings: dict, time_limit: float) -> bool:
-    outcomes = [attempt(system, board, backend, settings, time_limit)]
+    outcomes = [attempt_confirmed(system, board, backend, settings, time_limit)]
     exact = exhaustive(system, board)
     if exact is None and backend.name != "gauss":
-        outcomes.append(attempt(system, board, "gauss", {}, time_limit))
+        outcomes.append(attempt_confirmed(system, board, "gauss", {}, time_limit))
     probe = Instance(0, 0, "shrunk", system, board)
     return any(f.kind == kind and f.backend == backend.name for f in judge(probe, outcomes, exact, time_limit))
 
