@@ -214,6 +214,16 @@ def test_graph_readers():
         from_edges(2, [(0, 5)])
 
 
+@pytest.mark.parametrize("backend", ["gauss", "bfs", "cpsat", "ilp", "auto"])
+def test_an_isolated_vertex_of_the_open_neighbourhood_is_a_button_that_does_nothing(backend):
+    """It was refused ("vertex 2 changes no cell"), while the same empty button written as JSON was taken."""
+    opened = from_edges(3, [(0, 1)], closed=False, goal="white")
+    as_json = from_json('{"cells": 3, "buttons": [[1], [0], []], "goal": "white"}')
+    assert opened.buttons == as_json.buttons == (((1, 1),), ((0, 1),), ())
+    assert solve(0b011, backend, game=opened).moves == 2  # press 0 and 1; vertex 2 cannot help
+    assert solve(0b100, backend, game=opened).answer() == "Impossible"
+
+
 def test_json_errors_name_the_key():
     with pytest.raises(RulesError, match="unknown key"):
         from_json('{"cells": 2, "buttons": [[0]], "colour": 3}')

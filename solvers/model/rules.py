@@ -40,8 +40,10 @@ def from_edges(cells: int, edges: Iterable[tuple[int, int]], *, closed: bool = T
     With ``directed``, an edge (u, v) means pressing u changes v only (POJ 1830).
     Running time O(cells + edges).
 
-    Raises RulesError: too many cells, a vertex outside ``0..cells-1``, or a vertex whose button
-    changes no cell.
+    An isolated vertex of the open neighbourhood is a button that changes no cell, as an empty button of a
+    JSON press system is.
+
+    Raises RulesError: too many cells, or a vertex outside ``0..cells-1``.
     """
     if not isinstance(cells, int) or isinstance(cells, bool) or not 1 <= cells <= SYSTEM_MAX_CELLS:
         raise RulesError(f"a graph has 1..{SYSTEM_MAX_CELLS:,} vertices, got {_shown(cells)}")
@@ -54,9 +56,6 @@ def from_edges(cells: int, edges: Iterable[tuple[int, int]], *, closed: bool = T
         out[u].add(v)
         if not directed:
             out[v].add(u)
-    for v, s in enumerate(out):
-        if not s:
-            raise RulesError(f"vertex {v} changes no cell (an isolated vertex in the open neighbourhood)")
     buttons = tuple(tuple((c, 1) for c in sorted(s)) for s in out)
     return PressSystem(cells, buttons, states, goal, target)
 
