@@ -83,7 +83,15 @@ def test_poj1830_cli(capsys, monkeypatch):
 def test_poj1830_refuses_a_backend_that_cannot_count(capsys, monkeypatch):
     code, out, err = _run(["solve", "--format", "poj1830", "--backend", "cpsat"], POJ1830_SAMPLE, capsys,
                           monkeypatch)
-    assert (code, out) == (5, "") and err.count("\n") == 1 and "use --backend gauss" in err
+    assert (code, out) == (5, "") and err.count("\n") == 1 and "which gauss gives; use --backend gauss" in err
+
+
+def test_poj1830_explain_says_how_its_cells_are_numbered(capsys, monkeypatch):
+    """POJ 1830 numbers switches from 1; the certificate's 'cells 0 1' (switches 1 and 2) did not say it
+    counted from 0, as the buttons line does."""
+    code, out, _ = _run(["solve", "--format", "poj1830", "--explain"], POJ1830_SAMPLE, capsys, monkeypatch)
+    assert code == 0 and out.splitlines()[-1] == "cells (numbered from 0): 0 1"
+    assert out.splitlines()[1] == "buttons pressed (numbered from 0 in the rules' order): 0"
 
 
 @pytest.mark.parametrize("backend", ["cpsat", "ilp", "bfs"])

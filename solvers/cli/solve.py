@@ -147,7 +147,8 @@ def _session(args: argparse.Namespace, fmt: Format) -> tuple[PressSystem, Sessio
     backend = chosen_backend(args, default="auto" if counters else "gauss")
     if fmt.backends is not None and backend.name not in fmt.backends:
         raise RefusedError(f"{backend.name}: {fmt.name} asks for {fmt.summary.split(': ', 1)[-1]}, which "
-                           f"{' and '.join(fmt.backends)} give; use --backend {fmt.backends[0]}")
+                           f"{' and '.join(fmt.backends)} give{'s' if len(fmt.backends) == 1 else ''}; "
+                           f"use --backend {fmt.backends[0]}")
     if args.certify and not rules.binary:
         raise RulesError(f"--certify proves two-state minima; {rules.size} is {rules.kind} (gauss's answer carries "
                          f"its own check: the witness is re-applied, an Impossible has a certificate)")

@@ -58,7 +58,7 @@ def explain_impossible(game: PressSystem, board, goal_name, certificates) -> str
         out.append(f"certificate for {goal_name(game, target)}: every press flips an even number of the "
                    f"{marked}, but {overlap} of them (odd) must change")
         out.append(format_cells(cert, game.rows, game.cols, "x", ".") if game.shape
-                   else "cells " + " ".join(str(i) for i in range(game.n) if cert >> i & 1))
+                   else "cells (numbered from 0): " + " ".join(str(i) for i in range(game.n) if cert >> i & 1))
     return "\n".join(out)
 
 
