@@ -193,11 +193,27 @@ def test_the_gauss_refusal_at_nullity_4993_is_one_line_not_an_overflow(cli, tmp_
     assert r.returncode == 0 and r.stdout == "5\n", r.stderr
 
 
-def test_maxsat_refuses_more_buttons_than_it_can_finish(cli, tmp_path):
-    """Break-it: 30 cells with 1,000 buttons ran RC2 (which cannot be interrupted) past any limit."""
-    rules = _rules(tmp_path, json.dumps({"cells": 30, "buttons": [[i % 30] for i in range(101)]}))
+def test_maxsat_refuses_more_buttons_than_its_cap_and_answers_below_it(cli, tmp_path):
+    """Break-it: 30 cells with 1,000 buttons ran RC2 past any limit when it could not be interrupted; it was
+    refused past 100 buttons.  RC2 now stops at the time limit, and the cap is 2,500 (memory, not time)."""
+    rules = _rules(tmp_path, json.dumps({"cells": 30, "buttons": [[i % 30] for i in range(2501)]}))
     one_line(cli("solve", "--rules", rules, "--goal", "white", "--backend", "maxsat", stdin="1" * 30 + "\n"), 5,
-             "maxsat allows at most 100 buttons (soft clauses); 30 cells with 101 buttons", "taken by: gauss")
+             "maxsat allows at most 2500 buttons (soft clauses); 30 cells with 2501 buttons", "taken by: gauss")
+    rules = _rules(tmp_path, json.dumps({"cells": 30, "buttons": [[i % 30] for i in range(1000)]}))
+    r = cli("solve", "--rules", rules, "--goal", "white", "--backend", "maxsat", stdin="1" * 30 + "\n")
+    assert (r.returncode, r.stdout) == (0, "30\n")
+
+
+def test_maxsat_stops_at_its_time_limit():
+    """RC2 could not be interrupted, so maxsat took no --time-limit and refused boards above 10x10 (a 16x16
+    board ran over 9 min).  Its SAT calls are now interrupted at the limit: Unknown, never a number."""
+    import random
+
+    from flipgame import Game, solve
+
+    game = Game(30, 30, "white")
+    s = solve(game.apply(0, random.Random(1).getrandbits(game.n)), "maxsat", game=game, time_limit=0.5)
+    assert (s.status.name, s.moves, s.presses) == ("UNKNOWN", None, None)
 
 
 @pytest.mark.parametrize("backend", ["cpsat", "ilp", "bfs"])

@@ -59,16 +59,16 @@ def test_help_states_the_caps_its_errors_point_to():
 
 @pytest.mark.needs("dratify")
 def test_help_states_every_backend_cap_and_the_certify_and_sample_caps(tmp_path):
-    """bfs (30 cells), maxsat (100), cpsat/sat/ilp (40,000), --certify-time-limit (1e6 s) and verify's --sample
+    """bfs (30 cells), maxsat (2,500), cpsat/sat/ilp (40,000), --certify-time-limit (1e6 s) and verify's --sample
     (2**30 boards) were refused past caps that no --help stated."""
     solve_help = " ".join(flipgame("solve", "--help").stdout.split())
     assert "over all 2^n states (at most 30 cells); cpsat:" in solve_help
-    assert "pysat's RC2 (at most 100 cells); pb:" in solve_help
+    assert "pysat's RC2 (at most 2,500 cells); pb:" in solve_help
     assert solve_help.count("minimise presses (at most 40,000 cells)") == 2  # cpsat and ilp
     assert "cardinality bound, descent (at most 40,000 cells); ilp:" in solve_help
     assert "(default 10, at most 1,000,000); past it" in solve_help
     verify_help = " ".join(flipgame("verify", "--help").stdout.split())
-    assert ("sizes: bfs: at most 30 cells; maxsat: 100; cpsat, sat, ilp, external, pb, mip: 40,000; "
+    assert ("sizes: bfs: at most 30 cells; maxsat: 2,500; cpsat, sat, ilp, external, pb, mip: 40,000; "
             "gauss: 4,000,000)") in verify_help
     assert "at most 2**30 boards a run" in verify_help
     r = flipgame("verify", "--size", "6x6", "--sample", str(2**30 + 1), "--report", str(tmp_path / "r.json"))

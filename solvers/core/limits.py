@@ -44,14 +44,14 @@ byte operations (distinct press masks x 2**cells): measured 2.2-2.9 s at 2**29-2
 distinct buttons, 22 cells with 296, 24 cells with 64), where sat and cpsat ran past 20 s on 10 cells with
 300 buttons."""
 
-MAXSAT_MAX_CELLS = 100
-"""maxsat (pysat's RC2) cannot be interrupted, so it has no time limit: boards above 10x10 are refused.
-Measured (shared 2-core machine, loaded): 4x4 about 20 ms a board; a 16x16 board ran over 9 min, the
-14x14 and 18x18 judge cases over 60 s."""
+MAXSAT_MAX_CELLS = 2500
+"""maxsat (pysat's RC2) honours the time limit (its SAT calls are interrupted), but its memory is not estimated
+before building, so boards above 50x50 are refused.  Measured (shared 2-core machine, loaded): 4x4 about 20 ms a
+board; random boards Unknown at the limit, 16x16 at 3 s, 30x30 at 5 s, 50x50 at 60 s with a peak RSS of 81 MB
+(it was refused above 10x10 while RC2 could not be stopped: a 16x16 board ran over 9 min)."""
 
-MAXSAT_MAX_BUTTONS = 100
-"""maxsat's soft clauses (one per button) are refused past this count too, for the same reason.  Measured:
-30 random cells with 100 two-cell buttons in 0.3 s; with 150 buttons RC2 ran over 200 s."""
+MAXSAT_MAX_BUTTONS = 2500
+"""maxsat's soft clauses (one per button) are refused past this count too, for the same reason."""
 
 EXHAUSTIVE_MAX_CELLS = 30
 """Most cells whose 2**n boards an agreement run enumerates (bfs's table, 2**30 boards)."""
