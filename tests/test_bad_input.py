@@ -330,6 +330,22 @@ def test_check_proof_files_refuses_a_binary_proof_and_a_device_as_a_flipgame_err
         check_proof_files("/dev/zero", proof)
 
 
+@pytest.mark.needs("dratify")
+@pytest.mark.parametrize("text", ["p cnf 2 1\n1 2 0 0\n", "p cnf 2 1\n1 2 0\np cnf 3 1\n3 0\n", "p cnf 2 3\n1 2 0\n"],
+                         ids=["an empty clause past the count", "a second header", "clauses missing"])
+def test_check_proof_files_refuses_a_cnf_unlike_its_header(tmp_path, text):
+    """Break-it: '1 2 0 0' under 'p cnf 2 1' was read as two clauses, the second empty, and the proof '0'
+    'refuted' it; the file is not the formula its header states."""
+    from flipgame import FlipgameError
+    from flipgame.verify.proofs.proof_check import check_proof_files
+
+    cnf, proof = tmp_path / "f.cnf", tmp_path / "f.drat"
+    cnf.write_text(text)
+    proof.write_text("0\n")
+    with pytest.raises(FlipgameError, match="header says"):
+        check_proof_files(cnf, proof)
+
+
 def test_a_byte_order_mark_before_the_json_brace_is_read_as_json(cli, tmp_path):
     """Item 27: a BOM before ``{`` made a JSON press-system file be read as an edge list."""
     path = tmp_path / "rules.json"

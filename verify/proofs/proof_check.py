@@ -311,13 +311,15 @@ def check_proof_files(cnf_path: str | os.PathLike, proof_path: str | os.PathLike
     OSError
         If a file cannot be read.
     ProofFormatError
-        If either file is no regular file (a device would be read forever) or is malformed.
+        If either file is no regular file (a device would be read forever) or is malformed, or the CNF's
+        clauses or variables are not the counts its ``p cnf`` header states (``1 2 0 0`` is two clauses, the
+        second empty: a header of one clause says the file is not what was meant).
     """
     from dratify import parse_dimacs_file
 
     path = regular_file(cnf_path, "CNF")
     try:
-        cnf = parse_dimacs_file(path)
+        cnf = parse_dimacs_file(path, strict=True)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProofFormatError(f"CNF {path}: {exc}") from None
     clauses = [[(lit >> 1) + 1 if not lit & 1 else -((lit >> 1) + 1) for lit in c] for c in cnf.clauses]
