@@ -91,7 +91,7 @@ def backend_caps(names: Sequence[str]) -> str:
     """The caps of the backends ``names`` for ``--help``, grouped by :attr:`Backend.max_cells`, smallest first.
 
     >>> backend_caps(["gauss", "bfs", "maxsat", "auto", "sat", "ilp"])
-    'bfs: at most 30 cells; maxsat: 100; sat, ilp: 40,000; gauss: 4,000,000'
+    'bfs: at most 30 cells; maxsat: 2,500; sat, ilp: 40,000; gauss: 4,000,000'
     """
     caps: dict[int, list[str]] = {}
     for n in names:
