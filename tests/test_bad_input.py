@@ -331,19 +331,40 @@ def test_check_proof_files_refuses_a_binary_proof_and_a_device_as_a_flipgame_err
 
 
 @pytest.mark.needs("dratify")
-@pytest.mark.parametrize("text", ["p cnf 2 1\n1 2 0 0\n", "p cnf 2 1\n1 2 0\np cnf 3 1\n3 0\n", "p cnf 2 3\n1 2 0\n"],
-                         ids=["an empty clause past the count", "a second header", "clauses missing"])
-def test_check_proof_files_refuses_a_cnf_unlike_its_header(tmp_path, text):
+@pytest.mark.parametrize("text, words", [
+    ("p cnf 2 1\n1 2 0 0\n", "header says 2 variables and 1 clauses; the body has 2 clauses"),
+    ("p cnf 2 1\n1 2 0\np cnf 3 1\n3 0\n", "found 2"),
+    ("p cnf 2 3\n1 2 0\n", "the body has 1 clauses"),
+    ("p cnf 1 2\n1 -0 -1 0\n", "'-0'"),
+    ("1 0\n-1 0\n", "found 0"),
+    ("p cnf 1 2\n1 0\n-2 0\n", "names variable 2"),
+    ("p cnf 1 2\n1 0\n-1\n", "no ending 0"),
+], ids=["an empty clause past the count", "a second header", "clauses missing", "-0", "no header", "a variable past V",
+        "an open last clause"])
+def test_check_proof_files_refuses_a_cnf_unlike_its_header(tmp_path, text, words):
     """Break-it: '1 2 0 0' under 'p cnf 2 1' was read as two clauses, the second empty, and the proof '0'
-    'refuted' it; the file is not the formula its header states."""
+    'refuted' it; so did '1 -0 -1 0', and a file with no header at all: none is the formula a header states."""
     from flipgame import FlipgameError
     from flipgame.verify.proofs.proof_check import check_proof_files
 
     cnf, proof = tmp_path / "f.cnf", tmp_path / "f.drat"
     cnf.write_text(text)
     proof.write_text("0\n")
-    with pytest.raises(FlipgameError, match="header says"):
+    with pytest.raises(FlipgameError, match=re.escape(words)):
         check_proof_files(cnf, proof)
+
+
+@pytest.mark.needs("dratify")
+def test_check_proof_files_takes_a_cnf_with_a_tautology_and_comments(tmp_path):
+    """The strict reading of the day before refused these: the reader drops tautologies before counting."""
+    from flipgame.verify.proofs.proof_check import check_proof_files
+
+    cnf, proof = tmp_path / "f.cnf", tmp_path / "f.drat"
+    proof.write_text("0\n")
+    cnf.write_text("c a tautology\np cnf 2 2\n1 -1 2 0\n-2 0\n")
+    assert check_proof_files(cnf, proof) is False  # satisfiable: 1 = anything, 2 = false
+    cnf.write_text("p cnf 1 3\n1 -1 0\nc between\n1 0\n-1 0\n")
+    assert check_proof_files(cnf, proof) is True
 
 
 def test_a_byte_order_mark_before_the_json_brace_is_read_as_json(cli, tmp_path):

@@ -275,3 +275,24 @@ def test_auto_answers_few_cells_with_many_buttons_from_the_bfs_table():
     buttons = [[i % 10, (3 * i + 1) % 10, (7 * i + 2) % 10] for i in range(5000)]
     s = fg.solve((1 << 10) - 1, "auto", game=fg.from_json({"cells": 10, "buttons": buttons, "goal": "white"}))
     assert s.moves == 6 and s.stats["strategy"] == "bfs"
+
+
+def test_a_refusals_hint_and_autos_plan_over_z_k_stay_within_the_time_limit(monkeypatch):
+    """Break-it: a 40x40 Z_3 torus at --time-limit 1 took 13.6 s before its refusal: the hint asked auto, whose
+    plan computed the diagonal form with no limit; auto at --time-limit 2 took 12.8 s.  The hint now gives each
+    backend HINT_SECONDS, auto takes Z_k rules gauss takes without the plan, and the plan's diagonal form stops at
+    the time limit, leaving the search what is left."""
+    from flipgame import Game
+    from flipgame.algebra import zk
+    from flipgame.backends import auto
+    from flipgame.backends.registry import BACKENDS
+
+    def never_done(system, deadline=None):
+        assert deadline is not None, "the plan computed the diagonal form without a deadline"
+        raise TimeoutError
+
+    monkeypatch.setattr(zk, "quick_diagonal", never_done)
+    game = Game(5, 5, "0", wrap=True, states=3).normal  # a system no other test has planned
+    assert BACKENDS["auto"].refusal(game, {"time_limit": 1.0}) is None  # no plan: gauss takes the rules
+    p = auto.plan(game, {"time_limit": 1.0})
+    assert p.strategy != "gauss" and "diagonal form over Z_3 was not done within 1 s" in p.why

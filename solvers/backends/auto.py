@@ -174,6 +174,27 @@ def _table_or_search(game: PressSystem, options: dict, why: str) -> tuple[str, s
     return _search(game, options, why)
 
 
+_SLOW_DIAGONALS: dict[tuple[PressSystem, float], str] = {}
+"""(system, seconds) whose diagonal form was not done within the seconds: the gate's refusal check and the solve
+each plan, and the second would wait as long again (at most 64 kept)."""
+
+
+def _diagonal_within(game: PressSystem, seconds: float) -> tuple[zk.Diagonal | None, str]:
+    """The Z_k diagonal form of ``game`` if done within ``seconds`` (cached), else None and why."""
+    if (game, seconds) in _SLOW_DIAGONALS:
+        return None, _SLOW_DIAGONALS[game, seconds]
+    try:
+        return zk.quick_diagonal(game, time.perf_counter() + seconds), ""
+    except BoardTooLargeError as exc:
+        return None, str(exc)
+    except TimeoutError:
+        if len(_SLOW_DIAGONALS) >= 64:
+            _SLOW_DIAGONALS.clear()
+        why = f"the diagonal form over Z_{game.states} was not done within {seconds:g} s"
+        _SLOW_DIAGONALS[game, seconds] = why
+        return None, why
+
+
 def _plan_counts(game: PressSystem, options: dict) -> Plan:
     """The plan beyond two states: gauss over Z_k when its coset fits the enumeration budget, else search."""
     if game.states is None:
@@ -181,10 +202,7 @@ def _plan_counts(game: PressSystem, options: dict) -> Plan:
     elif (refused := BUILTIN["gauss"].refusal(game)) is not None:
         why = refused
     else:
-        try:
-            diag = zk.quick_diagonal(game)
-        except BoardTooLargeError as exc:
-            diag, why = None, str(exc)
+        diag, why = _diagonal_within(game, options.get("time_limit") or default_time_limit(game))
         if diag is not None and diag.kernel_size * game.m <= zk.MAX_ENUMERATED:
             return Plan("gauss", f"Z_{game.states}: the diagonal form takes {game.size} and the coset has "
                                  f"{diag.kernel_text} press vectors: gauss enumerates them", diag.nullity)
@@ -216,6 +234,10 @@ class Auto(Backend):
     )
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:
+        """None when a strategy takes ``game``.  Beyond two states, gauss taking the rules is enough (which of
+        gauss or a search answers is the plan's choice when solving): the plan's diagonal form takes seconds."""
+        if game.states is not None and not game.binary and BUILTIN["gauss"].refusal(game) is None:
+            return None
         try:
             plan(game, options)
         except RefusedError as exc:
@@ -260,6 +282,8 @@ class Auto(Backend):
             name, why = self._board_plan(game, board, p, options) or (name, why)
         if name == "gauss" and game.binary and p.nullity is not None:  # an Impossible board needs no enumeration
             options["max_nullity"] = min(max(p.nullity, max_nullity or 0), minweight.MAX_NULLITY)
+        limit = time_limit or default_time_limit(game)  # the plan's time counts: the strategy gets what is left
+        options["time_limit"] = max(limit - (time.perf_counter() - start), limit / 1000)
         s = self._run(name, game, board, options)
         stats = {**s.stats, "strategy": name, "why": why}
         if p.nullity is not None:

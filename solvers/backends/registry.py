@@ -24,6 +24,7 @@ from flipgame.backends import auto, bfs, cpsat, external, gauss, ilp, maxsat, mi
 from flipgame.backends.base import Backend
 from flipgame.backends.strategies import BUILTIN, Strategy, StrategyBackend
 from flipgame.core.errors import FlipgameError, OptionError, UnknownBackendError
+from flipgame.core.limits import HINT_SECONDS
 from flipgame.model.system import PressSystem
 
 BUILTIN_BACKENDS: tuple[Backend, ...] = (
@@ -109,8 +110,9 @@ def taken_by(game: PressSystem, skip: str = "") -> list[str]:
     for name, backend in BACKENDS.items():
         if name == skip or not backend.by_default:  # opt-in backends (external programs) are not hints
             continue
+        limited = {"time_limit": HINT_SECONDS} if "time_limit" in {o.name for o in backend.all_options} else {}
         try:
-            backend.accept(game, {})
+            backend.accept(game, limited)  # auto's plan may run the algebra: briefly
         except FlipgameError:
             continue
         names.append(name)

@@ -71,6 +71,10 @@ CERTIFY_SECONDS = 10.0
 program's claimed minimum, ``verify --certify``): an 8x8 board's proof takes well under a second, a 19x19
 all-lit one 2.7 s (docs/measured.md)."""
 
+HINT_SECONDS = 1.0
+"""The time limit a refusal's hint ("taken by: ...") gives each backend it asks: auto's plan over Z_k computes the
+diagonal form, 13 s at 40x40 over Z_3, and a hint after a 1 s time limit took that long."""
+
 TIME_LIMIT_MAX_SECONDS = 1e6
 """Most seconds any option takes (``--time-limit``, ``--certify-time-limit``, ``--budget``, ...): 11.6 days,
 past any run (study's PAR-2 of a 1e300 s limit was a 300-digit number)."""

@@ -152,6 +152,39 @@ def regular_file(path: str | os.PathLike, what: str) -> str:
     return path
 
 
+def dimacs_shape(path: str | os.PathLike) -> tuple[int, int]:
+    """``(variables, clauses)`` of a DIMACS CNF file, once its body is what its one ``p cnf V C`` header states:
+    exactly C clauses, each ended by ``0`` (the last one too), literals within ``1..V``, no ``-0``.  Comment
+    lines (``c``) are skipped.  A reader that drops tautologies or reads ``1 2 0 0`` as an empty clause cannot
+    tell; this count is taken before any reading.  O(file size).
+
+    Raises OSError if it cannot be read, ProofFormatError for a file of another shape.
+    """
+    data = Path(regular_file(path, "CNF")).read_bytes()
+    lines = [line for line in data.splitlines() if line.strip() and not line.lstrip().startswith(b"c")]
+    headers = [i for i, line in enumerate(lines) if line.lstrip().startswith(b"p")]
+    if len(headers) != 1 or headers[0] != 0:
+        raise ProofFormatError(f"CNF {path}: expected one 'p cnf V C' header before the clauses, found "
+                               f"{len(headers)}" + (" after a clause" if headers and headers[0] else ""))
+    head = lines[0].split()
+    if len(head) != 4 or head[1] != b"cnf" or not all(t.isdigit() for t in head[2:]):
+        raise ProofFormatError(f"CNF {path}: the header is not 'p cnf V C': {lines[0][:60]!r}")
+    nvars, nclauses = int(head[2]), int(head[3])
+    tokens = b" ".join(lines[1:]).split()
+    if b"-0" in tokens or (tokens and tokens[-1] != b"0"):
+        raise ProofFormatError(f"CNF {path}: a clause ends in '-0' or the last clause has no ending 0")
+    try:
+        lits = np.array(tokens, dtype=np.bytes_).astype(np.int64) if tokens else np.zeros(0, dtype=np.int64)
+    except (ValueError, OverflowError):
+        raise ProofFormatError(f"CNF {path}: a clause holds something that is not an integer literal") from None
+    found = int(np.count_nonzero(lits == 0))
+    top = int(np.abs(lits).max()) if lits.size else 0
+    if found != nclauses or top > nvars:
+        raise ProofFormatError(f"CNF {path}: the header says {nvars} variables and {nclauses} clauses; the body "
+                               f"has {found} clauses and names variable {top}")
+    return nvars, nclauses
+
+
 def read_proof(path: str | os.PathLike) -> Proof:
     """A text or binary DRAT file (binary when its first byte is ``a`` (0x61) followed by a byte
     that is no digit, space or minus, or when the file is not ASCII).

@@ -33,7 +33,7 @@ import numpy as np
 
 from flipgame.core.errors import ProofFormatError
 from flipgame.verify.proofs.alive_sets import alive_exact, alive_guess
-from flipgame.verify.proofs.drat import Proof, read_proof, regular_file
+from flipgame.verify.proofs.drat import Proof, dimacs_shape, read_proof, regular_file
 from flipgame.verify.proofs.engine import Steps, Verdict, check_piece, clause_list, engine_name
 from flipgame.verify.proofs.forked_checks import collect_check, fork_check, kill_checks
 from flipgame.verify.proofs.lower_bound import Formula
@@ -311,15 +311,16 @@ def check_proof_files(cnf_path: str | os.PathLike, proof_path: str | os.PathLike
     OSError
         If a file cannot be read.
     ProofFormatError
-        If either file is no regular file (a device would be read forever) or is malformed, or the CNF's
-        clauses or variables are not the counts its ``p cnf`` header states (``1 2 0 0`` is two clauses, the
-        second empty: a header of one clause says the file is not what was meant).
+        If either file is no regular file (a device would be read forever) or is malformed, or the CNF is not
+        what its ``p cnf`` header states (:func:`~flipgame.verify.proofs.drat.dimacs_shape`: ``1 2 0 0`` is
+        two clauses, the second empty, and a header of one clause says the file is not what was meant).
     """
     from dratify import parse_dimacs_file
 
     path = regular_file(cnf_path, "CNF")
+    dimacs_shape(path)
     try:
-        cnf = parse_dimacs_file(path, strict=True)
+        cnf = parse_dimacs_file(path)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProofFormatError(f"CNF {path}: {exc}") from None
     clauses = [[(lit >> 1) + 1 if not lit & 1 else -((lit >> 1) + 1) for lit in c] for c in cnf.clauses]
