@@ -71,7 +71,8 @@ def test_a_checkpoint_of_another_board_or_a_damaged_one_is_refused_in_one_line(s
     coset_run.minimum(game, board, parts, quiet, checkpoint=path)
     other = game.apply(0, 1 << 50 | 1 << 70)
     oparts, oquiet, _ = algebra.solution_cosets(game, other)
-    with pytest.raises(CheckpointError, match=r"is for another board or rules \(19x19 plus, goal white\)") as e:
+    with pytest.raises(CheckpointError, match=r"is for another board or rules: another board of the same rules "
+                                              r"\(19x19 plus, goal white\); a file keeps one long case") as e:
         coset_run.minimum(game, other, oparts, oquiet, checkpoint=path)
     assert "\n" not in str(e.value)
     data = json.loads(Path(path).read_text())

@@ -137,9 +137,13 @@ class Checkpoint:
             raise CheckpointError(f"checkpoint {path}: not a flipgame coset-run checkpoint")
         if data.get("check") != _digest({k: v for k, v in data.items() if k != "check"}):
             raise CheckpointError(f"checkpoint {path} is damaged (its checksum does not match); remove it")
-        if (data.get("rules"), data.get("board")) != (header["rules"], header["board"]):
+        if data.get("rules") != header["rules"]:
             raise CheckpointError(f"checkpoint {path} is for another board or rules ({data.get('rules_text')}); "
                                   f"this run is {header['rules_text']}: give another file or remove it")
+        if data.get("board") != header["board"]:
+            raise CheckpointError(f"checkpoint {path} is for another board or rules: another board of the same rules "
+                                  f"({header['rules_text']}); a file keeps one long case: give another file or "
+                                  f"remove it")
         if data.get("layout") != header["layout"] or data.get("version") != VERSION:
             raise CheckpointError(f"checkpoint {path} was written with another enumeration layout (another "
                                   f"--gauss-method, symmetry setting or flipgame version); remove it to start over")

@@ -320,7 +320,8 @@ def kernel_elements(diag: Diagonal, limit: int = MAX_ENUMERATED) -> np.ndarray:
     if size * diag.m > limit:
         raise NullityTooLargeError(
             f"gauss: the solution coset has {diag.kernel_text} press vectors ({diag.m:,} buttons), over the "
-            f"{limit:,}-entry enumeration budget (--max-nullity); cpsat and ilp search it instead")
+            f"{limit:,}-entry enumeration budget over Z_k (--max-nullity bounds two states only); cpsat and ilp "
+            f"search it instead")
     out = np.zeros((1, diag.m), dtype=np.int32)
     for gen, order in diag.kernel_generators():
         steps = (np.arange(order, dtype=np.int32)[:, None] * gen[None, :].astype(np.int32)) % k

@@ -62,8 +62,9 @@ def prefers_band(game: PressSystem, method: str) -> bool:
 def band_timeout(name: str, start: float, seconds: float) -> Solution:
     """UNKNOWN: the banded elimination did not finish within gauss's time limit of ``seconds``."""
     return Solution(name, Status.UNKNOWN, seconds=time.perf_counter() - start,
-                    stats={"error": f"the banded elimination was not done within the time limit of {seconds:g} s "
-                                    f"(--time-limit); cpsat and ilp search instead", "method": "band"})
+                    stats={"error": f"the banded elimination was not done within the time limit of {seconds:g} s: "
+                                    f"a larger --time-limit gives it more (cpsat and ilp search instead on "
+                                    f"smaller boards)", "method": "band"})
 
 
 
