@@ -204,6 +204,15 @@ def test_maxsat_refuses_more_buttons_than_its_cap_and_answers_below_it(cli, tmp_
     assert (r.returncode, r.stdout) == (0, "30\n")
 
 
+def test_maxsat_refuses_more_press_matrix_entries_than_it_builds_in_seconds(cli, tmp_path):
+    """Break-it: 2,500 cells with buttons of 800 cells each took maxsat 51 s and 3 GB at --time-limit 5, building
+    its parity clauses (not timed).  Past 100,000 entries it is refused before building."""
+    rules = _rules(tmp_path, json.dumps({"cells": 500, "buttons": [[(i + d) % 500 for d in range(201)]
+                                                                  for i in range(500)]}))
+    one_line(cli("solve", "--rules", rules, "--goal", "white", "--backend", "maxsat", stdin="1" * 500 + "\n"), 5,
+             "maxsat builds at most 100,000 press-matrix entries", "this system (500 cells) has 100,500")
+
+
 def test_maxsat_stops_at_its_time_limit():
     """RC2 could not be interrupted, so maxsat took no --time-limit and refused boards above 10x10 (a 16x16
     board ran over 9 min).  Its SAT calls are now interrupted at the limit: Unknown, never a number."""

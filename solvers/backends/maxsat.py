@@ -22,7 +22,7 @@ import time
 
 from flipgame.backends.base import TIME_LIMIT, Backend, Option, interruptible, no_canonical
 from flipgame.backends.result import Solution, Status
-from flipgame.core.limits import MAXSAT_MAX_BUTTONS, MAXSAT_MAX_CELLS, TIME_LIMIT_DEFAULT_SECONDS
+from flipgame.core.limits import MAXSAT_MAX_BUTTONS, MAXSAT_MAX_CELLS, MAXSAT_MAX_ENTRIES, TIME_LIMIT_DEFAULT_SECONDS
 from flipgame.encode.export import Instance, parity_clauses
 from flipgame.model.system import PressSystem
 
@@ -85,11 +85,16 @@ class MaxSat(Backend):
         return no_canonical(self.name, super().check_options(options))
 
     def refusal(self, game: PressSystem, options: dict) -> str | None:
-        """:meth:`Backend.refusal`, and more than :data:`MAXSAT_MAX_BUTTONS` buttons (soft clauses)."""
+        """:meth:`Backend.refusal`, more than :data:`MAXSAT_MAX_BUTTONS` buttons (soft clauses), or more than
+        :data:`MAXSAT_MAX_ENTRIES` press-matrix entries (the parity clauses' size).  O(buttons)."""
         why = super().refusal(game, options)
         if why is None and game.m > MAXSAT_MAX_BUTTONS:
             why = (f"{self.name} allows at most {MAXSAT_MAX_BUTTONS} buttons (soft clauses); {game.size} with "
                    f"{game.m} buttons")
+        entries = sum(len(b) for b in game.buttons) if why is None else 0
+        if entries > MAXSAT_MAX_ENTRIES:
+            why = (f"{self.name} builds at most {MAXSAT_MAX_ENTRIES:,} press-matrix entries (cells its buttons "
+                   f"change, summed: its parity clauses); this system ({game.size}) has {entries:,}")
         return why
 
     def solve(self, game: PressSystem, board: int, **options) -> Solution:

@@ -53,6 +53,12 @@ board; random boards Unknown at the limit, 16x16 at 3 s, 30x30 at 5 s, 50x50 at 
 MAXSAT_MAX_BUTTONS = 2500
 """maxsat's soft clauses (one per button) are refused past this count too, for the same reason."""
 
+MAXSAT_MAX_ENTRIES = 100_000
+"""maxsat's press-matrix entries (the cells its buttons change, summed): building the WCNF's parity clauses is not
+timed, so larger systems are refused.  Measured, 2,500 cells with random buttons: 100,000 entries 1.8 s to build,
+187 MB peak; 200,000 entries 3.6 s, 347 MB; 2,000,000 entries (break-it) 57 s and 3 GB (a 50x50 plus grid has
+12,500)."""
+
 EXHAUSTIVE_MAX_CELLS = 30
 """Most cells whose 2**n boards an agreement run enumerates (bfs's table, 2**30 boards)."""
 
