@@ -129,7 +129,8 @@ def test_the_band_past_gauss_time_limit_is_unknown_never_a_number():
         s = solve(1 if states == 2 else (1,) + (0,) * (game.cells - 1), "gauss", game=game, method="band",
                   time_limit=1e-9)
         assert s.status is Status.UNKNOWN and s.moves is None
-        assert "banded elimination was not done within the time limit of 1e-09 s: a larger --time-limit" in s.stats["error"]
+        assert "banded elimination was not done within the time limit of 1e-09 s: a larger --time-limit" \
+            in s.stats["error"]
 
 
 def test_kernels_compiled_from_two_threads_at_once_are_wrapped_once(monkeypatch):
