@@ -10,8 +10,9 @@ Running time: NP-hard in general; measured per board in ``docs/bench.md``.  RC2 
 a thread with its SAT calls limited (``compute(expect_interrupt=True)``): at the time limit,
 or on Ctrl-C, :meth:`RC2.interrupt` stops the call (UNKNOWN), and the command does not wait
 for the thread (RC2's heuristics' own SAT calls are not interruptible).  The backend takes at
-most :data:`MAXSAT_MAX_CELLS` cells and :data:`MAXSAT_MAX_BUTTONS` buttons (its memory is
-not estimated).
+most :data:`MAXSAT_MAX_CELLS` cells, :data:`MAXSAT_MAX_BUTTONS` buttons and
+:data:`MAXSAT_MAX_ENTRIES` press-matrix entries (its memory is not estimated, and building the
+WCNF is not timed).
 Source: Ignatiev, Morgado & Marques-Silva, "RC2: an Efficient MaxSAT Solver",
 JSAT 11 (2019); winner of the MaxSAT Evaluations 2018 and 2019.
 """
