@@ -36,9 +36,9 @@ class Best:
     presses: int
     target: int
 
-    def bound_text(self) -> str:
-        """The answer of a run stopped early: ``Unknown (at most N presses found, not proven minimal)``."""
-        return f"Unknown (at most {self.weight} presses found, not proven minimal)"
+    def bound(self) -> str:
+        """What a run stopped early has: ``at most N presses found, not proven minimal``."""
+        return f"at most {self.weight} presses found, not proven minimal"
 
 
 @dataclass

@@ -79,7 +79,7 @@ class StoppedRun:
 
     def bound_text(self) -> str:
         """``Unknown (at most N presses found, not proven minimal)``, or ``Unknown (no solution found yet)``."""
-        return self.best.bound_text() if self.best else "Unknown (no solution found yet)"
+        return f"Unknown ({self.best.bound() if self.best else 'no solution found yet'})"
 
     def found(self, game: PressSystem, board: int) -> str:
         """``at most N presses found, not proven minimal`` once the board model has re-applied the press set
@@ -88,7 +88,7 @@ class StoppedRun:
             return "no solution found yet"
         if game.apply(board, self.best.presses) not in game.targets:
             return "the lightest press set found so far failed the board model's check"
-        return f"at most {self.best.weight} presses found, not proven minimal"
+        return self.best.bound()
 
     def checked_text(self, game: PressSystem, board: int) -> str:
         """``Unknown (`` :meth:`found` ``)``, and the ``--checkpoint`` that resumes the run."""

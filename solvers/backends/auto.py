@@ -175,8 +175,9 @@ def _table_or_search(game: PressSystem, options: dict, why: str) -> tuple[str, s
 
 
 _SLOW_DIAGONALS: dict[tuple[PressSystem, float], str] = {}
-"""(system, seconds) whose diagonal form was not done within the seconds: the gate's refusal check and the solve
-each plan, and the second would wait as long again (at most 64 kept)."""
+"""(system, seconds) whose diagonal form was not done within the seconds: every board of a batch plans, and each
+would wait as long again (the finished forms are cached by :func:`flipgame.algebra.zk.diagonal_of`; at most 64
+kept)."""
 
 
 def _diagonal_within(game: PressSystem, seconds: float) -> tuple[zk.Diagonal | None, str]:
